@@ -1,0 +1,238 @@
+// `ppkit compare`: every configured and available variant of every workload on
+// the same problems, verified, timed, with throughput, roofline fraction and
+// speedup; a report (JSON, CSV, Markdown, PNG plots) in --out; --merge puts
+// reports from several machines side by side with each workload's
+// performance-portability figure (Pennycook, Sewall & Lee, 2016).
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "ppkit/command.hpp"
+#include "ppkit/core/compare.hpp"
+#include "ppkit/core/info.hpp"
+#include "ppkit/core/progress.hpp"
+#include "ppkit/core/results.hpp"
+#include "ppkit/core/runtime.hpp"
+
+namespace {
+namespace fs = std::filesystem;
+
+struct CompareArgs {
+  bool quick = false, standard = false, large = false;
+  std::string workloads, variants = "*", out_dir, json_file;
+  int repeats = 0;
+  std::vector<std::string> merge;
+  bool no_plots = false;
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    std::size_t end = std::min(s.find(',', start), s.size());
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// Runs the plotting script on a report directory when python3 + matplotlib are there.
+void make_plots(const std::string& out_dir) {
+  const std::vector<std::string> candidates = {PPKIT_PLOT_SCRIPT_BUILD, PPKIT_PLOT_SCRIPT_INSTALL};
+  for (const auto& script : candidates) {
+    if (!fs::exists(script)) continue;
+    const std::string cmd = "python3 '" + script + "' '" + out_dir + "'";
+    if (std::system(cmd.c_str()) != 0)
+      std::cerr << "ppkit: warning: plotting failed (is python3-matplotlib installed?); "
+                   "the JSON, CSV and Markdown report are complete\n";
+    return;
+  }
+  std::cerr << "ppkit: warning: plot script not found; no PNG plots written\n";
+}
+
+std::string markdown_report(const std::vector<ppkit::CompareRow>& rows, const nlohmann::json& info,
+                            const ppkit::CompareOptions& o) {
+  std::string md = "# ppkit compare\n\n";
+  md += fmt::format("ppkit {}, problem size `{}`, {} repeats (median shown, spread = (max-min)/median).\n\n",
+                    info["version"].get<std::string>(), ppkit::to_string(o.size), o.repeats);
+  md += "Roofline = bytes moved per run / median time / copy bandwidth of the same backend measured in this run.\n\n";
+  md += ppkit::results_table(rows, true);
+  return md;
+}
+
+int run_compare(const CompareArgs& a) {
+  ppkit::CompareOptions o;
+  const int sizes = int(a.quick) + int(a.standard) + int(a.large);
+  if (sizes > 1) throw ppkit::Error("choose one of --quick, --default, --large");
+  o.size = a.large ? ppkit::ProblemSize::large
+           : a.standard ? ppkit::ProblemSize::standard : ppkit::ProblemSize::quick;
+  o.repeats = a.repeats > 0 ? a.repeats : (o.size == ppkit::ProblemSize::quick ? 3 : 10);
+  o.workloads = split_list(a.workloads);
+  o.variant_glob = a.variants;
+  o.out_dir = a.out_dir;
+
+  ppkit::Runtime runtime;
+  const auto& all = ppkit::workloads();
+  std::string known;
+  for (const auto& w : all) known += (known.empty() ? "" : ",") + w.name;
+  for (const auto& name : o.workloads) {
+    const bool found = std::any_of(all.begin(), all.end(), [&](const auto& w) { return w.name == name; });
+    if (!found) throw ppkit::Error("unknown workload '" + name + "' in --workloads", known.empty() ? "none built" : known);
+  }
+  auto selected = [&](const ppkit::Workload& w) {
+    return o.workloads.empty() || std::find(o.workloads.begin(), o.workloads.end(), w.name) != o.workloads.end();
+  };
+
+  ppkit::CompareContext ctx(o);
+  int total = 0;
+  for (const auto& w : all)
+    if (selected(w)) total += w.count_cases(ctx);
+  ppkit::Progress progress(total);
+  ctx.on_progress = [&](const std::string& label) { progress.start_item(label); };
+
+  std::vector<ppkit::CompareRow> rows;
+  for (const auto& w : all) {
+    if (!selected(w)) continue;
+    try {
+      auto r = w.run(ctx);
+      rows.insert(rows.end(), r.begin(), r.end());
+    } catch (const std::exception& e) {
+      ppkit::CompareRow row;
+      row.workload = w.name;
+      row.status = "ERROR";
+      row.message = e.what();
+      rows.push_back(row);
+    }
+  }
+  progress.finish();
+
+  if (rows.empty()) std::cout << "no workloads are built into this ppkit (" << known << ")\n";
+  std::cout << ppkit::results_table(rows, false);
+  std::map<std::string, double> bandwidths;
+  for (const auto& r : rows)
+    if (std::isfinite(r.bandwidth_Bps)) bandwidths[r.backend] = r.bandwidth_Bps;
+  for (const auto& [backend, bw] : bandwidths)
+    std::cout << fmt::format("copy bandwidth {:<16} {:.1f} GB/s\n", backend, bw * 1e-9);
+
+  const auto info = ppkit::build_info();
+  const auto json = ppkit::results_json(rows, o, info);
+  if (!a.json_file.empty()) ppkit::write_text_file(a.json_file, json.dump(2) + "\n");
+  if (!o.out_dir.empty()) {
+    fs::create_directories(o.out_dir);
+    ppkit::write_text_file(o.out_dir + "/results.json", json.dump(2) + "\n");
+    ppkit::write_text_file(o.out_dir + "/results.csv", ppkit::results_csv(rows));
+    ppkit::write_text_file(o.out_dir + "/summary.md", markdown_report(rows, info, o));
+    if (!a.no_plots) make_plots(o.out_dir);
+    std::cout << "report written to " << o.out_dir << "\n";
+  }
+  const auto failed = std::count_if(rows.begin(), rows.end(), [](const auto& r) {
+    return r.status == "FAIL" || r.status == "ERROR";
+  });
+  const auto skipped = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.status == "SKIP"; });
+  std::cout << fmt::format("{} passed, {} failed, {} skipped\n", rows.size() - failed - skipped, failed, skipped);
+  return failed ? 1 : 0;
+}
+
+// Performance portability (Pennycook et al. 2016): for one application over
+// platforms H, PP = |H| / sum_i 1/e_i if it ran on every platform, else 0.
+// Here e_i is the application's mean roofline fraction on platform i, and an
+// application is a variant with the Kokkos backend folded ("kokkos/<strategy>"),
+// so the same Kokkos source on CUDA and HIP counts as one application.
+int run_merge(const CompareArgs& a) {
+  struct Entry { double sum = 0; int n = 0; double throughput = 0; std::string unit; };
+  std::vector<std::string> platforms;
+  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>> table;  // workload -> app -> platform
+  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>> by_case;  // workload|case -> variant -> platform
+  for (const auto& file : a.merge) {
+    std::ifstream f(file);
+    if (!f) throw ppkit::Error("cannot read '" + file + "'", "a results.json written by ppkit compare");
+    nlohmann::json j;
+    try {
+      f >> j;
+    } catch (const std::exception& e) {
+      throw ppkit::Error("'" + file + "' is not valid JSON: " + e.what());
+    }
+    if (!j.contains("rows")) throw ppkit::Error("'" + file + "' has no \"rows\"", "a results.json written by ppkit compare");
+    std::string platform = fs::path(file).stem().string();
+    for (const auto& jr : j["rows"]) {
+      const auto r = ppkit::row_from_json(jr);
+      if (r.status != "PASS") continue;
+      if (platform == "results" && !r.device.empty()) platform = r.device;
+      std::string app = r.variant;
+      if (app.rfind("kokkos-", 0) == 0) app = "kokkos/" + app.substr(app.find('/') + 1);
+      auto& e = table[r.workload][app][platform];
+      if (std::isfinite(r.roofline_fraction)) { e.sum += r.roofline_fraction; ++e.n; }
+      auto& c = by_case[r.workload + " | " + r.case_name][app][platform];
+      c.throughput = r.throughput;
+      c.unit = r.throughput_unit;
+    }
+    if (std::find(platforms.begin(), platforms.end(), platform) == platforms.end()) platforms.push_back(platform);
+  }
+  std::string out = "# ppkit compare --merge\n\n## Throughput per platform\n\n| workload / case | application |";
+  for (const auto& p : platforms) out += " " + p + " |";
+  out += "\n| --- | --- |";
+  for (std::size_t i = 0; i < platforms.size(); ++i) out += " --- |";
+  out += "\n";
+  for (const auto& [wc, apps] : by_case)
+    for (const auto& [app, per] : apps) {
+      out += "| " + wc + " | " + app + " |";
+      for (const auto& p : platforms) {
+        auto it = per.find(p);
+        out += " " + (it == per.end() ? std::string("-") : ppkit::format_rate(it->second.throughput, it->second.unit)) + " |";
+      }
+      out += "\n";
+    }
+  out += "\n## Performance portability (harmonic mean of roofline efficiency)\n\n| workload | application | PP |";
+  for (const auto& p : platforms) out += " e(" + p + ") |";
+  out += "\n| --- | --- | --- |";
+  for (std::size_t i = 0; i < platforms.size(); ++i) out += " --- |";
+  out += "\n";
+  for (const auto& [workload, apps] : table)
+    for (const auto& [app, per] : apps) {
+      double inv = 0;
+      bool everywhere = true;
+      std::string cells;
+      for (const auto& p : platforms) {
+        auto it = per.find(p);
+        if (it == per.end() || it->second.n == 0) { everywhere = false; cells += " - |"; continue; }
+        const double e = it->second.sum / it->second.n;
+        inv += 1.0 / e;
+        cells += fmt::format(" {:.2f} |", e);
+      }
+      const double pp = everywhere && inv > 0 ? platforms.size() / inv : 0.0;
+      out += fmt::format("| {} | {} | {:.2f} |{}\n", workload, app, pp, cells);
+    }
+  std::cout << out;
+  if (!a.out_dir.empty()) {
+    fs::create_directories(a.out_dir);
+    ppkit::write_text_file(a.out_dir + "/merged.md", out);
+  }
+  return 0;
+}
+
+void add_compare_command(CLI::App& app) {
+  auto args = std::make_shared<CompareArgs>();
+  auto* cmd = app.add_subcommand("compare", "Run, verify and time every variant of every workload");
+  cmd->add_flag("--quick", args->quick, "Small problems (about a minute on 2 CPU cores; the default)");
+  cmd->add_flag("--default", args->standard, "Medium problems (GPU-sized but quick)");
+  cmd->add_flag("--large", args->large, "The papers' problem sizes (for a GPU)");
+  cmd->add_option("--workloads", args->workloads, "Comma-separated workloads (default: all)");
+  cmd->add_option("--variants", args->variants, "Comma-separated globs of variant names, e.g. 'cuda/*,*serial*'");
+  cmd->add_option("--repeats", args->repeats, "Timed repeats per variant (median reported)")->check(CLI::PositiveNumber);
+  cmd->add_option("--out", args->out_dir, "Directory for the report (results.json, results.csv, summary.md, PNG plots)");
+  cmd->add_option("--json", args->json_file, "Also write the results JSON to this file");
+  cmd->add_option("--merge", args->merge, "Merge results.json files from several machines instead of running")->expected(1, -1);
+  cmd->add_flag("--no-plots", args->no_plots, "Do not run the plotting script");
+  cmd->callback([args] {
+    const int status = args->merge.empty() ? run_compare(*args) : run_merge(*args);
+    if (status != 0) std::exit(status);
+  });
+}
+
+ppkit::cli::CommandRegistrar registrar{"compare", add_compare_command};
+}  // namespace

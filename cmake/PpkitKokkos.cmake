@@ -1,0 +1,68 @@
+# Finds Kokkos (>= 3.4) and Kokkos Kernels and exposes them as ppkit::kokkos and
+# ppkit::kokkoskernels, whatever their origin:
+#  * a Kokkos 4.x install named by Kokkos_ROOT (CUDA / HIP / OpenMP builds);
+#  * Debian 12's libtrilinos-kokkos-dev (Kokkos 3.4.01, Serial), whose CMake
+#    package is defective: Kokkos::kokkos lists the non-existent include dir
+#    <prefix>/include (headers are in <prefix>/include/trilinos), and Kokkos
+#    Kernels exports the target trilinos_kokkoskernels instead of
+#    Kokkos::kokkoskernels. We do not use those targets; we build our own from
+#    the package's variables (Kokkos_INCLUDE_DIRS, Kokkos_LIBRARIES).
+
+find_package(Kokkos 3.4 REQUIRED)
+find_package(KokkosKernels QUIET)
+
+set(PPKIT_KOKKOS_IS_DEBIAN_TRILINOS OFF)
+if(TARGET trilinos_kokkoscore)
+  set(PPKIT_KOKKOS_IS_DEBIAN_TRILINOS ON)
+endif()
+
+add_library(ppkit_kokkos INTERFACE)
+add_library(ppkit::kokkos ALIAS ppkit_kokkos)
+add_library(ppkit_kokkoskernels INTERFACE)
+add_library(ppkit::kokkoskernels ALIAS ppkit_kokkoskernels)
+
+if(PPKIT_KOKKOS_IS_DEBIAN_TRILINOS)
+  message(STATUS "ppkit: Kokkos ${Kokkos_VERSION} from Trilinos packages (include dir shim: ${Kokkos_INCLUDE_DIRS})")
+  # SYSTEM: Kokkos headers are not ours to keep warning-free.
+  target_include_directories(ppkit_kokkos SYSTEM INTERFACE
+                             ${Kokkos_INCLUDE_DIRS})
+  target_link_libraries(ppkit_kokkos INTERFACE ${Kokkos_LIBRARIES})
+  if(TARGET trilinos_kokkoskernels)
+    target_link_libraries(ppkit_kokkoskernels INTERFACE trilinos_kokkoskernels ppkit_kokkos)
+    set(PPKIT_HAVE_KOKKOSKERNELS ON)
+  endif()
+else()
+  message(STATUS "ppkit: Kokkos ${Kokkos_VERSION} (${Kokkos_DIR}), devices: ${Kokkos_DEVICES}")
+  target_link_libraries(ppkit_kokkos INTERFACE Kokkos::kokkos)
+  if(TARGET Kokkos::kokkoskernels)
+    target_link_libraries(ppkit_kokkoskernels INTERFACE Kokkos::kokkoskernels)
+    set(PPKIT_HAVE_KOKKOSKERNELS ON)
+  endif()
+endif()
+if(NOT PPKIT_HAVE_KOKKOSKERNELS)
+  set(PPKIT_HAVE_KOKKOSKERNELS OFF)
+  message(STATUS "ppkit: Kokkos Kernels not found; solvers use ppkit's own Kokkos CG kernels")
+endif()
+
+# A GPU target needs a Kokkos with that GPU's backend; tell the user how to get one.
+function(ppkit_check_kokkos_matches_target)
+  if(PPKIT_KOKKOS_EXPECTED_BACKEND STREQUAL "")
+    return()
+  endif()
+  set(_hint "Build Kokkos >= 4.0 with -DKokkos_ENABLE_${PPKIT_KOKKOS_EXPECTED_BACKEND}=ON")
+  if(PPKIT_KOKKOS_EXPECTED_ARCH)
+    string(APPEND _hint " -DKokkos_ARCH_${PPKIT_KOKKOS_EXPECTED_ARCH}=ON")
+  endif()
+  string(APPEND _hint " -DKokkos_ENABLE_OPENMP=ON, install it, and configure ppkit with -DKokkos_ROOT=<prefix>")
+  if(NOT "${PPKIT_KOKKOS_EXPECTED_BACKEND}" IN_LIST Kokkos_DEVICES)
+    message(FATAL_ERROR
+      "PPKIT_TARGET=${PPKIT_TARGET} needs Kokkos with the ${PPKIT_KOKKOS_EXPECTED_BACKEND} backend, "
+      "but the Kokkos found at '${Kokkos_DIR}' (version ${Kokkos_VERSION}) has devices: "
+      "${Kokkos_DEVICES}. ${_hint}.")
+  endif()
+  if(PPKIT_KOKKOS_EXPECTED_ARCH AND NOT "${PPKIT_KOKKOS_EXPECTED_ARCH}" IN_LIST Kokkos_ARCH)
+    message(FATAL_ERROR
+      "PPKIT_TARGET=${PPKIT_TARGET} needs Kokkos built for ${PPKIT_KOKKOS_EXPECTED_ARCH}, but the "
+      "Kokkos found at '${Kokkos_DIR}' was built for: '${Kokkos_ARCH}'. ${_hint}.")
+  endif()
+endfunction()

@@ -1,0 +1,118 @@
+#include "ppkit/core/compare.hpp"
+
+#include "ppkit/core/stream_copy.hpp"
+
+namespace ppkit {
+
+ProblemSize parse_problem_size(const std::string& s) {
+  if (s == "quick") return ProblemSize::quick;
+  if (s == "default" || s == "standard") return ProblemSize::standard;
+  if (s == "large") return ProblemSize::large;
+  throw Error("unknown problem size '" + s + "'", "quick, default, large");
+}
+
+const char* to_string(ProblemSize s) {
+  switch (s) {
+    case ProblemSize::quick: return "quick";
+    case ProblemSize::standard: return "default";
+    case ProblemSize::large: return "large";
+  }
+  return "?";
+}
+
+bool glob_match(const std::string& pattern, const std::string& text) {
+  // Iterative matcher with backtracking on the last '*'.
+  std::size_t p = 0, t = 0, star = std::string::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+bool CompareContext::variant_selected(const std::string& name) const {
+  // A comma-separated list of globs; a variant is selected if any matches.
+  std::size_t start = 0;
+  const std::string& g = options_.variant_glob;
+  while (start <= g.size()) {
+    const std::size_t end = std::min(g.find(',', start), g.size());
+    if (glob_match(g.substr(start, end - start), name)) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+double CompareContext::bandwidth(const std::string& backend) {
+  auto it = bandwidth_.find(backend);
+  if (it != bandwidth_.end()) return it->second;
+  double bw = std::nan("");
+  for (const auto& v : Registry<StreamCopy>::all()) {
+    if (v.backend != backend || !v.availability().available) continue;
+    // Large enough to leave every cache: 64 MiB per buffer on a CPU, 1 GiB on a GPU.
+    const bool gpu = backend.find("cuda") != std::string::npos ||
+                     backend.find("hip") != std::string::npos;
+    const std::size_t n = gpu ? (std::size_t(1) << 27) : (std::size_t(1) << 23);
+    try {
+      bw = measure_copy_bandwidth(v, n, 5);
+    } catch (const std::exception&) {
+      bw = std::nan("");
+    }
+    break;
+  }
+  bandwidth_[backend] = bw;
+  return bw;
+}
+
+namespace {
+std::vector<Workload>& workload_storage() {
+  static std::vector<Workload> w;
+  return w;
+}
+}  // namespace
+
+void register_workload(Workload w) {
+  for (const auto& existing : workload_storage())
+    if (existing.name == w.name) throw Error("workload '" + w.name + "' is registered twice");
+  workload_storage().push_back(std::move(w));
+}
+
+const std::vector<Workload>& workloads() {
+  register_all_variants();
+  return workload_storage();
+}
+
+void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy) {
+  if (baseline_strategy.empty()) return;
+  auto strategy_of = [](const CompareRow& r) {
+    return r.extra.value("strategy", std::string());
+  };
+  for (auto& row : rows) {
+    if (row.status != "PASS" && row.status != "FAIL") continue;
+    const CompareRow* base = nullptr;
+    for (const auto& b : rows)
+      if (b.case_name == row.case_name && strategy_of(b) == baseline_strategy &&
+          b.backend == row.backend && b.timing.median_s > 0)
+        base = &b;
+    if (!base)
+      for (const auto& b : rows)
+        if (b.case_name == row.case_name && strategy_of(b) == baseline_strategy &&
+            b.timing.median_s > 0) {
+          base = &b;
+          break;
+        }
+    if (base) row.speedup = base->timing.median_s / row.timing.median_s;
+  }
+}
+
+}  // namespace ppkit

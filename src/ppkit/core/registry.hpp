@@ -1,0 +1,117 @@
+#pragma once
+// The variant registry (docs/architecture.md): every implementation of an
+// operation registers under a name "<backend>/<strategy>". Tests, benchmarks
+// and `ppkit compare` all iterate Registry<Op>::all().
+//
+// An operation Op is a tag struct declared once in src/ppkit/<algo>/:
+//   struct Op {
+//     static constexpr const char* name = "fem.assemble";
+//     using Problem = ...;          // host-side inputs
+//     using Result = ...;           // host-side outputs
+//     using Instance = PreparedRun<Problem, Result>;
+//   };
+// A variant's prepare() uploads a Problem to its device (timed as transfer)
+// and returns an Instance whose run() executes the kernels and waits for them.
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ppkit/core/error.hpp"
+
+namespace ppkit {
+
+// Whether a variant can run here and now, and if not, why ("no CUDA device").
+struct Availability {
+  bool available = true;
+  std::string reason;
+  static Availability yes() { return {true, ""}; }
+  static Availability no(std::string why) { return {false, std::move(why)}; }
+};
+
+// A prepared run of one variant on one problem. run() must not return before
+// the device work is complete, so host timers around it are valid.
+template <class Result>
+class PreparedRun {
+ public:
+  virtual ~PreparedRun() = default;
+  virtual void run() = 0;
+  virtual Result result() = 0;  // copies the outputs back to the host
+};
+
+struct VariantInfo {
+  std::string name;      // "kokkos-serial/team-4tpr", "cuda/warp-4tpr"
+  std::string backend;   // "kokkos-serial", "cuda", "opencl", "hip"
+  std::string strategy;  // "team-4tpr"
+  // Higher is preferred by "auto" among available variants.
+  int preference = 0;
+  std::function<Availability()> availability = [] { return Availability::yes(); };
+  std::function<std::string()> device = [] { return std::string("host"); };
+};
+
+template <class Op>
+struct Variant : VariantInfo {
+  using Prepare = std::function<std::unique_ptr<PreparedRun<typename Op::Result>>(
+      const typename Op::Problem&)>;
+  Prepare prepare;
+};
+
+// Populates every registry from the CMake-generated list (idempotent).
+void register_all_variants();
+
+template <class Op>
+class Registry {
+ public:
+  static void add(Variant<Op> variant) {
+    for (const auto& v : storage())
+      if (v.name == variant.name)
+        throw Error(std::string("variant '") + variant.name + "' of " + Op::name +
+                    " is registered twice");
+    storage().push_back(std::move(variant));
+  }
+
+  static const std::vector<Variant<Op>>& all() {
+    register_all_variants();
+    return storage();
+  }
+
+  static std::vector<std::string> names() {
+    std::vector<std::string> out;
+    for (const auto& v : all()) out.push_back(v.name);
+    return out;
+  }
+
+  // "auto" picks the most preferred available variant; anything else must be a
+  // registered name.
+  static const Variant<Op>& find(const std::string& name) {
+    const auto& variants = all();
+    if (name == "auto") {
+      const Variant<Op>* best = nullptr;
+      for (const auto& v : variants)
+        if (v.availability().available && (!best || v.preference > best->preference)) best = &v;
+      if (!best)
+        throw Error(std::string("no variant of ") + Op::name + " can run here",
+                    joined_names());
+      return *best;
+    }
+    for (const auto& v : variants)
+      if (v.name == name) return v;
+    throw Error(std::string("unknown variant '") + name + "' of " + Op::name,
+                "auto, " + joined_names());
+  }
+
+  static std::string joined_names() {
+    std::string out;
+    for (const auto& v : all()) out += (out.empty() ? "" : ", ") + v.name;
+    return out;
+  }
+
+ private:
+  static std::vector<Variant<Op>>& storage() {
+    static std::vector<Variant<Op>> variants;
+    return variants;
+  }
+};
+
+}  // namespace ppkit

@@ -1,0 +1,172 @@
+#include "ppkit/core/results.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "ppkit/core/error.hpp"
+
+namespace ppkit {
+namespace {
+nlohmann::json number_or_null(double x) {
+  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+}
+double number_or_nan(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : std::nan("");
+}
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+std::string fixed_or_dash(double x, const char* format) {
+  return std::isfinite(x) ? fmt::format(fmt::runtime(format), x) : std::string("-");
+}
+}  // namespace
+
+nlohmann::json to_json(const CompareRow& r) {
+  return {{"workload", r.workload},
+          {"case", r.case_name},
+          {"size", r.size},
+          {"variant", r.variant},
+          {"backend", r.backend},
+          {"device", r.device},
+          {"status", r.status},
+          {"message", r.message},
+          {"median_s", number_or_null(r.timing.median_s)},
+          {"min_s", number_or_null(r.timing.min_s)},
+          {"max_s", number_or_null(r.timing.max_s)},
+          {"samples_s", r.timing.samples_s},
+          {"throughput", number_or_null(r.throughput)},
+          {"throughput_unit", r.throughput_unit},
+          {"bytes", number_or_null(r.bytes)},
+          {"flops", number_or_null(r.flops)},
+          {"bandwidth_Bps", number_or_null(r.bandwidth_Bps)},
+          {"roofline_fraction", number_or_null(r.roofline_fraction)},
+          {"speedup", number_or_null(r.speedup)},
+          {"error", number_or_null(r.error)},
+          {"tolerance", number_or_null(r.tolerance)},
+          {"extra", r.extra}};
+}
+
+CompareRow row_from_json(const nlohmann::json& j) {
+  CompareRow r;
+  r.workload = j.value("workload", "");
+  r.case_name = j.value("case", "");
+  r.size = j.value("size", "");
+  r.variant = j.value("variant", "");
+  r.backend = j.value("backend", "");
+  r.device = j.value("device", "");
+  r.status = j.value("status", "");
+  r.message = j.value("message", "");
+  r.timing.median_s = number_or_nan(j, "median_s");
+  r.timing.min_s = number_or_nan(j, "min_s");
+  r.timing.max_s = number_or_nan(j, "max_s");
+  r.throughput = number_or_nan(j, "throughput");
+  r.throughput_unit = j.value("throughput_unit", "");
+  r.bytes = number_or_nan(j, "bytes");
+  r.flops = number_or_nan(j, "flops");
+  r.bandwidth_Bps = number_or_nan(j, "bandwidth_Bps");
+  r.roofline_fraction = number_or_nan(j, "roofline_fraction");
+  r.speedup = number_or_nan(j, "speedup");
+  r.error = number_or_nan(j, "error");
+  r.tolerance = number_or_nan(j, "tolerance");
+  if (j.contains("extra")) r.extra = j["extra"];
+  return r;
+}
+
+nlohmann::json results_json(const std::vector<CompareRow>& rows, const CompareOptions& options,
+                            const nlohmann::json& machine_info) {
+  nlohmann::json out;
+  out["ppkit"] = machine_info;
+  out["options"] = {{"size", to_string(options.size)},
+                    {"repeats", options.repeats},
+                    {"workloads", options.workloads},
+                    {"variants", options.variant_glob}};
+  out["rows"] = nlohmann::json::array();
+  for (const auto& r : rows) out["rows"].push_back(to_json(r));
+  return out;
+}
+
+std::string results_csv(const std::vector<CompareRow>& rows) {
+  std::string out =
+      "workload,case,size,variant,backend,device,status,median_s,min_s,max_s,throughput,"
+      "throughput_unit,bytes,flops,bandwidth_Bps,roofline_fraction,speedup,error,tolerance,"
+      "message\n";
+  auto num = [](double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string(); };
+  for (const auto& r : rows) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       csv_escape(r.workload), csv_escape(r.case_name), csv_escape(r.size),
+                       csv_escape(r.variant), csv_escape(r.backend), csv_escape(r.device),
+                       r.status, num(r.timing.median_s), num(r.timing.min_s),
+                       num(r.timing.max_s), num(r.throughput), csv_escape(r.throughput_unit),
+                       num(r.bytes), num(r.flops), num(r.bandwidth_Bps),
+                       num(r.roofline_fraction), num(r.speedup), num(r.error),
+                       num(r.tolerance), csv_escape(r.message));
+  }
+  return out;
+}
+
+std::string format_rate(double value, const std::string& unit) {
+  if (!std::isfinite(value)) return "-";
+  const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+  int i = 0;
+  while (std::abs(value) >= 1000 && i < 5) {
+    value /= 1000;
+    ++i;
+  }
+  return fmt::format("{:.3g} {}{}", value, prefixes[i], unit);
+}
+
+std::string results_table(const std::vector<CompareRow>& rows, bool markdown) {
+  const std::vector<std::string> header = {"workload", "case",     "variant",  "device",
+                                           "median",   "spread",   "throughput", "roofline",
+                                           "speedup",  "verified"};
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& r : rows) {
+    std::string verified = r.status;
+    if ((r.status == "PASS" || r.status == "FAIL") && std::isfinite(r.error))
+      verified += fmt::format(" ({:.1e})", r.error);
+    if (r.status == "SKIP" || r.status == "ERROR") verified += ": " + r.message;
+    const bool timed = r.status == "PASS" || r.status == "FAIL";
+    cells.push_back({r.workload, r.case_name + (r.size.empty() ? "" : " [" + r.size + "]"),
+                     r.variant, r.device,
+                     timed ? fmt::format("{:.3g} ms", r.timing.median_s * 1e3) : "-",
+                     timed ? fmt::format("{:.0f}%", r.timing.spread() * 100) : "-",
+                     timed ? format_rate(r.throughput, r.throughput_unit) : "-",
+                     fixed_or_dash(r.roofline_fraction * 100, "{:.0f}%"),
+                     fixed_or_dash(r.speedup, "{:.2f}x"), verified});
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& row) {
+    std::string s = markdown ? "|" : "";
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      s += markdown ? " " + row[c] + " |" : fmt::format("{:<{}}  ", row[c], width[c]);
+    }
+    while (!markdown && !s.empty() && s.back() == ' ') s.pop_back();
+    return s + "\n";
+  };
+  std::string out = line(header);
+  if (markdown) {
+    out += "|";
+    for (std::size_t c = 0; c < header.size(); ++c) out += " --- |";
+    out += "\n";
+  }
+  for (const auto& row : cells) out += line(row);
+  return out;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary);
+  if (!f) throw Error("cannot open '" + path + "' for writing", "a writable path");
+  f << text;
+  if (!f) throw Error("writing '" + path + "' failed (disk full?)");
+}
+
+}  // namespace ppkit

@@ -1,0 +1,26 @@
+#include "ppkit/core/stream_copy.hpp"
+
+#include <random>
+
+#include "ppkit/core/timing.hpp"
+
+namespace ppkit {
+
+StreamCopy::Problem make_stream_copy_problem(std::size_t n, unsigned seed) {
+  StreamCopy::Problem p;
+  p.source.resize(n);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(1.0, 2.0);
+  for (auto& x : p.source) x = dist(rng);
+  return p;
+}
+
+double measure_copy_bandwidth(const Variant<StreamCopy>& variant, std::size_t n_doubles,
+                              int repeats) {
+  const auto problem = make_stream_copy_problem(n_doubles, 12345u);
+  auto run = variant.prepare(problem);
+  const auto t = time_repeats([&] { run->run(); }, repeats, 2);
+  return StreamCopy::bytes_moved(problem) / t.median_s;
+}
+
+}  // namespace ppkit
