@@ -9,11 +9,17 @@
 #    the package's variables (Kokkos_INCLUDE_DIRS, Kokkos_LIBRARIES).
 
 find_package(Kokkos 3.4 REQUIRED)
-find_package(KokkosKernels QUIET)
-
 set(PPKIT_KOKKOS_IS_DEBIAN_TRILINOS OFF)
 if(TARGET trilinos_kokkoscore)
   set(PPKIT_KOKKOS_IS_DEBIAN_TRILINOS ON)
+endif()
+# Kokkos Kernels must come from the same install as Kokkos (a Kokkos 4 build
+# must not pick up Debian's Kokkos Kernels 3.4 from the system path).
+get_filename_component(_ppkit_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
+find_package(KokkosKernels QUIET HINTS "${Kokkos_DIR}/../KokkosKernels" "${_ppkit_kokkos_prefix}"
+             NO_DEFAULT_PATH)
+if(NOT KokkosKernels_FOUND AND PPKIT_KOKKOS_IS_DEBIAN_TRILINOS)
+  find_package(KokkosKernels QUIET)
 endif()
 
 add_library(ppkit_kokkos INTERFACE)
