@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Plots for a `ppkit compare` report directory (reads results.json).
+
+Writes into the same directory:
+  throughput_<workload>.png  one bar per variant and case (log scale)
+  <plot>.png                 throughput against a case parameter, one line per
+                             variant, for rows whose "extra" has "plot" and
+                             "plot_x" (e.g. SEM GFLOP/s against N)
+  <series>.png               curves a workload attached to a row in
+                             extra["series"] (e.g. SPH water heights against the
+                             experiment, step time against step number)
+"""
+import json
+import os
+import re
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def safe(name):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def main(out_dir):
+    with open(os.path.join(out_dir, "results.json")) as f:
+        report = json.load(f)
+    rows = [r for r in report["rows"] if r.get("status") in ("PASS", "FAIL") and r.get("throughput")]
+    written = []
+
+    by_workload = defaultdict(list)
+    for r in rows:
+        by_workload[r["workload"]].append(r)
+    for workload, wrows in by_workload.items():
+        labels = [f'{r["case"]}\n{r["variant"]}' for r in wrows]
+        values = [r["throughput"] for r in wrows]
+        colors = ["tab:red" if r["status"] == "FAIL" else "tab:blue" for r in wrows]
+        fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(wrows) + 2), 5))
+        ax.bar(range(len(values)), values, color=colors)
+        ax.set_xticks(range(len(values)))
+        ax.set_xticklabels(labels, rotation=70, ha="right", fontsize=7)
+        ax.set_yscale("log")
+        ax.set_ylabel(wrows[0]["throughput_unit"])
+        ax.set_title(f"ppkit compare: {workload} throughput per variant (red: verification failed)")
+        fig.tight_layout()
+        path = os.path.join(out_dir, f"throughput_{safe(workload)}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    lines = defaultdict(lambda: defaultdict(list))
+    meta = {}
+    for r in rows:
+        extra = r.get("extra") or {}
+        if "plot" in extra and "plot_x" in extra:
+            lines[extra["plot"]][r["variant"]].append((extra["plot_x"], r["throughput"]))
+            meta[extra["plot"]] = (extra.get("plot_xlabel", "x"), r["throughput_unit"])
+    for plot, per_variant in lines.items():
+        fig, ax = plt.subplots(figsize=(7, 5))
+        for variant, pts in sorted(per_variant.items()):
+            pts.sort()
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=variant)
+        ax.set_xlabel(meta[plot][0])
+        ax.set_ylabel(meta[plot][1])
+        ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+        ax.set_title(plot)
+        fig.tight_layout()
+        path = os.path.join(out_dir, f"{safe(plot)}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    series = defaultdict(list)
+    for r in report["rows"]:
+        for s in (r.get("extra") or {}).get("series", []):
+            series[s["name"]].append(s)
+    for name, curves in series.items():
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for s in curves:
+            style = dict(s.get("style", {}))
+            ax.plot(s["x"], s["y"], label=s.get("label", ""), **style)
+        ax.set_xlabel(curves[0].get("xlabel", ""))
+        ax.set_ylabel(curves[0].get("ylabel", ""))
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+        ax.set_title(curves[0].get("title", name))
+        fig.tight_layout()
+        path = os.path.join(out_dir, f"{safe(name)}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    for p in written:
+        print(f"plot written: {p}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: plot_compare.py REPORT_DIR")
+    main(sys.argv[1])

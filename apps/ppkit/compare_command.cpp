@@ -46,7 +46,9 @@ void make_plots(const std::string& out_dir) {
   const std::vector<std::string> candidates = {PPKIT_PLOT_SCRIPT_BUILD, PPKIT_PLOT_SCRIPT_INSTALL};
   for (const auto& script : candidates) {
     if (!fs::exists(script)) continue;
-    const std::string cmd = "python3 '" + script + "' '" + out_dir + "'";
+    // Debian's interpreter first: python3-matplotlib is installed for it.
+    const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+    const std::string cmd = python + " '" + script + "' '" + out_dir + "'";
     if (std::system(cmd.c_str()) != 0)
       std::cerr << "ppkit: warning: plotting failed (is python3-matplotlib installed?); "
                    "the JSON, CSV and Markdown report are complete\n";

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs ppkit's GPU checks and measurements from a bundle (scripts/gpu-bundle.sh)
+# on a GPU node and writes logs and reports under $OUT (default ./gpu-out):
+#   scripts/gpu-suite.sh BUNDLE [stages...]
+# Stages: info tests compare-default compare-large bench (default: all).
+# OpenCL on NVIDIA needs an ICD loader; when the node has none, pass a Debian
+# ocl-icd-libopencl1 .deb in PPKIT_OCL_ICD_DEB and it is unpacked under /tmp.
+set -uo pipefail
+bundle=$(cd "${1:?usage: gpu-suite.sh BUNDLE [stages]}" && pwd); shift
+stages=${*:-info tests compare-default compare-large bench}
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OMP_PROC_BIND=spread OMP_PLACES=threads
+
+if [ -n "${PPKIT_OCL_ICD_DEB:-}" ] && ! ldconfig -p | grep -q 'libOpenCL.so.1'; then
+  dpkg -x "$PPKIT_OCL_ICD_DEB" /tmp/ocl-icd
+  export LD_LIBRARY_PATH="/tmp/ocl-icd/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH"
+  nv=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
+  if [ -n "$nv" ]; then mkdir -p /etc/OpenCL/vendors && echo "$nv" > /etc/OpenCL/vendors/nvidia.icd; fi
+fi
+
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv; } \
+  > "$OUT/machine.txt" 2>&1
+status=0
+for stage in $stages; do
+  echo "=== $stage"
+  case $stage in
+    info) "$bundle/bin/ppkit" info | tee "$OUT/info.txt"; "$bundle/bin/ppkit" info --json > "$OUT/info.json" ;;
+    tests)
+      for t in "$bundle"/bin/ppkit_*_tests; do
+        name=$(basename "$t")
+        "$t" --gtest_brief=1 --gtest_output=xml:"$OUT/$name.xml" > "$OUT/$name.log" 2>&1 || status=1
+        tail -n 4 "$OUT/$name.log" | sed "s/^/$name: /"
+      done ;;
+    compare-default) "$bundle/bin/ppkit" compare --default --out "$OUT/compare-default" --no-plots \
+                       > "$OUT/compare-default.txt" 2>&1 || status=1; tail -n 40 "$OUT/compare-default.txt" ;;
+    compare-large) "$bundle/bin/ppkit" compare --large --out "$OUT/compare-large" --no-plots \
+                     > "$OUT/compare-large.txt" 2>&1 || status=1; tail -n 40 "$OUT/compare-large.txt" ;;
+    bench)
+      for b in "$bundle"/bin/ppkit_bench_*; do
+        name=$(basename "$b")
+        "$b" --benchmark_format=json --benchmark_out="$OUT/$name.json" --benchmark_out_format=json \
+             --benchmark_min_time=${PPKIT_BENCH_MIN_TIME:-0.2} > "$OUT/$name.txt" 2>&1 || status=1
+        tail -n 20 "$OUT/$name.txt"
+      done ;;
+    *) echo "unknown stage '$stage' (valid: info tests compare-default compare-large bench)"; status=2 ;;
+  esac
+done
+exit $status

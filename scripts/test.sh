@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds the `host` preset
+# (Debian Kokkos Serial + OpenCL on PoCL + CUDA compiled when nvcc exists) and
+# runs the whole suite through CTest. Extra arguments go to ctest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup-debian.sh
+preset=${PPKIT_PRESET:-host}
+cmake --preset "$preset"
+cmake --build --preset "$preset"
+ctest --preset "$preset" "$@"
