@@ -14,7 +14,7 @@ cp -a "$build"/libppkit.so* "$out/lib/"
 [ -n "$kokkos_lib" ] && cp -a "$kokkos_lib"/lib*.so* "$out/lib/"
 # Debian-only shared libraries a GPU node's distribution may lack.
 for exe in "$out"/bin/*; do
-  ldd "$exe" | awk '/libbenchmark|libfmt/ {print $3}'
+  ldd "$exe" | awk '/libbenchmark|libfmt|libcudart/ {print $3}'
 done | sort -u | while read -r lib; do [ -f "$lib" ] && cp -L "$lib" "$out/lib/"; done
 strip --strip-unneeded "$out"/bin/* "$out"/lib/*.so* 2>/dev/null || true
 du -sh "$out"

@@ -40,7 +40,7 @@ for stage in $stages; do
     bench)
       for b in "$bundle"/bin/ppkit_bench_*; do
         name=$(basename "$b")
-        "$b" --benchmark_format=json --benchmark_out="$OUT/$name.json" --benchmark_out_format=json \
+        "$b" --benchmark_out="$OUT/$name.json" --benchmark_out_format=json \
              --benchmark_min_time=${PPKIT_BENCH_MIN_TIME:-0.2} > "$OUT/$name.txt" 2>&1 || status=1
         tail -n 20 "$OUT/$name.txt"
       done ;;

@@ -37,7 +37,7 @@ void print_human(const nlohmann::json& info) {
     fmt::print("CUDA runtime {}, driver {}\n", c["runtime_version"].get<std::string>(),
                c["driver_version"].get<std::string>());
     for (const auto& d : c["devices"])
-      fmt::print("  [{}] {}: sm_{}, {} SMs, {:.1f} GiB, L2 {} MiB\n", d["index"].get<int>(),
+      fmt::print("  [{}] {}: compute capability {}, {} SMs, {:.1f} GiB, L2 {} MiB\n", d["index"].get<int>(),
                  d["name"].get<std::string>(), d["compute_capability"].get<std::string>(),
                  d["multiprocessors"].get<int>(), d["memory_bytes"].get<double>() / (1 << 30),
                  d["l2_bytes"].get<int>() >> 20);

@@ -59,10 +59,9 @@ double CompareContext::bandwidth(const std::string& backend) {
   double bw = std::nan("");
   for (const auto& v : Registry<StreamCopy>::all()) {
     if (v.backend != backend || !v.availability().available) continue;
-    // Large enough to leave every cache: 64 MiB per buffer on a CPU, 1 GiB on a GPU.
-    const bool gpu = backend.find("cuda") != std::string::npos ||
-                     backend.find("hip") != std::string::npos;
-    const std::size_t n = gpu ? (std::size_t(1) << 27) : (std::size_t(1) << 23);
+    // 512 MiB per buffer: several times the largest last-level cache (60 MB
+    // L2 on an H200), so the probe measures memory, not cache.
+    const std::size_t n = std::size_t(1) << 26;
     try {
       bw = measure_copy_bandwidth(v, n, 5);
     } catch (const std::exception&) {
