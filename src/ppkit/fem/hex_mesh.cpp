@@ -73,6 +73,14 @@ double jacobian_determinant(const HexMesh& mesh, std::int64_t element, const std
          J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
 }
 
+std::string element_label(const HexMesh& mesh, std::int64_t element) {
+  std::string label = "element " + std::to_string(element);
+  if (element < std::int64_t(mesh.element_tags.size()) && element < std::int64_t(mesh.element_lines.size()))
+    label += " (Gmsh element tag " + std::to_string(mesh.element_tags[element]) + ", " + mesh.source + " line " +
+             std::to_string(mesh.element_lines[element]) + ")";
+  return label;
+}
+
 void validate_mesh(const HexMesh& mesh) {
   require(mesh.coordinates.size() % 3 == 0, "mesh coordinates are not 3 per node");
   require(mesh.elements.size() % 8 == 0, "mesh connectivity is not 8 nodes per element");
@@ -82,12 +90,12 @@ void validate_mesh(const HexMesh& mesh) {
     for (int a = 0; a < 8; ++a) {
       const std::int64_t v = mesh.elements[8 * e + a];
       if (v < 0 || v >= nodes)
-        throw Error("element " + std::to_string(e) + " refers to node " + std::to_string(v) +
+        throw Error(element_label(mesh, e) + " refers to node " + std::to_string(v) +
                         ", which does not exist",
                     "node indices 0.." + std::to_string(nodes - 1));
       for (int b = 0; b < a; ++b)
         if (mesh.elements[8 * e + b] == v)
-          throw Error("element " + std::to_string(e) + " uses node " + std::to_string(v) + " twice",
+          throw Error(element_label(mesh, e) + " uses node " + std::to_string(v) + " twice",
                       "8 distinct nodes per hexahedron");
     }
     for (int p = 0; p < 16; ++p) {
@@ -98,7 +106,7 @@ void validate_mesh(const HexMesh& mesh) {
       const double det = jacobian_determinant(mesh, e, xi);
       if (!(det > 0)) {
         std::ostringstream what;
-        what << "element " << e << " has det J = " << det << " <= 0 at "
+        what << element_label(mesh, e) << " has det J = " << det << " <= 0 at "
              << (corner ? "corner " : "Gauss point ") << (corner ? p : p - 8) << " (nodes";
         for (int a = 0; a < 8; ++a) what << ' ' << mesh.elements[8 * e + a];
         what << "): inverted or degenerate";

@@ -15,6 +15,10 @@ struct HexMesh {
   std::vector<std::int32_t> elements;  // 8 node indices per element (Gmsh hexahedron order)
   // Named node sets (0-based node indices, sorted, unique): "fixed", "loaded", ...
   std::map<std::string, std::vector<std::int32_t>> node_groups;
+  // Where each element came from, for error messages (empty for generated
+  // meshes): the element's tag and line in its source file.
+  std::string source;
+  std::vector<std::int64_t> element_tags, element_lines;
   std::int64_t num_nodes() const { return std::int64_t(coordinates.size() / 3); }
   std::int64_t num_elements() const { return std::int64_t(elements.size() / 8); }
   std::int64_t num_dofs() const { return 3 * num_nodes(); }
@@ -33,6 +37,9 @@ struct BoxMeshSpec {
 // Node (i,j,k) has index i + (NX+1)*(j + (NY+1)*k); element (i,j,k) has index
 // i + NX*(j + NY*k). Node groups: "fixed" (x = 0) and "loaded" (x = LX).
 HexMesh make_box_mesh(const BoxMeshSpec& spec);
+
+// "element 7" or "element 7 (Gmsh element tag 12, mesh.msh line 40)".
+std::string element_label(const HexMesh& mesh, std::int64_t element);
 
 // Determinant of the Jacobian of element e at natural point xi.
 double jacobian_determinant(const HexMesh& mesh, std::int64_t element, const std::array<double, 3>& xi);
