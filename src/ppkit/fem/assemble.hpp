@@ -48,7 +48,7 @@ struct FemAssemble {
 // the CSR block positions and the reordered inputs.
 AssemblyProblem make_assembly_problem(HexMesh mesh, const Material& material);
 
-// Serial reference: element by element in input order, every entry found in
+// Reference: element by element (colour by colour on host threads), every entry found in
 // its CSR row by binary search (it does not use the CSR block positions).
 AssemblyResult assemble_reference(const AssemblyProblem& problem);
 
