@@ -16,7 +16,8 @@ void ppkit::bench::register_benchmarks() {
           spec.elements = {n, n, n};
           spec.perturbation = 0.2;
           spec.seed = 2019;
-          return fem::make_assembly_problem(fem::make_box_mesh(spec), fem::Material{2.0e11, 0.3, {0, 0, -7.7e4}});
+          return fem::make_assembly_problem(fem::make_box_mesh(spec),
+                                            fem::Material{2.0e11, 0.3, {0, 0, -7.7e4}});
         },
         [](const fem::AssemblyProblem& p) {
           const auto cost = fem::assembly_cost(p);

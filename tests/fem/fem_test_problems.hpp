@@ -30,7 +30,8 @@ inline ElementCoordinates distorted_element(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> shift(-0.2, 0.2);
   ElementCoordinates x;
   for (int a = 0; a < 8; ++a)
-    for (int i = 0; i < 3; ++i) x[3 * a + i] = (kNodeSigns[a][i] > 0 ? 1.0 : 0.0) * (1 + 0.5 * i) + shift(rng);
+    for (int i = 0; i < 3; ++i)
+      x[3 * a + i] = (kNodeSigns[a][i] > 0 ? 1.0 : 0.0) * (1 + 0.5 * i) + shift(rng);
   return x;
 }
 

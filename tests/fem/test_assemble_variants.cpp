@@ -15,7 +15,8 @@ class FemAssembleTest : public ppkit::testing::VariantTest<FemAssemble> {};
 TEST_P(FemAssembleTest, MatchesReferenceOnDistortedBox) {
   const unsigned seed = ppkit::testing::test_seed();
   std::mt19937_64 rng(seed);
-  const auto problem = make_assembly_problem(inputs::distorted_box({5, 4, 3}, seed), inputs::random_material(rng));
+  const auto problem =
+      make_assembly_problem(inputs::distorted_box({5, 4, 3}, seed), inputs::random_material(rng));
   const auto reference = assemble_reference(problem);
   auto run = variant().prepare(problem);
   run->run();

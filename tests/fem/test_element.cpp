@@ -52,7 +52,8 @@ TEST(FemElement, StiffnessIsSymmetric) {
   const auto K = element_stiffness_reference(x, inputs::random_material(rng));
   const double scale = max_abs(K);
   for (int r = 0; r < 24; ++r)
-    for (int c = 0; c < r; ++c) ASSERT_NEAR(K[24 * r + c], K[24 * c + r], 1e-13 * scale) << r << "," << c;
+    for (int c = 0; c < r; ++c)
+      ASSERT_NEAR(K[24 * r + c], K[24 * c + r], 1e-13 * scale) << r << "," << c;
 }
 
 TEST(FemElement, RigidBodyModesAreInTheNullSpace) {
@@ -127,11 +128,14 @@ TEST(FemElement, LinearDisplacementGivesItsConstantStrainEverywhere) {
   ElementVector disp;
   for (int a = 0; a < 8; ++a)
     for (int i = 0; i < 3; ++i)
-      disp[3 * a + i] = 0.1 * i + G[i][0] * x[3 * a] + G[i][1] * x[3 * a + 1] + G[i][2] * x[3 * a + 2];
-  const double expected[6] = {G[0][0], G[1][1], G[2][2], G[1][2] + G[2][1], G[0][2] + G[2][0], G[0][1] + G[1][0]};
+      disp[3 * a + i] =
+          0.1 * i + G[i][0] * x[3 * a] + G[i][1] * x[3 * a + 1] + G[i][2] * x[3 * a + 2];
+  const double expected[6] = {G[0][0],           G[1][1],           G[2][2],
+                              G[1][2] + G[2][1], G[0][2] + G[2][0], G[0][1] + G[1][0]};
   for (int trial = 0; trial < 5; ++trial) {
     const auto strain = element_strain(x, disp, {u(rng), u(rng), u(rng)});
-    for (int s = 0; s < 6; ++s) EXPECT_NEAR(strain[s], expected[s], 1e-12) << "strain component " << s;
+    for (int s = 0; s < 6; ++s)
+      EXPECT_NEAR(strain[s], expected[s], 1e-12) << "strain component " << s;
   }
 }
 

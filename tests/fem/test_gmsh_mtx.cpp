@@ -54,8 +54,10 @@ TEST(FemGmsh, ErrorsNameTheLine) {
   const std::string text = sample_text();
   auto e = read_error(text.substr(0, text.find("4 102 103")));
   EXPECT_NE(e.find("file ends"), std::string::npos) << e;
-  e = read_error(replaced(text, "4 102 103 106 105 108 109 112 111", "4 102 103 106 105 108 109 999 111"));
-  EXPECT_NE(e.find("bad.msh line 52: element 4 refers to unknown node 999"), std::string::npos) << e;
+  e = read_error(
+      replaced(text, "4 102 103 106 105 108 109 112 111", "4 102 103 106 105 108 109 999 111"));
+  EXPECT_NE(e.find("bad.msh line 52: element 4 refers to unknown node 999"), std::string::npos)
+      << e;
   e = read_error(replaced(text, "3 1 5 2", "3 1 4 2"));
   EXPECT_NE(e.find("line 50: unsupported element type 4"), std::string::npos) << e;
   e = read_error(replaced(text, "1 0 0\n", "1 zero 0\n"));
@@ -69,22 +71,26 @@ TEST(FemGmsh, ErrorsNameTheLine) {
 
 TEST(FemGmsh, InvertedHexahedronIsNamedByTagAndLine) {
   // Top and bottom faces swapped: det J < 0.
-  std::istringstream in(replaced(sample_text(), "4 102 103 106 105 108 109 112 111", "4 108 109 112 111 102 103 106 105"));
+  std::istringstream in(replaced(sample_text(), "4 102 103 106 105 108 109 112 111",
+                                 "4 108 109 112 111 102 103 106 105"));
   const auto mesh = read_gmsh(in, "flipped.msh");
   try {
     validate_mesh(mesh);
     FAIL() << "no error for an inverted element";
   } catch (const ppkit::Error& err) {
-    EXPECT_NE(std::string(err.what()).find("element 1 (Gmsh element tag 4, flipped.msh line 52) has det J"),
+    EXPECT_NE(std::string(err.what())
+                  .find("element 1 (Gmsh element tag 4, flipped.msh line 52) has det J"),
               std::string::npos)
         << err.what();
   }
 }
 
 TEST(FemMatrixMarket, ExportIsOneBasedAndRoundTrips) {
-  const auto problem = make_assembly_problem(read_gmsh_file(sample_path()), Material{2e5, 0.3, {0, 0, -1}});
+  const auto problem =
+      make_assembly_problem(read_gmsh_file(sample_path()), Material{2e5, 0.3, {0, 0, -1}});
   const auto result = assemble_reference(problem);
-  const std::string k_path = ::testing::TempDir() + "fem_K.mtx", f_path = ::testing::TempDir() + "fem_f.mtx";
+  const std::string k_path = ::testing::TempDir() + "fem_K.mtx",
+                    f_path = ::testing::TempDir() + "fem_f.mtx";
   write_matrix_market(k_path, problem.pattern, result.values);
   write_vector_market(f_path, result.load);
   const auto K = read_matrix_market(k_path);

@@ -40,22 +40,31 @@ TEST(FemMesh, PerturbationIsSeededAndMovesInteriorNodes) {
 
 TEST(FemMesh, InvertedElementIsNamed) {
   auto mesh = inputs::distorted_box({3, 2, 2}, ppkit::testing::test_seed());
-  for (int a = 0; a < 4; ++a) std::swap(mesh.elements[8 * 7 + a], mesh.elements[8 * 7 + 4 + a]);  // mirror element 7
+  for (int a = 0; a < 4; ++a)
+    std::swap(mesh.elements[8 * 7 + a], mesh.elements[8 * 7 + 4 + a]);  // mirror element 7
   const auto message = error_of([&] { validate_mesh(mesh); });
   EXPECT_NE(message.find("element 7 has det J"), std::string::npos) << message;
-  EXPECT_NE(error_of([&] { make_assembly_problem(mesh, Material{}); }).find("element 7"), std::string::npos);
+  EXPECT_NE(error_of([&] { make_assembly_problem(mesh, Material{}); }).find("element 7"),
+            std::string::npos);
 }
 
 TEST(FemMesh, UnknownAndRepeatedNodesAreNamed) {
   auto mesh = inputs::distorted_box({2, 2, 2}, ppkit::testing::test_seed());
   auto bad = mesh;
   bad.elements[8 * 5 + 3] = 1000;
-  EXPECT_NE(error_of([&] { validate_mesh(bad); }).find("element 5 refers to node 1000"), std::string::npos);
+  EXPECT_NE(error_of([&] { validate_mesh(bad); }).find("element 5 refers to node 1000"),
+            std::string::npos);
   bad = mesh;
   bad.elements[8 * 2 + 1] = bad.elements[8 * 2];
   EXPECT_NE(error_of([&] { validate_mesh(bad); }).find("element 2 uses node"), std::string::npos);
-  EXPECT_NE(error_of([] { make_box_mesh({{0, 1, 1}}); }).find("at least one element"), std::string::npos);
-  EXPECT_NE(error_of([] { make_box_mesh({{1, 1, 1}, {1, 1, 1}, 0.6}); }).find("perturbation"), std::string::npos);
+  EXPECT_NE(error_of([] {
+              make_box_mesh({{0, 1, 1}});
+            }).find("at least one element"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              make_box_mesh({{1, 1, 1}, {1, 1, 1}, 0.6});
+            }).find("perturbation"),
+            std::string::npos);
   Material m;
   m.poisson_ratio = 0.5;
   EXPECT_NE(error_of([&] { make_assembly_problem(mesh, m); }).find("Poisson"), std::string::npos);
@@ -102,15 +111,17 @@ TEST(FemCsr, PatternHasNodeNeighbourhoodsAndIsSymmetric) {
   const auto p = build_csr_pattern(mesh);
   ASSERT_EQ(p.num_rows, 3 * mesh.num_nodes());
   auto row_length = [&](std::int64_t r) { return p.row_offsets[r + 1] - p.row_offsets[r]; };
-  EXPECT_EQ(row_length(0), 3 * 8);                     // corner node: 8 neighbours
+  EXPECT_EQ(row_length(0), 3 * 8);                       // corner node: 8 neighbours
   EXPECT_EQ(row_length(3 * (1 + 5 * (1 + 4 * 1))), 81);  // interior node: 27 neighbours
   for (std::int64_t r = 0; r < p.num_rows; ++r) {
     ASSERT_TRUE(std::is_sorted(p.column_indices.begin() + p.row_offsets[r],
                                p.column_indices.begin() + p.row_offsets[r + 1]));
-    for (auto k = p.row_offsets[r]; k < p.row_offsets[r + 1]; ++k) {  // (r, c) present => (c, r) present
+    for (auto k = p.row_offsets[r]; k < p.row_offsets[r + 1];
+         ++k) {  // (r, c) present => (c, r) present
       const auto c = p.column_indices[k];
       ASSERT_TRUE(std::binary_search(p.column_indices.begin() + p.row_offsets[c],
-                                     p.column_indices.begin() + p.row_offsets[c + 1], std::int32_t(r)));
+                                     p.column_indices.begin() + p.row_offsets[c + 1],
+                                     std::int32_t(r)));
     }
   }
   const auto blocks = build_csr_block_positions(mesh, p);
@@ -132,7 +143,8 @@ TEST(FemPatchTest, LinearFieldIsInEquilibriumAtInteriorNodes) {
   auto material = inputs::random_material(rng);
   material.body_force = {0, 0, 0};
   const int n[3] = {4, 4, 3};
-  const auto problem = make_assembly_problem(inputs::distorted_box({n[0], n[1], n[2]}, seed, 0.25), material);
+  const auto problem =
+      make_assembly_problem(inputs::distorted_box({n[0], n[1], n[2]}, seed, 0.25), material);
   const auto K = assemble_reference(problem);
   std::uniform_real_distribution<double> uni(-1, 1);
   double G[3][3], c[3] = {uni(rng), uni(rng), uni(rng)};
@@ -142,20 +154,22 @@ TEST(FemPatchTest, LinearFieldIsInEquilibriumAtInteriorNodes) {
   std::vector<double> u(mesh.num_dofs());
   for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
     for (int i = 0; i < 3; ++i)
-      u[3 * v + i] = c[i] + G[i][0] * mesh.coordinates[3 * v] + G[i][1] * mesh.coordinates[3 * v + 1] +
-                     G[i][2] * mesh.coordinates[3 * v + 2];
+      u[3 * v + i] = c[i] + G[i][0] * mesh.coordinates[3 * v] +
+                     G[i][1] * mesh.coordinates[3 * v + 1] + G[i][2] * mesh.coordinates[3 * v + 2];
   const auto& p = problem.pattern;
   double kmax = 0;
   for (double v : K.values) kmax = std::max(kmax, std::fabs(v));
   double total[3] = {0, 0, 0}, largest = 0;
   int interior_checked = 0;
   for (std::int64_t v = 0; v < mesh.num_nodes(); ++v) {
-    const std::int64_t i0 = v % (n[0] + 1), j0 = (v / (n[0] + 1)) % (n[1] + 1), k0 = v / ((n[0] + 1) * (n[1] + 1));
+    const std::int64_t i0 = v % (n[0] + 1), j0 = (v / (n[0] + 1)) % (n[1] + 1),
+                       k0 = v / ((n[0] + 1) * (n[1] + 1));
     const bool interior = i0 > 0 && i0 < n[0] && j0 > 0 && j0 < n[1] && k0 > 0 && k0 < n[2];
     for (int i = 0; i < 3; ++i) {
       const std::int64_t row = 3 * v + i;
       double r = 0;
-      for (auto k = p.row_offsets[row]; k < p.row_offsets[row + 1]; ++k) r += K.values[k] * u[p.column_indices[k]];
+      for (auto k = p.row_offsets[row]; k < p.row_offsets[row + 1]; ++k)
+        r += K.values[k] * u[p.column_indices[k]];
       total[i] += r;
       largest = std::max(largest, std::fabs(r));
       if (interior) {

@@ -17,7 +17,8 @@ using namespace ppkit::fem;
 TEST(FemSolve, JacobiCgSolvesAConstrainedDistortedBox) {
   const unsigned seed = ppkit::testing::test_seed();
   std::mt19937_64 rng(seed);
-  const auto problem = make_assembly_problem(inputs::distorted_box({6, 3, 3}, seed), inputs::random_material(rng));
+  const auto problem =
+      make_assembly_problem(inputs::distorted_box({6, 3, 3}, seed), inputs::random_material(rng));
   auto K = assemble_reference(problem);
   std::vector<double> b(problem.mesh.num_dofs());
   std::uniform_real_distribution<double> uni(-1, 1);
@@ -32,7 +33,8 @@ TEST(FemSolve, JacobiCgSolvesAConstrainedDistortedBox) {
   double residual = 0, norm = 0;
   for (std::int64_t r = 0; r < p.num_rows; ++r) {
     double Ax = 0;
-    for (auto k = p.row_offsets[r]; k < p.row_offsets[r + 1]; ++k) Ax += K.values[k] * cg.solution[p.column_indices[k]];
+    for (auto k = p.row_offsets[r]; k < p.row_offsets[r + 1]; ++k)
+      Ax += K.values[k] * cg.solution[p.column_indices[k]];
     residual += (Ax - b[r]) * (Ax - b[r]);
     norm += b[r] * b[r];
   }
@@ -48,7 +50,7 @@ TEST(FemCantilever, TipDeflectionWithinTwoPercentOfTimoshenkoAndConverges) {
   const auto c = solve_cantilever(coarse);
   const auto f = solve_cantilever(fine);
   EXPECT_LT(f.relative_error, 0.02) << "tip " << f.tip_deflection << " theory " << f.theory;
-  EXPECT_LT(f.tip_deflection, f.theory);      // trilinear bricks are stiffer than the beam (locking)
+  EXPECT_LT(f.tip_deflection, f.theory);  // trilinear bricks are stiffer than the beam (locking)
   EXPECT_LT(f.relative_error, c.relative_error);  // refinement converges towards theory
   EXPECT_GT(c.relative_error, 0.05);              // ... from a visibly locked coarse mesh
 }
@@ -63,7 +65,8 @@ TEST(FemCantilever, VonMisesFollowsBeamBendingAndVtuHasTheFields) {
   // beam bending stress sigma = P (L - x) z / I dominates (shear adds < 1%).
   const double expected = spec.load * (10.0 - 5.125) * 0.375 / (1.0 / 12);
   EXPECT_NEAR(vm[20 + 40 * (1 + 4 * 3)], expected, 0.1 * expected);
-  EXPECT_GT(vm[0 + 40 * (1 + 4 * 3)], vm[39 + 40 * (1 + 4 * 3)]);  // moment largest at the fixed end
+  EXPECT_GT(vm[0 + 40 * (1 + 4 * 3)],
+            vm[39 + 40 * (1 + 4 * 3)]);  // moment largest at the fixed end
   const std::string path = ::testing::TempDir() + "fem_cantilever.vtu";
   write_vtu(path, r.problem.mesh, r.displacement, vm);
   std::ifstream in(path);
@@ -82,13 +85,16 @@ TEST(FemCApi, AssemblesIntoCallerOwnedCsrArrays) {
   const auto mesh = inputs::distorted_box({3, 2, 2}, seed);
   const auto material = inputs::random_material(rng);
   int64_t rows = 0, nnz = 0;
-  ASSERT_EQ(ppkit_fem_csr_size(mesh.num_nodes(), mesh.num_elements(), mesh.elements.data(), &rows, &nnz), 0)
+  ASSERT_EQ(
+      ppkit_fem_csr_size(mesh.num_nodes(), mesh.num_elements(), mesh.elements.data(), &rows, &nnz),
+      0)
       << ppkit_fem_last_error();
   std::vector<int64_t> row_offsets(rows + 1);
   std::vector<int32_t> columns(nnz);
   std::vector<double> values(nnz), load(rows);
-  ASSERT_EQ(ppkit_fem_assemble(mesh.num_nodes(), mesh.coordinates.data(), mesh.num_elements(), mesh.elements.data(),
-                               material.youngs_modulus, material.poisson_ratio, material.body_force.data(), nullptr,
+  ASSERT_EQ(ppkit_fem_assemble(mesh.num_nodes(), mesh.coordinates.data(), mesh.num_elements(),
+                               mesh.elements.data(), material.youngs_modulus,
+                               material.poisson_ratio, material.body_force.data(), nullptr,
                                row_offsets.data(), columns.data(), values.data(), load.data()),
             0)
       << ppkit_fem_last_error();
@@ -100,13 +106,15 @@ TEST(FemCApi, AssemblesIntoCallerOwnedCsrArrays) {
 
   auto bad = mesh.elements;
   std::swap(bad[8 * 4 + 0], bad[8 * 4 + 6]);  // element 4 folded
-  EXPECT_NE(ppkit_fem_assemble(mesh.num_nodes(), mesh.coordinates.data(), mesh.num_elements(), bad.data(), 1e9, 0.3,
-                               nullptr, "auto", row_offsets.data(), columns.data(), values.data(), load.data()),
+  EXPECT_NE(ppkit_fem_assemble(mesh.num_nodes(), mesh.coordinates.data(), mesh.num_elements(),
+                               bad.data(), 1e9, 0.3, nullptr, "auto", row_offsets.data(),
+                               columns.data(), values.data(), load.data()),
             0);
-  EXPECT_NE(std::string(ppkit_fem_last_error()).find("element 4"), std::string::npos) << ppkit_fem_last_error();
-  EXPECT_NE(ppkit_fem_assemble(mesh.num_nodes(), mesh.coordinates.data(), mesh.num_elements(), mesh.elements.data(),
-                               1e9, 0.3, nullptr, "no-such-variant", row_offsets.data(), columns.data(),
-                               values.data(), load.data()),
+  EXPECT_NE(std::string(ppkit_fem_last_error()).find("element 4"), std::string::npos)
+      << ppkit_fem_last_error();
+  EXPECT_NE(ppkit_fem_assemble(mesh.num_nodes(), mesh.coordinates.data(), mesh.num_elements(),
+                               mesh.elements.data(), 1e9, 0.3, nullptr, "no-such-variant",
+                               row_offsets.data(), columns.data(), values.data(), load.data()),
             0);
   EXPECT_NE(std::string(ppkit_fem_last_error()).find("unknown variant"), std::string::npos);
 }

@@ -21,8 +21,9 @@ std::array<int, 64> block_order(CudaStrategy s) {
   std::array<int, 64> order{};
   for (int pass = 0; pass < 2; ++pass)
     for (int lane = 0; lane < 32; ++lane)
-      order[32 * pass + lane] = s == CudaStrategy::thread_per_element ? 32 * pass + lane
-                                                                      : 8 * (lane / 4) + 2 * (lane % 4) + pass;
+      order[32 * pass + lane] = s == CudaStrategy::thread_per_element
+                                    ? 32 * pass + lane
+                                    : 8 * (lane / 4) + 2 * (lane % 4) + pass;
   return order;
 }
 
@@ -37,14 +38,16 @@ class CudaAssemblyRun final : public PreparedRun<AssemblyResult> {
     std::vector<std::int64_t> blocks(c.block_positions.size());
     // Colour order for the colouring strategies; input order for atomics.
     std::vector<std::int64_t> slot_of(elements);
-    for (std::int64_t k = 0; k < elements; ++k) slot_of[k] = strategy == CudaStrategy::atomic_4tpr ? p.colouring.order[k] : k;
+    for (std::int64_t k = 0; k < elements; ++k)
+      slot_of[k] = strategy == CudaStrategy::atomic_4tpr ? p.colouring.order[k] : k;
     for (std::int64_t k = 0; k < elements; ++k) {
       const std::int64_t slot = slot_of[k];
       std::copy_n(c.coordinates.begin() + 24 * k, 24, coordinates.begin() + 24 * slot);
       std::copy_n(c.nodes.begin() + 8 * k, 8, nodes.begin() + 8 * slot);
       for (int s = 0; s < 64; ++s) blocks[64 * slot + s] = c.block_positions[64 * k + order[s]];
     }
-    colour_offsets_ = strategy == CudaStrategy::atomic_4tpr ? std::vector<std::int64_t>{0, elements} : c.colour_offsets;
+    colour_offsets_ = strategy == CudaStrategy::atomic_4tpr ? std::vector<std::int64_t>{0, elements}
+                                                            : c.colour_offsets;
     coordinates_ = cuda::DeviceBuffer<double>(coordinates);
     nodes_ = cuda::DeviceBuffer<std::int32_t>(nodes);
     blocks_ = cuda::DeviceBuffer<std::int64_t>(blocks);
@@ -73,10 +76,18 @@ class CudaAssemblyRun final : public PreparedRun<AssemblyResult> {
     for (std::size_t c = 0; c + 1 < colour_offsets_.size(); ++c) {
       const std::int64_t first = colour_offsets_[c], count = colour_offsets_[c + 1] - first;
       switch (strategy_) {
-        case CudaStrategy::thread_per_element: cuda_kernels::launch_thread_per_element(arrays_, first, count); break;
-        case CudaStrategy::warp_4tpr: cuda_kernels::launch_warp_4tpr(arrays_, first, count); break;
-        case CudaStrategy::ppni_4tpr: cuda_kernels::launch_ppni_4tpr(arrays_, first, count); break;
-        case CudaStrategy::atomic_4tpr: cuda_kernels::launch_atomic_4tpr(arrays_, first, count); break;
+        case CudaStrategy::thread_per_element:
+          cuda_kernels::launch_thread_per_element(arrays_, first, count);
+          break;
+        case CudaStrategy::warp_4tpr:
+          cuda_kernels::launch_warp_4tpr(arrays_, first, count);
+          break;
+        case CudaStrategy::ppni_4tpr:
+          cuda_kernels::launch_ppni_4tpr(arrays_, first, count);
+          break;
+        case CudaStrategy::atomic_4tpr:
+          cuda_kernels::launch_atomic_4tpr(arrays_, first, count);
+          break;
       }
     }
     PPKIT_CUDA_CHECK(cudaDeviceSynchronize());

@@ -2,8 +2,8 @@
 // Entry formula (isotropic B^T D B, entry by entry), for element rows of node
 // a, component i, and columns of node b, component j, with g = dN/dx:
 //   K_(a i)(b j) = sum_q |J_q| w_q (lambda g_ai g_bj + mu g_aj g_bi + mu delta_ij g_a . g_b)
-#include "backends/cuda/fem/assemble_cuda_kernels.hpp"
 #include "backends/cuda/core/cuda_check.hpp"
+#include "backends/cuda/fem/assemble_cuda_kernels.hpp"
 
 namespace ppkit::fem::cuda_kernels {
 namespace {
@@ -15,7 +15,8 @@ constexpr unsigned kFullMask = 0xffffffffu;
 constexpr int kWarpsPerBlock = 4;
 
 __device__ __forceinline__ double det3(const double* J) {
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+         J[2] * (J[3] * J[7] - J[4] * J[6]);
 }
 // inv[3i + k] = cofactor C_ki / det (J[3k + i] = dx_i/dxi_k); cyclic indices carry the sign.
 __device__ __forceinline__ double inverse_entry(const double* J, double det, int i, int k) {
@@ -23,17 +24,19 @@ __device__ __forceinline__ double inverse_entry(const double* J, double det, int
   return (J[3 * k1 + i1] * J[3 * k2 + i2] - J[3 * k1 + i2] * J[3 * k2 + i1]) / det;
 }
 
-__device__ __forceinline__ void add_entries(double (&K)[9], double s, double lambda, double mu, const double* ga,
-                                            const double* gb) {
+__device__ __forceinline__ void add_entries(double (&K)[9], double s, double lambda, double mu,
+                                            const double* ga, const double* gb) {
   const double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
 #pragma unroll
   for (int i = 0; i < 3; ++i)
 #pragma unroll
-    for (int j = 0; j < 3; ++j) K[3 * i + j] += s * (lambda * ga[i] * gb[j] + mu * ga[j] * gb[i] + (i == j ? mu * dot : 0.0));
+    for (int j = 0; j < 3; ++j)
+      K[3 * i + j] += s * (lambda * ga[i] * gb[j] + mu * ga[j] * gb[i] + (i == j ? mu * dot : 0.0));
 }
 
 // ---- (a) thread per element ---------------------------------------------------
-__global__ void thread_per_element_kernel(Hex8AssemblyArrays A, std::int64_t first, std::int64_t count) {
+__global__ void thread_per_element_kernel(Hex8AssemblyArrays A, std::int64_t first,
+                                          std::int64_t count) {
   const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= count) return;
   const std::int64_t e = first + t;
@@ -75,7 +78,8 @@ __global__ void thread_per_element_kernel(Hex8AssemblyArrays A, std::int64_t fir
     for (int b = 0; b < 8; ++b) {
       const std::int64_t base = A.block_positions[64 * e + 8 * a + b];
       for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) A.values[base + i * stride + j] += Ke[24 * (3 * a + i) + 3 * b + j];
+        for (int j = 0; j < 3; ++j)
+          A.values[base + i * stride + j] += Ke[24 * (3 * a + i) + 3 * b + j];
     }
     for (int i = 0; i < 3; ++i) A.load[3 * node + i] += fe[3 * a + i];
   }
@@ -85,13 +89,14 @@ __global__ void thread_per_element_kernel(Hex8AssemblyArrays A, std::int64_t fir
 // Lane l owns rows of node a = l/4 and columns of nodes b = 2(l%4) + pass.
 // Lane l < 24 holds coordinate (node l/3, component l%3) in a register.
 template <bool kAtomic>
-__global__ void __launch_bounds__(32 * kWarpsPerBlock) warp_4tpr_kernel(Hex8AssemblyArrays A, std::int64_t first,
-                                                                       std::int64_t count) {
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    warp_4tpr_kernel(Hex8AssemblyArrays A, std::int64_t first, std::int64_t count) {
   const std::int64_t w = (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   if (w >= count) return;  // whole warps leave together
   const int lane = threadIdx.x & 31;
   const std::int64_t e = first + w;
-  const int my_a = lane / 3, my_i = lane % 3;  // coordinate / derivative this lane holds (lane < 24)
+  const int my_a = lane / 3,
+            my_i = lane % 3;  // coordinate / derivative this lane holds (lane < 24)
   const double x = lane < 24 ? A.coordinates[24 * e + lane] : 0.0;
   const int row_node = lane / 4, col0 = 2 * (lane % 4), col1 = col0 + 1;
   double K0[9], K1[9];
@@ -145,16 +150,20 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) warp_4tpr_kernel(Hex8Asse
 #pragma unroll
       for (int j = 0; j < 3; ++j) {
         double* target = &A.values[base + i * stride + j];
-        if (kAtomic) atomicAdd(target, K[3 * i + j]);
-        else *target += K[3 * i + j];
+        if (kAtomic)
+          atomicAdd(target, K[3 * i + j]);
+        else
+          *target += K[3 * i + j];
       }
   }
   const std::int64_t load_node = __shfl_sync(kFullMask, my_node, lane < 24 ? my_a : 0);
   if (lane < 24) {
     double* target = &A.load[3 * load_node + my_i];
     const double value = f * A.body_force[my_i];
-    if (kAtomic) atomicAdd(target, value);
-    else *target += value;
+    if (kAtomic)
+      atomicAdd(target, value);
+    else
+      *target += value;
   }
 }
 
@@ -163,8 +172,8 @@ struct PpniShared {
   double x[24], jac[72], inv[72], det[8], g[192];
 };
 
-__global__ void __launch_bounds__(32 * kWarpsPerBlock) ppni_4tpr_kernel(Hex8AssemblyArrays A, std::int64_t first,
-                                                                       std::int64_t count) {
+__global__ void __launch_bounds__(32 * kWarpsPerBlock)
+    ppni_4tpr_kernel(Hex8AssemblyArrays A, std::int64_t first, std::int64_t count) {
   __shared__ PpniShared shared[kWarpsPerBlock];
   const int warp_in_block = threadIdx.x / 32, lane = threadIdx.x & 31;
   const std::int64_t w = std::int64_t(blockIdx.x) * kWarpsPerBlock + warp_in_block;
@@ -192,7 +201,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) ppni_4tpr_kernel(Hex8Asse
   for (int m = lane; m < 192; m += 32) {  // physical derivatives g[24q + 3a + i]
     const int q = m / 24, a = (m % 24) / 3, i = m % 3;
     const double* dN = &c_dN[(q * 8 + a) * 3];
-    s.g[m] = s.inv[9 * q + 3 * i] * dN[0] + s.inv[9 * q + 3 * i + 1] * dN[1] + s.inv[9 * q + 3 * i + 2] * dN[2];
+    s.g[m] = s.inv[9 * q + 3 * i] * dN[0] + s.inv[9 * q + 3 * i + 1] * dN[1] +
+             s.inv[9 * q + 3 * i + 2] * dN[2];
   }
   __syncwarp();
   const int row_node = lane / 4, col0 = 2 * (lane % 4), col1 = col0 + 1;
@@ -225,7 +235,9 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) ppni_4tpr_kernel(Hex8Asse
   }
 }
 
-unsigned blocks_for(std::int64_t threads, int per_block) { return unsigned((threads + per_block - 1) / per_block); }
+unsigned blocks_for(std::int64_t threads, int per_block) {
+  return unsigned((threads + per_block - 1) / per_block);
+}
 
 }  // namespace
 
@@ -234,7 +246,8 @@ void upload_shape_tables(const double* natural_derivatives, const double* shape_
   PPKIT_CUDA_CHECK(cudaMemcpyToSymbol(c_N, shape_values, 64 * sizeof(double)));
 }
 
-void launch_thread_per_element(const Hex8AssemblyArrays& a, std::int64_t first, std::int64_t count) {
+void launch_thread_per_element(const Hex8AssemblyArrays& a, std::int64_t first,
+                               std::int64_t count) {
   if (count <= 0) return;
   thread_per_element_kernel<<<blocks_for(count, 128), 128>>>(a, first, count);
   PPKIT_CUDA_CHECK_LAUNCH();
@@ -242,13 +255,15 @@ void launch_thread_per_element(const Hex8AssemblyArrays& a, std::int64_t first, 
 
 void launch_warp_4tpr(const Hex8AssemblyArrays& a, std::int64_t first, std::int64_t count) {
   if (count <= 0) return;
-  warp_4tpr_kernel<false><<<blocks_for(count, kWarpsPerBlock), 32 * kWarpsPerBlock>>>(a, first, count);
+  warp_4tpr_kernel<false>
+      <<<blocks_for(count, kWarpsPerBlock), 32 * kWarpsPerBlock>>>(a, first, count);
   PPKIT_CUDA_CHECK_LAUNCH();
 }
 
 void launch_atomic_4tpr(const Hex8AssemblyArrays& a, std::int64_t first, std::int64_t count) {
   if (count <= 0) return;
-  warp_4tpr_kernel<true><<<blocks_for(count, kWarpsPerBlock), 32 * kWarpsPerBlock>>>(a, first, count);
+  warp_4tpr_kernel<true>
+      <<<blocks_for(count, kWarpsPerBlock), 32 * kWarpsPerBlock>>>(a, first, count);
   PPKIT_CUDA_CHECK_LAUNCH();
 }
 

@@ -63,12 +63,16 @@ KOKKOS_INLINE_FUNCTION double invert3(const double* J, double* inv) {
 // The paper's lane-to-entry maps. In pass p (0 = even, 1 = odd) lane l owns
 // the 3x3 block of element rows of node row_node(l, p) and columns of node
 // column_node(l, p): 2 blocks = 18 entries per lane.
-struct FourThreadsPerRow {  // 3 rows x 6 columns per lane: rows of node l/4, columns of nodes 2(l%4), 2(l%4)+1
+struct FourThreadsPerRow {  // 3 rows x 6 columns per lane: rows of node l/4, columns of nodes
+                            // 2(l%4), 2(l%4)+1
   static constexpr const char* label = "4tpr";
   KOKKOS_INLINE_FUNCTION static int row_node(int lane, int) { return lane / 4; }
-  KOKKOS_INLINE_FUNCTION static int column_node(int lane, int pass) { return 2 * (lane % 4) + pass; }
+  KOKKOS_INLINE_FUNCTION static int column_node(int lane, int pass) {
+    return 2 * (lane % 4) + pass;
+  }
 };
-struct EightThreadsPerRow {  // 6 rows x 3 columns per lane: rows of nodes 2(l/8), 2(l/8)+1, columns of node l%8
+struct EightThreadsPerRow {  // 6 rows x 3 columns per lane: rows of nodes 2(l/8), 2(l/8)+1, columns
+                             // of node l%8
   static constexpr const char* label = "8tpr";
   KOKKOS_INLINE_FUNCTION static int row_node(int lane, int pass) { return 2 * (lane / 8) + pass; }
   KOKKOS_INLINE_FUNCTION static int column_node(int lane, int) { return lane % 8; }
@@ -82,7 +86,8 @@ std::array<int, 64> lane_block_order() {
   std::array<int, 64> order{};
   for (int pass = 0; pass < 2; ++pass)
     for (int lane = 0; lane < 32; ++lane)
-      order[32 * pass + lane] = 8 * LaneMap::row_node(lane, pass) + LaneMap::column_node(lane, pass);
+      order[32 * pass + lane] =
+          8 * LaneMap::row_node(lane, pass) + LaneMap::column_node(lane, pass);
   return order;
 }
 std::array<int, 64> canonical_block_order();
@@ -92,48 +97,58 @@ struct DeviceAssembly {
   using memory_space = typename Space::memory_space;
   template <class T>
   using View = Kokkos::View<T*, memory_space>;
-  View<double> coordinates;         // 24 per element, colour order
-  View<std::int32_t> nodes;         // 8 per element
+  View<double> coordinates;            // 24 per element, colour order
+  View<std::int32_t> nodes;            // 8 per element
   View<std::int64_t> block_positions;  // 64 per element, in the variant's block order
-  View<std::int64_t> row_offsets;   // CSR rows
-  View<double> values, load;        // outputs
-  View<double> natural_derivatives; // 192: [(q*8 + a)*3 + k]
-  View<double> shape_values;        // 64: [q*8 + a]
+  View<std::int64_t> row_offsets;      // CSR rows
+  View<double> values, load;           // outputs
+  View<double> natural_derivatives;    // 192: [(q*8 + a)*3 + k]
+  View<double> shape_values;           // 64: [q*8 + a]
   double lambda = 0, mu = 0, body_x = 0, body_y = 0, body_z = 0;
 
-  KOKKOS_INLINE_FUNCTION double dN(int q, int a, int k) const { return natural_derivatives((q * 8 + a) * 3 + k); }
-  KOKKOS_INLINE_FUNCTION double body(int i) const { return i == 0 ? body_x : (i == 1 ? body_y : body_z); }
+  KOKKOS_INLINE_FUNCTION double dN(int q, int a, int k) const {
+    return natural_derivatives((q * 8 + a) * 3 + k);
+  }
+  KOKKOS_INLINE_FUNCTION double body(int i) const {
+    return i == 0 ? body_x : (i == 1 ? body_y : body_z);
+  }
   KOKKOS_INLINE_FUNCTION std::int64_t row_length(std::int32_t node) const {
     return row_offsets(3 * std::int64_t(node) + 1) - row_offsets(3 * std::int64_t(node));
   }
 };
 
 template <class T, class Space>
-Kokkos::View<T*, typename Space::memory_space> upload(const T* host, std::size_t n, const std::string& label) {
-  Kokkos::View<T*, typename Space::memory_space> device(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+Kokkos::View<T*, typename Space::memory_space> upload(const T* host, std::size_t n,
+                                                      const std::string& label) {
+  Kokkos::View<T*, typename Space::memory_space> device(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
   Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(host, n);
   Kokkos::deep_copy(device, h);
   return device;
 }
 
 template <class Space>
-DeviceAssembly<Space> upload_assembly(const AssemblyProblem& p, const std::array<int, 64>& block_order) {
+DeviceAssembly<Space> upload_assembly(const AssemblyProblem& p,
+                                      const std::array<int, 64>& block_order) {
   DeviceAssembly<Space> d;
   const auto& c = p.coloured;
   const std::int64_t elements = c.num_elements();
   std::vector<std::int64_t> blocks(c.block_positions.size());
   for (std::int64_t e = 0; e < elements; ++e)
     for (int s = 0; s < 64; ++s) blocks[64 * e + s] = c.block_positions[64 * e + block_order[s]];
-  d.coordinates = upload<double, Space>(c.coordinates.data(), c.coordinates.size(), "fem coordinates");
+  d.coordinates =
+      upload<double, Space>(c.coordinates.data(), c.coordinates.size(), "fem coordinates");
   d.nodes = upload<std::int32_t, Space>(c.nodes.data(), c.nodes.size(), "fem nodes");
-  d.block_positions = upload<std::int64_t, Space>(blocks.data(), blocks.size(), "fem CSR block positions");
-  d.row_offsets = upload<std::int64_t, Space>(p.pattern.row_offsets.data(), p.pattern.row_offsets.size(),
-                                              "fem CSR row offsets");
+  d.block_positions =
+      upload<std::int64_t, Space>(blocks.data(), blocks.size(), "fem CSR block positions");
+  d.row_offsets = upload<std::int64_t, Space>(p.pattern.row_offsets.data(),
+                                              p.pattern.row_offsets.size(), "fem CSR row offsets");
   const auto dN = natural_derivative_table();
   const auto N = shape_value_table();
   d.natural_derivatives = upload<double, Space>(dN.data(), dN.size(), "fem dN/dxi");
   d.shape_values = upload<double, Space>(N.data(), N.size(), "fem N");
-  d.values = typename DeviceAssembly<Space>::template View<double>("fem CSR values", p.pattern.num_nonzeros());
+  d.values = typename DeviceAssembly<Space>::template View<double>("fem CSR values",
+                                                                   p.pattern.num_nonzeros());
   d.load = typename DeviceAssembly<Space>::template View<double>("fem load", p.mesh.num_dofs());
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Kokkos::deep_copy(d.values, nan);  // poison: a variant that never ran fails verification
@@ -166,12 +181,14 @@ class KokkosAssemblyRun : public PreparedRun<AssemblyResult> {
     AssemblyResult r;
     r.values.resize(d_.values.extent(0));
     r.load.resize(d_.load.extent(0));
-    Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          r.values.data(), r.values.size()),
-                      d_.values);
-    Kokkos::deep_copy(Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                          r.load.data(), r.load.size()),
-                      d_.load);
+    Kokkos::deep_copy(
+        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            r.values.data(), r.values.size()),
+        d_.values);
+    Kokkos::deep_copy(
+        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            r.load.data(), r.load.size()),
+        d_.load);
     return r;
   }
 
@@ -189,8 +206,9 @@ class KokkosAssemblyRun : public PreparedRun<AssemblyResult> {
 // (B^T D B for isotropic D, entry by entry) in registers and adds them through
 // the CSR block positions in two passes; 24 lanes add the body-force vector.
 template <class LaneMap, class Space, class Member, class Scratch>
-KOKKOS_INLINE_FUNCTION void integrate_and_scatter(const Member& team, const DeviceAssembly<Space>& d,
-                                                  std::int64_t e, const Scratch& g, const Scratch& wdet) {
+KOKKOS_INLINE_FUNCTION void integrate_and_scatter(const Member& team,
+                                                  const DeviceAssembly<Space>& d, std::int64_t e,
+                                                  const Scratch& g, const Scratch& wdet) {
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 32), [&](const int lane) {
     double K[2][9];
     for (int p = 0; p < 2; ++p)
@@ -204,7 +222,8 @@ KOKKOS_INLINE_FUNCTION void integrate_and_scatter(const Member& team, const Devi
         const double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j)
-            K[p][3 * i + j] += s * (d.lambda * ga[i] * gb[j] + d.mu * ga[j] * gb[i] + (i == j ? d.mu * dot : 0.0));
+            K[p][3 * i + j] +=
+                s * (d.lambda * ga[i] * gb[j] + d.mu * ga[j] * gb[i] + (i == j ? d.mu * dot : 0.0));
       }
     }
     for (int p = 0; p < 2; ++p) {
@@ -225,9 +244,10 @@ KOKKOS_INLINE_FUNCTION void integrate_and_scatter(const Member& team, const Devi
 
 // Copies an element's 24 coordinates into team scratch (coalesced).
 template <class Space, class Member, class Scratch>
-KOKKOS_INLINE_FUNCTION void load_coordinates(const Member& team, const DeviceAssembly<Space>& d, std::int64_t e,
-                                             const Scratch& x) {
-  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) { x(m) = d.coordinates(24 * e + m); });
+KOKKOS_INLINE_FUNCTION void load_coordinates(const Member& team, const DeviceAssembly<Space>& d,
+                                             std::int64_t e, const Scratch& x) {
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24),
+                       [&](const int m) { x(m) = d.coordinates(24 * e + m); });
 }
 
 // Per-strategy registration (assemble_kokkos_<strategy>.cpp).

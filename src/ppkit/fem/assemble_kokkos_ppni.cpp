@@ -11,7 +11,8 @@ namespace {
 template <class Space, class LaneMap>
 struct PpniTeamKernel {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
-  using Scratch = Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using Scratch =
+      Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   DeviceAssembly<Space> d;
   std::int64_t first;
 
@@ -23,7 +24,8 @@ struct PpniTeamKernel {
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t e = first + team.league_rank();
     const auto& scratch = team.team_scratch(0);
-    Scratch x(scratch, 24), jac(scratch, 72), inv(scratch, 72), g(scratch, 192), det(scratch, 8), wdet(scratch, 8);
+    Scratch x(scratch, 24), jac(scratch, 72), inv(scratch, 72), g(scratch, 192), det(scratch, 8),
+        wdet(scratch, 8);
     load_coordinates(team, d, e, x);
     team.team_barrier();
     // jac[9q + 3k + i] = dx_i/dxi_k at Gauss point q
@@ -57,13 +59,15 @@ struct PpniTeamKernel {
 template <class Space, class LaneMap>
 class PpniTeamRun final : public KokkosAssemblyRun<Space> {
  public:
-  explicit PpniTeamRun(const AssemblyProblem& p) : KokkosAssemblyRun<Space>(p, lane_block_order<LaneMap>()) {}
+  explicit PpniTeamRun(const AssemblyProblem& p)
+      : KokkosAssemblyRun<Space>(p, lane_block_order<LaneMap>()) {}
 
  private:
   void assemble_colour(std::int64_t first, std::int64_t count) override {
     using Kernel = PpniTeamKernel<Space, LaneMap>;
     Kokkos::TeamPolicy<Space> policy(count, 1, 32);
-    Kokkos::parallel_for("fem ppni", policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
+    Kokkos::parallel_for("fem ppni",
+                         policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
                          Kernel{this->d_, first});
   }
 };
@@ -73,7 +77,9 @@ void register_one(int preference) {
   for_each_kokkos_space([preference](auto space) {
     using Exec = typename decltype(space)::execution_space;
     auto v = kokkos_variant<FemAssemble>(space, std::string("ppni-") + LaneMap::label, preference);
-    v.prepare = [](const AssemblyProblem& p) { return std::make_unique<PpniTeamRun<Exec, LaneMap>>(p); };
+    v.prepare = [](const AssemblyProblem& p) {
+      return std::make_unique<PpniTeamRun<Exec, LaneMap>>(p);
+    };
     Registry<FemAssemble>::add(std::move(v));
   });
 }

@@ -16,7 +16,8 @@ namespace {
 template <class Space, class LaneMap>
 struct GaussLoopTeamKernel {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
-  using Scratch = Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using Scratch =
+      Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   DeviceAssembly<Space> d;
   std::int64_t first;
 
@@ -26,7 +27,8 @@ struct GaussLoopTeamKernel {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t e = first + team.league_rank();
-    Scratch x(team.team_scratch(0), 24), g(team.team_scratch(0), 192), wdet(team.team_scratch(0), 8);
+    Scratch x(team.team_scratch(0), 24), g(team.team_scratch(0), 192),
+        wdet(team.team_scratch(0), 8);
     load_coordinates(team, d, e, x);
     team.team_barrier();
     for (int q = 0; q < 8; ++q) {
@@ -42,7 +44,8 @@ struct GaussLoopTeamKernel {
       const double det = invert3(J.v, inv);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
         const int a = m / 3, i = m % 3;
-        g(24 * q + m) = inv[3 * i] * d.dN(q, a, 0) + inv[3 * i + 1] * d.dN(q, a, 1) + inv[3 * i + 2] * d.dN(q, a, 2);
+        g(24 * q + m) = inv[3 * i] * d.dN(q, a, 0) + inv[3 * i + 1] * d.dN(q, a, 1) +
+                        inv[3 * i + 2] * d.dN(q, a, 2);
       });
       Kokkos::single(Kokkos::PerThread(team), [&]() { wdet(q) = det * kGaussWeight; });
     }
@@ -54,13 +57,15 @@ struct GaussLoopTeamKernel {
 template <class Space, class LaneMap>
 class GaussLoopTeamRun final : public KokkosAssemblyRun<Space> {
  public:
-  explicit GaussLoopTeamRun(const AssemblyProblem& p) : KokkosAssemblyRun<Space>(p, lane_block_order<LaneMap>()) {}
+  explicit GaussLoopTeamRun(const AssemblyProblem& p)
+      : KokkosAssemblyRun<Space>(p, lane_block_order<LaneMap>()) {}
 
  private:
   void assemble_colour(std::int64_t first, std::int64_t count) override {
     using Kernel = GaussLoopTeamKernel<Space, LaneMap>;
     Kokkos::TeamPolicy<Space> policy(count, 1, 32);
-    Kokkos::parallel_for("fem team-gauss-loop", policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
+    Kokkos::parallel_for("fem team-gauss-loop",
+                         policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
                          Kernel{this->d_, first});
   }
 };
@@ -70,7 +75,9 @@ void register_one(int preference) {
   for_each_kokkos_space([preference](auto space) {
     using Exec = typename decltype(space)::execution_space;
     auto v = kokkos_variant<FemAssemble>(space, std::string("team-") + LaneMap::label, preference);
-    v.prepare = [](const AssemblyProblem& p) { return std::make_unique<GaussLoopTeamRun<Exec, LaneMap>>(p); };
+    v.prepare = [](const AssemblyProblem& p) {
+      return std::make_unique<GaussLoopTeamRun<Exec, LaneMap>>(p);
+    };
     Registry<FemAssemble>::add(std::move(v));
   });
 }

@@ -30,7 +30,8 @@ struct ThreadPerElementKernel {
       double g[24];
       for (int a = 0; a < 8; ++a)
         for (int i = 0; i < 3; ++i)
-          g[3 * a + i] = inv[3 * i] * d.dN(q, a, 0) + inv[3 * i + 1] * d.dN(q, a, 1) + inv[3 * i + 2] * d.dN(q, a, 2);
+          g[3 * a + i] = inv[3 * i] * d.dN(q, a, 0) + inv[3 * i + 1] * d.dN(q, a, 1) +
+                         inv[3 * i + 2] * d.dN(q, a, 2);
       for (int a = 0; a < 8; ++a)
         for (int b = 0; b < 8; ++b) {
           const double* ga = g + 3 * a;
@@ -39,7 +40,8 @@ struct ThreadPerElementKernel {
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
               Ke[24 * (3 * a + i) + 3 * b + j] +=
-                  s * (d.lambda * ga[i] * gb[j] + d.mu * ga[j] * gb[i] + (i == j ? d.mu * dot : 0.0));
+                  s *
+                  (d.lambda * ga[i] * gb[j] + d.mu * ga[j] * gb[i] + (i == j ? d.mu * dot : 0.0));
         }
       for (int a = 0; a < 8; ++a)
         for (int i = 0; i < 3; ++i) fe[3 * a + i] += d.shape_values(8 * q + a) * s * d.body(i);
@@ -50,7 +52,8 @@ struct ThreadPerElementKernel {
       for (int b = 0; b < 8; ++b) {
         const std::int64_t base = d.block_positions(64 * e + 8 * a + b);
         for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) d.values(base + i * stride + j) += Ke[24 * (3 * a + i) + 3 * b + j];
+          for (int j = 0; j < 3; ++j)
+            d.values(base + i * stride + j) += Ke[24 * (3 * a + i) + 3 * b + j];
       }
       for (int i = 0; i < 3; ++i) d.load(3 * std::int64_t(node) + i) += fe[3 * a + i];
     }
@@ -60,7 +63,8 @@ struct ThreadPerElementKernel {
 template <class Space>
 class ThreadPerElementRun final : public KokkosAssemblyRun<Space> {
  public:
-  explicit ThreadPerElementRun(const AssemblyProblem& p) : KokkosAssemblyRun<Space>(p, canonical_block_order()) {}
+  explicit ThreadPerElementRun(const AssemblyProblem& p)
+      : KokkosAssemblyRun<Space>(p, canonical_block_order()) {}
 
  private:
   void assemble_colour(std::int64_t first, std::int64_t count) override {
@@ -81,7 +85,9 @@ void register_thread_per_element() {
   for_each_kokkos_space([](auto space) {
     using Exec = typename decltype(space)::execution_space;
     auto v = kokkos_variant<FemAssemble>(space, "thread-per-element", 0);
-    v.prepare = [](const AssemblyProblem& p) { return std::make_unique<ThreadPerElementRun<Exec>>(p); };
+    v.prepare = [](const AssemblyProblem& p) {
+      return std::make_unique<ThreadPerElementRun<Exec>>(p);
+    };
     Registry<FemAssemble>::add(std::move(v));
   });
 }

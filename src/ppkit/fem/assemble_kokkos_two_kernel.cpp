@@ -11,14 +11,16 @@ namespace {
 template <class Space>
 struct GaussGeometryKernel {  // one thread per (element, Gauss point)
   DeviceAssembly<Space> d;
-  Kokkos::View<double*, typename Space::memory_space> geometry;  // [10 * (8 e + q) + 3 i + k], [.. + 9] = |J| w
+  Kokkos::View<double*, typename Space::memory_space>
+      geometry;  // [10 * (8 e + q) + 3 i + k], [.. + 9] = |J| w
   KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
     const std::int64_t e = t / 8;
     const int q = int(t % 8);
     double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
     for (int a = 0; a < 8; ++a)
       for (int k = 0; k < 3; ++k)
-        for (int i = 0; i < 3; ++i) J[3 * k + i] += d.dN(q, a, k) * d.coordinates(24 * e + 3 * a + i);
+        for (int i = 0; i < 3; ++i)
+          J[3 * k + i] += d.dN(q, a, k) * d.coordinates(24 * e + 3 * a + i);
     double inv[9];
     const double det = invert3(J, inv);
     for (int m = 0; m < 9; ++m) geometry(10 * t + m) = inv[m];
@@ -40,8 +42,10 @@ struct EntryKernel {  // one thread per element stiffness entry
       const double* inv = &geometry(10 * (8 * e + q));
       double ga[3], gb[3];
       for (int c = 0; c < 3; ++c) {
-        ga[c] = inv[3 * c] * d.dN(q, a, 0) + inv[3 * c + 1] * d.dN(q, a, 1) + inv[3 * c + 2] * d.dN(q, a, 2);
-        gb[c] = inv[3 * c] * d.dN(q, b, 0) + inv[3 * c + 1] * d.dN(q, b, 1) + inv[3 * c + 2] * d.dN(q, b, 2);
+        ga[c] = inv[3 * c] * d.dN(q, a, 0) + inv[3 * c + 1] * d.dN(q, a, 1) +
+                inv[3 * c + 2] * d.dN(q, a, 2);
+        gb[c] = inv[3 * c] * d.dN(q, b, 0) + inv[3 * c + 1] * d.dN(q, b, 1) +
+                inv[3 * c + 2] * d.dN(q, b, 2);
       }
       const double s = inv[9];
       K += s * (d.lambda * ga[i] * gb[j] + d.mu * ga[j] * gb[i] +

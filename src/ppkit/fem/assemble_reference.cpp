@@ -29,7 +29,8 @@ AssemblyProblem make_assembly_problem(HexMesh mesh, const Material& material) {
     for (int a = 0; a < 8; ++a) {
       const std::int32_t v = p.mesh.elements[8 * e + a];
       c.nodes[8 * k + a] = v;
-      for (int i = 0; i < 3; ++i) c.coordinates[24 * k + 3 * a + i] = p.mesh.coordinates[3 * std::int64_t(v) + i];
+      for (int i = 0; i < 3; ++i)
+        c.coordinates[24 * k + 3 * a + i] = p.mesh.coordinates[3 * std::int64_t(v) + i];
     }
     std::copy_n(positions.begin() + 64 * e, 64, c.block_positions.begin() + 64 * k);
   }
@@ -64,7 +65,8 @@ AssemblyResult assemble_reference(const AssemblyProblem& problem) {
     const auto f = element_body_force_reference(x, problem.material);
     for (int r = 0; r < 24; ++r) {
       out.load[dof[r]] += f[r];
-      for (int c = 0; c < 24; ++c) out.values[value_index(dof[r], std::int32_t(dof[c]))] += K[24 * r + c];
+      for (int c = 0; c < 24; ++c)
+        out.values[value_index(dof[r], std::int32_t(dof[c]))] += K[24 * r + c];
     }
   };
   // Elements of one colour share no node, so host threads may add them
@@ -77,7 +79,8 @@ AssemblyResult assemble_reference(const AssemblyProblem& problem) {
     for (unsigned t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
         try {
-          for (std::int64_t k = colouring.colour_offsets[c] + t; k < colouring.colour_offsets[c + 1]; k += threads)
+          for (std::int64_t k = colouring.colour_offsets[c] + t;
+               k < colouring.colour_offsets[c + 1]; k += threads)
             add_element(colouring.order[k]);
         } catch (...) {
           errors[t] = std::current_exception();

@@ -7,13 +7,13 @@
 namespace ppkit::fem {
 
 struct Hex8AssemblyArrays {
-  const double* coordinates = nullptr;          // 24 per element
-  const std::int32_t* nodes = nullptr;          // 8 per element
+  const double* coordinates = nullptr;            // 24 per element
+  const std::int32_t* nodes = nullptr;            // 8 per element
   const std::int64_t* block_positions = nullptr;  // 64 per element, in the kernel's block order
-  const std::int64_t* row_offsets = nullptr;    // CSR row offsets
-  double* values = nullptr;                     // CSR values (accumulated into)
-  double* load = nullptr;                       // load vector (accumulated into)
-  double lambda = 0, mu = 0;                    // Lame constants
+  const std::int64_t* row_offsets = nullptr;      // CSR row offsets
+  double* values = nullptr;                       // CSR values (accumulated into)
+  double* load = nullptr;                         // load vector (accumulated into)
+  double lambda = 0, mu = 0;                      // Lame constants
   double body_force[3] = {0, 0, 0};
 };
 

@@ -9,7 +9,8 @@
 namespace ppkit::fem {
 
 double timoshenko_tip_deflection(const CantileverSpec& s) {
-  const double L = s.size[0], b = s.size[1], h = s.size[2], nu = s.poisson_ratio, E = s.youngs_modulus;
+  const double L = s.size[0], b = s.size[1], h = s.size[2], nu = s.poisson_ratio,
+               E = s.youngs_modulus;
   const double I = b * h * h * h / 12, A = b * h, G = E / (2 * (1 + nu));
   const double kappa = 10 * (1 + nu) / (12 + 11 * nu);
   return s.load * L * L * L / (3 * E * I) + s.load * L / (kappa * G * A);
@@ -29,7 +30,9 @@ CantileverResult solve_cantilever(const CantileverSpec& spec) {
 
   const auto& variant = Registry<FemAssemble>::find(spec.variant);
   const Availability a = variant.availability();
-  if (!a.available) throw Error("variant '" + variant.name + "' cannot run here: " + a.reason, "an available variant");
+  if (!a.available)
+    throw Error("variant '" + variant.name + "' cannot run here: " + a.reason,
+                "an available variant");
   out.variant = variant.name;
   auto run = variant.prepare(out.problem);
   auto start = std::chrono::steady_clock::now();
@@ -43,7 +46,8 @@ CantileverResult solve_cantilever(const CantileverSpec& spec) {
   std::vector<double> rhs(mesh.num_dofs(), 0.0);  // body force is zero
   for (int k = 0; k <= nz; ++k)
     for (int j = 0; j <= ny; ++j) {
-      const double wy = (j == 0 || j == ny ? 0.5 : 1.0) / ny, wz = (k == 0 || k == nz ? 0.5 : 1.0) / nz;
+      const double wy = (j == 0 || j == ny ? 0.5 : 1.0) / ny,
+                   wz = (k == 0 || k == nz ? 0.5 : 1.0) / nz;
       const std::int64_t node = nx + std::int64_t(nx + 1) * (j + std::int64_t(ny + 1) * k);
       rhs[3 * node + 2] = -spec.load * wy * wz;
     }
@@ -57,8 +61,9 @@ CantileverResult solve_cantilever(const CantileverSpec& spec) {
   out.solve_seconds = seconds_since(start);
   out.displacement = out.cg.solution;
   if (!out.cg.converged)
-    throw Error("CG did not converge in " + std::to_string(out.cg.iterations) + " iterations (relative residual " +
-                    std::to_string(out.cg.relative_residual) + ")",
+    throw Error("CG did not converge in " + std::to_string(out.cg.iterations) +
+                    " iterations (relative residual " + std::to_string(out.cg.relative_residual) +
+                    ")",
                 "more iterations or a looser tolerance");
   double sum = 0;
   const auto& loaded = mesh.node_groups.at("loaded");

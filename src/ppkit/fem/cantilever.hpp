@@ -16,12 +16,12 @@
 namespace ppkit::fem {
 
 struct CantileverSpec {
-  std::array<int, 3> elements{40, 4, 4};          // along x (length), y (width b), z (height h)
-  std::array<double, 3> size{10.0, 1.0, 1.0};     // L, b, h
-  double youngs_modulus = 2.0e11;                 // Pa (steel)
+  std::array<int, 3> elements{40, 4, 4};       // along x (length), y (width b), z (height h)
+  std::array<double, 3> size{10.0, 1.0, 1.0};  // L, b, h
+  double youngs_modulus = 2.0e11;              // Pa (steel)
   double poisson_ratio = 0.3;
-  double load = 1.0e5;                            // N, total, in -z at x = L
-  std::string variant = "auto";                   // fem.assemble variant
+  double load = 1.0e5;           // N, total, in -z at x = L
+  std::string variant = "auto";  // fem.assemble variant
   CgOptions cg;
 };
 
@@ -32,7 +32,7 @@ struct CantileverResult {
   double theory = 0;                 // Timoshenko
   double relative_error = 0;         // |tip - theory| / theory
   CgResult cg;
-  std::string variant;               // the assembly variant used
+  std::string variant;  // the assembly variant used
   double assembly_seconds = 0, solve_seconds = 0;
 };
 

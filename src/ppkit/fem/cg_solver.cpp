@@ -23,9 +23,11 @@ using Vector = Kokkos::View<double*, Mem>;
 
 template <class T>
 Kokkos::View<T*, Mem> to_device(const std::vector<T>& host, const char* label) {
-  Kokkos::View<T*, Mem> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), host.size());
-  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                           host.data(), host.size()));
+  Kokkos::View<T*, Mem> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                          host.size());
+  Kokkos::deep_copy(
+      d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+             host.data(), host.size()));
   return d;
 }
 
@@ -36,19 +38,26 @@ struct Operations {
   Kokkos::View<double*, Mem> values;
   std::int64_t rows = 0;
 #if defined(PPKIT_HAVE_KOKKOSKERNELS)
-  using Matrix = KokkosSparse::CrsMatrix<double, std::int32_t, Kokkos::Device<Exec, Mem>, void, std::int64_t>;
+  using Matrix =
+      KokkosSparse::CrsMatrix<double, std::int32_t, Kokkos::Device<Exec, Mem>, void, std::int64_t>;
   Matrix matrix;
   static const char* name() { return "Kokkos Kernels spmv + BLAS-1"; }
   void finish_setup() {
-    matrix = Matrix("K", std::int32_t(rows), std::int32_t(rows), std::int64_t(values.extent(0)), values,
-                    row_offsets, columns);
+    matrix = Matrix("K", std::int32_t(rows), std::int32_t(rows), std::int64_t(values.extent(0)),
+                    values, row_offsets, columns);
   }
-  void spmv(const Vector& x, const Vector& y) const { KokkosSparse::spmv("N", 1.0, matrix, x, 0.0, y); }
+  void spmv(const Vector& x, const Vector& y) const {
+    KokkosSparse::spmv("N", 1.0, matrix, x, 0.0, y);
+  }
   double dot(const Vector& a, const Vector& b) const { return KokkosBlas::dot(a, b); }
   // y = alpha x + beta y
-  void axpby(double alpha, const Vector& x, double beta, const Vector& y) const { KokkosBlas::axpby(alpha, x, beta, y); }
+  void axpby(double alpha, const Vector& x, double beta, const Vector& y) const {
+    KokkosBlas::axpby(alpha, x, beta, y);
+  }
   // z = d .* r
-  void multiply(const Vector& d, const Vector& r, const Vector& z) const { KokkosBlas::mult(0.0, z, 1.0, d, r); }
+  void multiply(const Vector& d, const Vector& r, const Vector& z) const {
+    KokkosBlas::mult(0.0, z, 1.0, d, r);
+  }
 #else
   static const char* name() { return "ppkit Kokkos kernels"; }
   void finish_setup() {}
@@ -87,8 +96,10 @@ struct Operations {
 
 CgResult solve_jacobi_cg(const CsrPattern& pattern, const std::vector<double>& values,
                          const std::vector<double>& rhs, const CgOptions& options) {
-  require(std::int64_t(values.size()) == pattern.num_nonzeros(), "CG: CSR values do not match the pattern");
-  require(std::int64_t(rhs.size()) == pattern.num_rows, "CG: right-hand side size does not match the matrix");
+  require(std::int64_t(values.size()) == pattern.num_nonzeros(),
+          "CG: CSR values do not match the pattern");
+  require(std::int64_t(rhs.size()) == pattern.num_rows,
+          "CG: right-hand side size does not match the matrix");
   require(pattern.num_rows < (std::int64_t(1) << 31), "CG: too many rows", "fewer than 2^31");
   const std::int64_t n = pattern.num_rows;
   // Jacobi preconditioner: inverse diagonal (host, once).
@@ -96,7 +107,8 @@ CgResult solve_jacobi_cg(const CsrPattern& pattern, const std::vector<double>& v
   for (std::int64_t r = 0; r < n; ++r)
     for (auto k = pattern.row_offsets[r]; k < pattern.row_offsets[r + 1]; ++k)
       if (pattern.column_indices[k] == r) {
-        require(values[k] > 0, "CG: diagonal entry of row " + std::to_string(r) + " is not positive",
+        require(values[k] > 0,
+                "CG: diagonal entry of row " + std::to_string(r) + " is not positive",
                 "a symmetric positive definite matrix (are rigid-body modes constrained?)");
         inverse_diagonal[r] = 1.0 / values[k];
       }
@@ -126,7 +138,8 @@ CgResult solve_jacobi_cg(const CsrPattern& pattern, const std::vector<double>& v
     op.spmv(p, Ap);
     const double pAp = op.dot(p, Ap);
     if (!(pAp > 0))
-      throw Error("CG broke down at iteration " + std::to_string(it) + " (p.Ap = " + std::to_string(pAp) + ")",
+      throw Error("CG broke down at iteration " + std::to_string(it) +
+                      " (p.Ap = " + std::to_string(pAp) + ")",
                   "a symmetric positive definite matrix");
     const double alpha = rz / pAp;
     op.axpby(alpha, p, 1.0, x);
@@ -145,12 +158,14 @@ CgResult solve_jacobi_cg(const CsrPattern& pattern, const std::vector<double>& v
   result.relative_residual = r_norm / b_norm;
   result.solution.resize(n);
   Kokkos::deep_copy(
-      Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(result.solution.data(), n), x);
+      Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+          result.solution.data(), n),
+      x);
   return result;
 }
 
-void apply_zero_dirichlet(const CsrPattern& pattern, std::vector<double>& values, std::vector<double>& rhs,
-                          const std::vector<std::int64_t>& fixed_dofs) {
+void apply_zero_dirichlet(const CsrPattern& pattern, std::vector<double>& values,
+                          std::vector<double>& rhs, const std::vector<std::int64_t>& fixed_dofs) {
   std::vector<char> fixed(pattern.num_rows, 0);
   for (auto d : fixed_dofs) {
     require(d >= 0 && d < pattern.num_rows, "fixed DOF " + std::to_string(d) + " is out of range");

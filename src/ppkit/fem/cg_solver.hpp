@@ -30,7 +30,7 @@ CgResult solve_jacobi_cg(const CsrPattern& pattern, const std::vector<double>& v
 
 // Imposes u = 0 at the given DOFs symmetrically: their rows and columns are
 // zeroed, the diagonal keeps its value, the right-hand side is zeroed there.
-void apply_zero_dirichlet(const CsrPattern& pattern, std::vector<double>& values, std::vector<double>& rhs,
-                          const std::vector<std::int64_t>& fixed_dofs);
+void apply_zero_dirichlet(const CsrPattern& pattern, std::vector<double>& values,
+                          std::vector<double>& rhs, const std::vector<std::int64_t>& fixed_dofs);
 
 }  // namespace ppkit::fem

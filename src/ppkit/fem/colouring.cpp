@@ -38,7 +38,8 @@ ElementColouring colour_elements(const HexMesh& mesh) {
 bool colouring_is_valid(const HexMesh& mesh, const ElementColouring& colouring) {
   const std::int64_t num_elements = mesh.num_elements();
   if (std::int64_t(colouring.order.size()) != num_elements) return false;
-  if (colouring.colour_offsets.empty() || colouring.colour_offsets.back() != num_elements) return false;
+  if (colouring.colour_offsets.empty() || colouring.colour_offsets.back() != num_elements)
+    return false;
   std::vector<char> seen(num_elements, 0);
   std::vector<std::int64_t> last_colour_at_node(mesh.num_nodes(), -1);
   for (int c = 0; c < colouring.num_colours(); ++c)

@@ -10,11 +10,11 @@
 namespace ppkit::fem {
 
 struct ElementColouring {
-  std::vector<std::int32_t> colour;             // colour of each element (input order)
+  std::vector<std::int32_t> colour;  // colour of each element (input order)
   // Elements reordered colour by colour: order[colour_offsets[c] .. colour_offsets[c+1])
   // are the input-order indices of the elements of colour c, ascending.
   std::vector<std::int64_t> order;
-  std::vector<std::int64_t> colour_offsets;     // num_colours + 1
+  std::vector<std::int64_t> colour_offsets;  // num_colours + 1
   int num_colours() const { return int(colour_offsets.size()) - 1; }
 };
 

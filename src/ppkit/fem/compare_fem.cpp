@@ -12,9 +12,12 @@ namespace {
 
 std::vector<int> box_edges(ProblemSize size) {
   switch (size) {
-    case ProblemSize::quick: return {8, 16};
-    case ProblemSize::standard: return {32, 64};
-    case ProblemSize::large: return {64, 128};  // 128^3: 6.44 M DOF, the paper's ~6.5 M
+    case ProblemSize::quick:
+      return {8, 16};
+    case ProblemSize::standard:
+      return {32, 64};
+    case ProblemSize::large:
+      return {64, 128};  // 128^3: 6.44 M DOF, the paper's ~6.5 M
   }
   return {};
 }
@@ -41,7 +44,8 @@ std::vector<CompareRow> run_fem(CompareContext& ctx) {
     model.tolerance = 1e-12;
     model.baseline_strategy = "thread-per-element";
     auto case_rows = compare_variants<FemAssemble>(
-        ctx, model, problem, [&](const AssemblyResult& r) { return assembly_relative_error(r, reference); });
+        ctx, model, problem,
+        [&](const AssemblyResult& r) { return assembly_relative_error(r, reference); });
     for (auto& row : case_rows) {
       row.extra["colours"] = problem.coloured.num_colours();
       row.extra["nonzeros"] = problem.pattern.num_nonzeros();
@@ -64,7 +68,8 @@ int count_fem(const CompareContext& ctx) {
 
 namespace ppkit::registration {
 void register_fem_workload() {
-  register_workload({"fem", "hex8 elasticity element matrices + CSR assembly with colouring (Kiran et al. 2019)",
-                     ppkit::fem::count_fem, ppkit::fem::run_fem});
+  register_workload(
+      {"fem", "hex8 elasticity element matrices + CSR assembly with colouring (Kiran et al. 2019)",
+       ppkit::fem::count_fem, ppkit::fem::run_fem});
 }
 }  // namespace ppkit::registration

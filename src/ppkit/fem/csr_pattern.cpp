@@ -50,7 +50,8 @@ CsrPattern build_csr_pattern(const HexMesh& mesh) {
   return p;
 }
 
-std::vector<std::int64_t> build_csr_block_positions(const HexMesh& mesh, const CsrPattern& pattern) {
+std::vector<std::int64_t> build_csr_block_positions(const HexMesh& mesh,
+                                                    const CsrPattern& pattern) {
   std::vector<std::int64_t> positions(64 * mesh.elements.size() / 8);
   for (std::int64_t e = 0; e < mesh.num_elements(); ++e)
     for (int a = 0; a < 8; ++a) {
@@ -60,7 +61,8 @@ std::vector<std::int64_t> build_csr_block_positions(const HexMesh& mesh, const C
       for (int b = 0; b < 8; ++b) {
         const std::int32_t column = 3 * mesh.elements[8 * e + b];
         const auto it = std::lower_bound(first, last, column);
-        require(it != last && *it == column, "CSR pattern lacks a node pair of element " + std::to_string(e));
+        require(it != last && *it == column,
+                "CSR pattern lacks a node pair of element " + std::to_string(e));
         positions[64 * e + 8 * a + b] = it - pattern.column_indices.begin();
       }
     }

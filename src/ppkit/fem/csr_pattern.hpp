@@ -11,9 +11,9 @@
 namespace ppkit::fem {
 
 struct CsrPattern {
-  std::int64_t num_rows = 0;                   // 3 * nodes
-  std::vector<std::int64_t> row_offsets;       // num_rows + 1 (64-bit: nnz can pass 2^31)
-  std::vector<std::int32_t> column_indices;    // nnz, ascending within each row
+  std::int64_t num_rows = 0;                 // 3 * nodes
+  std::vector<std::int64_t> row_offsets;     // num_rows + 1 (64-bit: nnz can pass 2^31)
+  std::vector<std::int32_t> column_indices;  // nnz, ascending within each row
   std::int64_t num_nonzeros() const { return row_offsets.empty() ? 0 : row_offsets.back(); }
 };
 

@@ -8,9 +8,9 @@
 namespace ppkit::fem {
 
 struct Material {
-  double youngs_modulus = 1.0;                 // E, Pa
-  double poisson_ratio = 0.3;                  // nu, -1 < nu < 0.5
-  std::array<double, 3> body_force{0, 0, 0};   // b, force per volume (e.g. rho g)
+  double youngs_modulus = 1.0;                // E, Pa
+  double poisson_ratio = 0.3;                 // nu, -1 < nu < 0.5
+  std::array<double, 3> body_force{0, 0, 0};  // b, force per volume (e.g. rho g)
   double lambda() const {
     return youngs_modulus * poisson_ratio / ((1 + poisson_ratio) * (1 - 2 * poisson_ratio));
   }

@@ -17,24 +17,43 @@ namespace {
 // ones only feed node groups).
 int nodes_of_type(int type) {
   switch (type) {
-    case 1: return 2;    // 2-node line
-    case 2: return 3;    // 3-node triangle
-    case 3: return 4;    // 4-node quadrangle
-    case 5: return 8;    // 8-node hexahedron
-    case 8: return 3;    // 3-node line
-    case 9: return 6;    // 6-node triangle
-    case 10: return 9;   // 9-node quadrangle
-    case 15: return 1;   // point
-    case 16: return 8;   // 8-node quadrangle
-    default: return -1;
+    case 1:
+      return 2;  // 2-node line
+    case 2:
+      return 3;  // 3-node triangle
+    case 3:
+      return 4;  // 4-node quadrangle
+    case 5:
+      return 8;  // 8-node hexahedron
+    case 8:
+      return 3;  // 3-node line
+    case 9:
+      return 6;  // 6-node triangle
+    case 10:
+      return 9;  // 9-node quadrangle
+    case 15:
+      return 1;  // point
+    case 16:
+      return 8;  // 8-node quadrangle
+    default:
+      return -1;
   }
 }
 int dimension_of_type(int type) {
   switch (type) {
-    case 15: return 0;
-    case 1: case 8: return 1;
-    case 2: case 3: case 9: case 10: case 16: return 2;
-    default: return 3;
+    case 15:
+      return 0;
+    case 1:
+    case 8:
+      return 1;
+    case 2:
+    case 3:
+    case 9:
+    case 10:
+    case 16:
+      return 2;
+    default:
+      return 3;
   }
 }
 
@@ -49,7 +68,8 @@ class Tokens {
   // The next token; throws naming `what` when the file ends.
   std::string next(const std::string& what) {
     while (position_ >= tokens_.size()) {
-      if (!std::getline(in_, line_)) fail("file ends while reading " + what + " (truncated file?)", "");
+      if (!std::getline(in_, line_))
+        fail("file ends while reading " + what + " (truncated file?)", "");
       ++line_number_;
       tokens_.clear();
       position_ = 0;
@@ -61,7 +81,8 @@ class Tokens {
   // The rest of the current line, raw (for quoted physical names).
   std::string rest_of_line() {
     std::string rest;
-    for (; position_ < tokens_.size(); ++position_) rest += (rest.empty() ? "" : " ") + tokens_[position_];
+    for (; position_ < tokens_.size(); ++position_)
+      rest += (rest.empty() ? "" : " ") + tokens_[position_];
     return rest;
   }
   long long integer(const std::string& what) {
@@ -73,7 +94,8 @@ class Tokens {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != t.size() || t.empty()) fail("expected an integer (" + what + "), got '" + t + "'", "an integer");
+    if (used != t.size() || t.empty())
+      fail("expected an integer (" + what + "), got '" + t + "'", "an integer");
     return v;
   }
   double real(const std::string& what) {
@@ -85,7 +107,8 @@ class Tokens {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != t.size() || t.empty()) fail("expected a number (" + what + "), got '" + t + "'", "a real number");
+    if (used != t.size() || t.empty())
+      fail("expected a number (" + what + "), got '" + t + "'", "a real number");
     return v;
   }
   long long count(const std::string& what) {
@@ -115,10 +138,11 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
   Tokens t(in, source_name);
   HexMesh mesh;
   mesh.source = source_name;
-  std::map<int, std::string> physical_names;                       // tag -> name
-  std::map<std::pair<int, int>, std::vector<int>> entity_physicals;  // (dim, entity) -> physical tags
-  std::unordered_map<long long, std::int32_t> node_index;          // Gmsh node tag -> 0-based
-  std::map<int, std::set<std::int32_t>> physical_nodes;            // physical tag -> nodes
+  std::map<int, std::string> physical_names;  // tag -> name
+  std::map<std::pair<int, int>, std::vector<int>>
+      entity_physicals;                                    // (dim, entity) -> physical tags
+  std::unordered_map<long long, std::int32_t> node_index;  // Gmsh node tag -> 0-based
+  std::map<int, std::set<std::int32_t>> physical_nodes;    // physical tag -> nodes
   bool have_format = false, have_nodes = false, have_elements = false;
 
   for (;;) {
@@ -128,13 +152,15 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
     } catch (const Error&) {
       break;  // end of file between sections
     }
-    if (section.empty() || section[0] != '$') t.fail("expected a section such as $Nodes, got '" + section + "'", "$Name");
+    if (section.empty() || section[0] != '$')
+      t.fail("expected a section such as $Nodes, got '" + section + "'", "$Name");
     const std::string name = section.substr(1);
     if (name == "MeshFormat") {
       const std::string version = t.next("the format version");
       const long long file_type = t.integer("the file type");
       t.integer("the data size");
-      if (version != "4.1") t.fail("unsupported Gmsh format version " + version, "4.1 (Gmsh -format msh41)");
+      if (version != "4.1")
+        t.fail("unsupported Gmsh format version " + version, "4.1 (Gmsh -format msh41)");
       if (file_type != 0) t.fail("binary .msh files are not supported", "ASCII (file type 0)");
       have_format = true;
     } else if (name == "PhysicalNames") {
@@ -151,14 +177,16 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
       }
     } else if (name == "Entities") {
       const long long counts[4] = {t.count("the number of points"), t.count("the number of curves"),
-                                   t.count("the number of surfaces"), t.count("the number of volumes")};
+                                   t.count("the number of surfaces"),
+                                   t.count("the number of volumes")};
       for (int dim = 0; dim < 4; ++dim)
         for (long long i = 0; i < counts[dim]; ++i) {
           const int tag = int(t.integer("an entity tag"));
           for (int c = 0; c < (dim == 0 ? 3 : 6); ++c) t.real("an entity bounding box");
           const long long n_physical = t.count("the number of physical tags");
           auto& physicals = entity_physicals[{dim, tag}];
-          for (long long k = 0; k < n_physical; ++k) physicals.push_back(int(t.integer("a physical tag")));
+          for (long long k = 0; k < n_physical; ++k)
+            physicals.push_back(int(t.integer("a physical tag")));
           if (dim > 0) {
             const long long n_bounding = t.count("the number of bounding entities");
             for (long long k = 0; k < n_bounding; ++k) t.integer("a bounding entity tag");
@@ -169,7 +197,8 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
       const long long total = t.count("the number of nodes");
       t.integer("the minimum node tag");
       t.integer("the maximum node tag");
-      if (total >= (1LL << 31) / 3) t.fail(std::to_string(total) + " nodes are too many", "fewer than 715 million");
+      if (total >= (1LL << 31) / 3)
+        t.fail(std::to_string(total) + " nodes are too many", "fewer than 715 million");
       mesh.coordinates.reserve(3 * total);
       for (long long b = 0; b < blocks; ++b) {
         t.integer("a node block's entity dimension");
@@ -183,10 +212,12 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
           if (!node_index.emplace(tag, std::int32_t(node_index.size())).second)
             t.fail("node tag " + std::to_string(tag) + " appears twice", "unique node tags");
         }
-        for (long long k = 0; k < 3 * n; ++k) mesh.coordinates.push_back(t.real("a node coordinate"));
+        for (long long k = 0; k < 3 * n; ++k)
+          mesh.coordinates.push_back(t.real("a node coordinate"));
       }
       if (std::int64_t(node_index.size()) != total)
-        t.fail("$Nodes announced " + std::to_string(total) + " nodes but holds " + std::to_string(node_index.size()),
+        t.fail("$Nodes announced " + std::to_string(total) + " nodes but holds " +
+                   std::to_string(node_index.size()),
                "a consistent node count");
       have_nodes = true;
     } else if (name == "Elements") {
@@ -214,7 +245,8 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
             const long long node_tag = t.integer("a node tag of element " + std::to_string(tag));
             const auto it = node_index.find(node_tag);
             if (it == node_index.end())
-              t.fail("element " + std::to_string(tag) + " refers to unknown node " + std::to_string(node_tag),
+              t.fail("element " + std::to_string(tag) + " refers to unknown node " +
+                         std::to_string(node_tag),
                      "node tags listed in $Nodes");
             if (type == 5) mesh.elements.push_back(it->second);
             for (int p : physicals) physical_nodes[p].insert(it->second);
@@ -235,11 +267,14 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
     t.expect("$End" + name);
   }
   if (!have_format) t.fail("no $MeshFormat section", "a Gmsh .msh 4.1 ASCII file");
-  if (!have_nodes || !have_elements) t.fail("no $Nodes or $Elements section", "a Gmsh .msh 4.1 ASCII file");
-  if (mesh.elements.empty()) t.fail("no 8-node hexahedra (type 5) in the file", "a hexahedral mesh");
+  if (!have_nodes || !have_elements)
+    t.fail("no $Nodes or $Elements section", "a Gmsh .msh 4.1 ASCII file");
+  if (mesh.elements.empty())
+    t.fail("no 8-node hexahedra (type 5) in the file", "a hexahedral mesh");
   for (const auto& [tag, nodes] : physical_nodes) {
     const auto n = physical_names.find(tag);
-    const std::string group = n == physical_names.end() ? "physical " + std::to_string(tag) : n->second;
+    const std::string group =
+        n == physical_names.end() ? "physical " + std::to_string(tag) : n->second;
     auto& out = mesh.node_groups[group];
     out.insert(out.end(), nodes.begin(), nodes.end());
     std::sort(out.begin(), out.end());
@@ -250,7 +285,8 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
 
 HexMesh read_gmsh_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error("cannot open mesh file '" + path + "'", "a readable Gmsh .msh 4.1 ASCII file");
+  if (!in)
+    throw Error("cannot open mesh file '" + path + "'", "a readable Gmsh .msh 4.1 ASCII file");
   return read_gmsh(in, path);
 }
 

@@ -13,11 +13,11 @@ namespace ppkit::fem {
 
 constexpr int kNodesPerElement = 8;
 constexpr int kDofsPerNode = 3;
-constexpr int kDofsPerElement = 24;        // 8 nodes x 3 components
-constexpr int kEntriesPerElement = 576;    // 24 x 24 element stiffness entries
-constexpr int kBlocksPerElement = 64;      // 8 x 8 node-pair 3x3 blocks
-constexpr int kGaussPoints = 8;            // 2 x 2 x 2
-constexpr double kGaussWeight = 1.0;       // every weight of the 2-point rule is 1
+constexpr int kDofsPerElement = 24;      // 8 nodes x 3 components
+constexpr int kEntriesPerElement = 576;  // 24 x 24 element stiffness entries
+constexpr int kBlocksPerElement = 64;    // 8 x 8 node-pair 3x3 blocks
+constexpr int kGaussPoints = 8;          // 2 x 2 x 2
+constexpr double kGaussWeight = 1.0;     // every weight of the 2-point rule is 1
 
 // Natural coordinates of the 8 nodes: kNodeSigns[a] = (xi_a, eta_a, zeta_a).
 constexpr int kNodeSigns[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
@@ -49,7 +49,8 @@ inline std::array<double, 192> natural_derivative_table() {
   std::array<double, 192> t{};
   for (int q = 0; q < 8; ++q)
     for (int a = 0; a < 8; ++a)
-      for (int k = 0; k < 3; ++k) t[(q * 8 + a) * 3 + k] = shape_natural_derivative(a, k, gauss_point(q));
+      for (int k = 0; k < 3; ++k)
+        t[(q * 8 + a) * 3 + k] = shape_natural_derivative(a, k, gauss_point(q));
   return t;
 }
 inline std::array<double, 64> shape_value_table() {

@@ -16,11 +16,13 @@ HexMesh make_box_mesh(const BoxMeshSpec& spec) {
               std::to_string(ny) + "," + std::to_string(nz),
           "NX,NY,NZ >= 1");
   const std::int64_t nodes = std::int64_t(nx + 1) * (ny + 1) * (nz + 1);
-  require(nodes < (std::int64_t(1) << 31) / 3, "box mesh too large: " + std::to_string(nodes) + " nodes",
+  require(nodes < (std::int64_t(1) << 31) / 3,
+          "box mesh too large: " + std::to_string(nodes) + " nodes",
           "fewer than 715 million nodes (DOF indices are 32-bit)");
   for (double l : spec.size) require(l > 0, "box size must be positive", "LX,LY,LZ > 0");
   require(spec.perturbation >= 0 && spec.perturbation <= 0.25,
-          "perturbation " + std::to_string(spec.perturbation) + " is out of range", "0 <= F <= 0.25");
+          "perturbation " + std::to_string(spec.perturbation) + " is out of range",
+          "0 <= F <= 0.25");
 
   HexMesh mesh;
   const double h[3] = {spec.size[0] / nx, spec.size[1] / ny, spec.size[2] / nz};
@@ -28,7 +30,9 @@ HexMesh make_box_mesh(const BoxMeshSpec& spec) {
   mesh.coordinates.resize(3 * nodes);
   std::mt19937_64 rng(spec.seed);
   std::uniform_real_distribution<double> uniform(-spec.perturbation, spec.perturbation);
-  auto node = [&](int i, int j, int k) { return std::int32_t(i + (nx + 1) * (j + (ny + 1) * std::int64_t(k))); };
+  auto node = [&](int i, int j, int k) {
+    return std::int32_t(i + (nx + 1) * (j + (ny + 1) * std::int64_t(k)));
+  };
   for (int k = 0; k <= nz; ++k)
     for (int j = 0; j <= ny; ++j)
       for (int i = 0; i <= nx; ++i) {
@@ -59,7 +63,8 @@ HexMesh make_box_mesh(const BoxMeshSpec& spec) {
   return mesh;
 }
 
-double jacobian_determinant(const HexMesh& mesh, std::int64_t element, const std::array<double, 3>& xi) {
+double jacobian_determinant(const HexMesh& mesh, std::int64_t element,
+                            const std::array<double, 3>& xi) {
   double J[3][3] = {};  // J[k][i] = dx_i / dxi_k
   for (int a = 0; a < 8; ++a) {
     const double* x = &mesh.coordinates[3 * std::int64_t(mesh.elements[8 * element + a])];
@@ -75,9 +80,10 @@ double jacobian_determinant(const HexMesh& mesh, std::int64_t element, const std
 
 std::string element_label(const HexMesh& mesh, std::int64_t element) {
   std::string label = "element " + std::to_string(element);
-  if (element < std::int64_t(mesh.element_tags.size()) && element < std::int64_t(mesh.element_lines.size()))
-    label += " (Gmsh element tag " + std::to_string(mesh.element_tags[element]) + ", " + mesh.source + " line " +
-             std::to_string(mesh.element_lines[element]) + ")";
+  if (element < std::int64_t(mesh.element_tags.size()) &&
+      element < std::int64_t(mesh.element_lines.size()))
+    label += " (Gmsh element tag " + std::to_string(mesh.element_tags[element]) + ", " +
+             mesh.source + " line " + std::to_string(mesh.element_lines[element]) + ")";
   return label;
 }
 
@@ -100,9 +106,10 @@ void validate_mesh(const HexMesh& mesh) {
     }
     for (int p = 0; p < 16; ++p) {
       const bool corner = p < 8;
-      std::array<double, 3> xi = corner ? std::array<double, 3>{double(kNodeSigns[p][0]), double(kNodeSigns[p][1]),
-                                                                double(kNodeSigns[p][2])}
-                                        : gauss_point(p - 8);
+      std::array<double, 3> xi =
+          corner ? std::array<double, 3>{double(kNodeSigns[p][0]), double(kNodeSigns[p][1]),
+                                         double(kNodeSigns[p][2])}
+                 : gauss_point(p - 8);
       const double det = jacobian_determinant(mesh, e, xi);
       if (!(det > 0)) {
         std::ostringstream what;
@@ -110,8 +117,9 @@ void validate_mesh(const HexMesh& mesh) {
              << (corner ? "corner " : "Gauss point ") << (corner ? p : p - 8) << " (nodes";
         for (int a = 0; a < 8; ++a) what << ' ' << mesh.elements[8 * e + a];
         what << "): inverted or degenerate";
-        throw Error(what.str(), "det J > 0: nodes in Gmsh hexahedron order (bottom face counter-clockwise "
-                                "seen from the top face, then the top face)");
+        throw Error(what.str(),
+                    "det J > 0: nodes in Gmsh hexahedron order (bottom face counter-clockwise "
+                    "seen from the top face, then the top face)");
       }
     }
   }

@@ -25,7 +25,7 @@ struct HexMesh {
 };
 
 struct BoxMeshSpec {
-  std::array<int, 3> elements{4, 4, 4};      // NX, NY, NZ
+  std::array<int, 3> elements{4, 4, 4};       // NX, NY, NZ
   std::array<double, 3> size{1.0, 1.0, 1.0};  // LX, LY, LZ; the box is [0,LX]x[0,LY]x[0,LZ]
   // Random node displacement as a fraction of the element edge, uniform in
   // [-perturbation, +perturbation] per coordinate; boundary nodes move only
@@ -42,7 +42,8 @@ HexMesh make_box_mesh(const BoxMeshSpec& spec);
 std::string element_label(const HexMesh& mesh, std::int64_t element);
 
 // Determinant of the Jacobian of element e at natural point xi.
-double jacobian_determinant(const HexMesh& mesh, std::int64_t element, const std::array<double, 3>& xi);
+double jacobian_determinant(const HexMesh& mesh, std::int64_t element,
+                            const std::array<double, 3>& xi);
 
 // Throws ppkit::Error naming the first bad element: a node index out of range,
 // a repeated node, or det J <= 0 at a corner or a Gauss point (inverted or

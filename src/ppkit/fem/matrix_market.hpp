@@ -12,7 +12,8 @@
 
 namespace ppkit::fem {
 
-void write_matrix_market(const std::string& path, const CsrPattern& pattern, const std::vector<double>& values);
+void write_matrix_market(const std::string& path, const CsrPattern& pattern,
+                         const std::vector<double>& values);
 void write_vector_market(const std::string& path, const std::vector<double>& vector);
 
 // Reads a coordinate real general file back as (row, column, value) with

@@ -10,7 +10,8 @@ namespace ppkit::fem {
 
 std::vector<double> element_von_mises(const HexMesh& mesh, const Material& material,
                                       const std::vector<double>& displacement) {
-  require(std::int64_t(displacement.size()) == mesh.num_dofs(), "displacement size does not match the mesh");
+  require(std::int64_t(displacement.size()) == mesh.num_dofs(),
+          "displacement size does not match the mesh");
   const auto D = constitutive_matrix(material);
   std::vector<double> out(mesh.num_elements());
   for (std::int64_t e = 0; e < mesh.num_elements(); ++e) {
@@ -33,37 +34,50 @@ std::vector<double> element_von_mises(const HexMesh& mesh, const Material& mater
   return out;
 }
 
-void write_vtu(const std::string& path, const HexMesh& mesh, const std::vector<double>& displacement,
-               const std::vector<double>& von_mises) {
-  require(std::int64_t(displacement.size()) == mesh.num_dofs(), "displacement size does not match the mesh");
-  require(std::int64_t(von_mises.size()) == mesh.num_elements(), "von Mises size does not match the mesh");
+void write_vtu(const std::string& path, const HexMesh& mesh,
+               const std::vector<double>& displacement, const std::vector<double>& von_mises) {
+  require(std::int64_t(displacement.size()) == mesh.num_dofs(),
+          "displacement size does not match the mesh");
+  require(std::int64_t(von_mises.size()) == mesh.num_elements(),
+          "von Mises size does not match the mesh");
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "w"), &std::fclose);
   if (!f) throw Error("cannot write '" + path + "'", "a writable path");
   std::FILE* o = f.get();
-  std::fprintf(o, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n");
+  std::fprintf(o,
+               "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" "
+               "byte_order=\"LittleEndian\">\n");
   std::fprintf(o, "<UnstructuredGrid>\n<Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n",
                (long long)mesh.num_nodes(), (long long)mesh.num_elements());
-  std::fprintf(o, "<Points>\n<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n");
+  std::fprintf(
+      o, "<Points>\n<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n");
   for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
-    std::fprintf(o, "%.10g %.10g %.10g\n", mesh.coordinates[3 * v], mesh.coordinates[3 * v + 1], mesh.coordinates[3 * v + 2]);
-  std::fprintf(o, "</DataArray>\n</Points>\n<Cells>\n<DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n");
+    std::fprintf(o, "%.10g %.10g %.10g\n", mesh.coordinates[3 * v], mesh.coordinates[3 * v + 1],
+                 mesh.coordinates[3 * v + 2]);
+  std::fprintf(o,
+               "</DataArray>\n</Points>\n<Cells>\n<DataArray type=\"Int64\" Name=\"connectivity\" "
+               "format=\"ascii\">\n");
   for (std::int64_t e = 0; e < mesh.num_elements(); ++e) {
     for (int a = 0; a < 8; ++a) std::fprintf(o, "%d ", mesh.elements[8 * e + a]);
     std::fprintf(o, "\n");
   }
   std::fprintf(o, "</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n");
-  for (std::int64_t e = 0; e < mesh.num_elements(); ++e) std::fprintf(o, "%lld\n", 8 * (long long)(e + 1));
+  for (std::int64_t e = 0; e < mesh.num_elements(); ++e)
+    std::fprintf(o, "%lld\n", 8 * (long long)(e + 1));
   std::fprintf(o, "</DataArray>\n<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n");
   for (std::int64_t e = 0; e < mesh.num_elements(); ++e) std::fprintf(o, "12\n");
   std::fprintf(o, "</DataArray>\n</Cells>\n<PointData Vectors=\"displacement\">\n");
-  std::fprintf(o, "<DataArray type=\"Float64\" Name=\"displacement\" NumberOfComponents=\"3\" format=\"ascii\">\n");
+  std::fprintf(o,
+               "<DataArray type=\"Float64\" Name=\"displacement\" NumberOfComponents=\"3\" "
+               "format=\"ascii\">\n");
   for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
-    std::fprintf(o, "%.10g %.10g %.10g\n", displacement[3 * v], displacement[3 * v + 1], displacement[3 * v + 2]);
+    std::fprintf(o, "%.10g %.10g %.10g\n", displacement[3 * v], displacement[3 * v + 1],
+                 displacement[3 * v + 2]);
   std::fprintf(o, "</DataArray>\n</PointData>\n<CellData Scalars=\"von_mises\">\n");
   std::fprintf(o, "<DataArray type=\"Float64\" Name=\"von_mises\" format=\"ascii\">\n");
   for (double s : von_mises) std::fprintf(o, "%.10g\n", s);
   std::fprintf(o, "</DataArray>\n</CellData>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n");
-  if (std::ferror(o)) throw Error("writing '" + path + "' failed", "a writable path with free space");
+  if (std::ferror(o))
+    throw Error("writing '" + path + "' failed", "a writable path with free space");
 }
 
 }  // namespace ppkit::fem

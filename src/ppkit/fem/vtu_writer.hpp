@@ -14,7 +14,7 @@ namespace ppkit::fem {
 std::vector<double> element_von_mises(const HexMesh& mesh, const Material& material,
                                       const std::vector<double>& displacement);
 
-void write_vtu(const std::string& path, const HexMesh& mesh, const std::vector<double>& displacement,
-               const std::vector<double>& von_mises);
+void write_vtu(const std::string& path, const HexMesh& mesh,
+               const std::vector<double>& displacement, const std::vector<double>& von_mises);
 
 }  // namespace ppkit::fem
