@@ -24,6 +24,12 @@ __device__ __forceinline__ double inverse_entry(const double* J, double det, int
   return (J[3 * k1 + i1] * J[3 * k2 + i2] - J[3 * k1 + i2] * J[3 * k2 + i1]) / det;
 }
 
+// Component i of the body force without a dynamic index into the kernel
+// parameters (which would copy them to local memory).
+__device__ __forceinline__ double body_component(const Hex8AssemblyArrays& A, int i) {
+  return i == 0 ? A.body_force[0] : (i == 1 ? A.body_force[1] : A.body_force[2]);
+}
+
 __device__ __forceinline__ void add_entries(double (&K)[9], double s, double lambda, double mu,
                                             const double* ga, const double* gb) {
   const double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
@@ -32,6 +38,23 @@ __device__ __forceinline__ void add_entries(double (&K)[9], double s, double lam
 #pragma unroll
     for (int j = 0; j < 3; ++j)
       K[3 * i + j] += s * (lambda * ga[i] * gb[j] + mu * ga[j] * gb[i] + (i == j ? mu * dot : 0.0));
+}
+
+// Adds one lane's 3x3 block at CSR position base (rows stride apart). Taking
+// the accumulators by reference keeps them in registers (no local-memory copy).
+template <bool kAtomic>
+__device__ __forceinline__ void add_block(double* values, std::int64_t base, std::int64_t stride,
+                                          const double (&K)[9]) {
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int j = 0; j < 3; ++j) {
+      double* target = &values[base + i * stride + j];
+      if (kAtomic)
+        atomicAdd(target, K[3 * i + j]);
+      else
+        *target += K[3 * i + j];
+    }
 }
 
 // ---- (a) thread per element ---------------------------------------------------
@@ -119,12 +142,20 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
     // Determinant and inverse in every lane's registers (cheaper than a
     // one-lane compute + broadcast on current GPUs).
     const double det = det3(J);
-    // Physical derivative held by lane 3a+i.
+    // Inverse with compile-time indices (registers); lane 3a+i keeps dN_a/dx_i.
+    double inv[9];
+#pragma unroll
+    for (int i = 0; i < 3; ++i)
+#pragma unroll
+      for (int k = 0; k < 3; ++k) inv[3 * i + k] = inverse_entry(J, det, i, k);
     double g = 0;
     if (lane < 24) {
-      const double* dN = &c_dN[(q * 8 + my_a) * 3];
-      g = inverse_entry(J, det, my_i, 0) * dN[0] + inverse_entry(J, det, my_i, 1) * dN[1] +
-          inverse_entry(J, det, my_i, 2) * dN[2];
+      const double d0 = c_dN[(q * 8 + my_a) * 3], d1 = c_dN[(q * 8 + my_a) * 3 + 1],
+                   d2 = c_dN[(q * 8 + my_a) * 3 + 2];
+      const double g0 = inv[0] * d0 + inv[1] * d1 + inv[2] * d2;
+      const double g1 = inv[3] * d0 + inv[4] * d1 + inv[5] * d2;
+      const double g2 = inv[6] * d0 + inv[7] * d1 + inv[8] * d2;
+      g = my_i == 0 ? g0 : (my_i == 1 ? g1 : g2);
       f += c_N[8 * q + my_a] * det;
     }
     double ga[3], gb0[3], gb1[3];
@@ -141,25 +172,12 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   const std::int32_t my_node = lane < 8 ? A.nodes[8 * e + lane] : 0;
   const std::int64_t node = __shfl_sync(kFullMask, my_node, row_node);
   const std::int64_t stride = A.row_offsets[3 * node + 1] - A.row_offsets[3 * node];
-#pragma unroll
-  for (int pass = 0; pass < 2; ++pass) {
-    const std::int64_t base = A.block_positions[64 * e + 32 * pass + lane];
-    const double* K = pass == 0 ? K0 : K1;
-#pragma unroll
-    for (int i = 0; i < 3; ++i)
-#pragma unroll
-      for (int j = 0; j < 3; ++j) {
-        double* target = &A.values[base + i * stride + j];
-        if (kAtomic)
-          atomicAdd(target, K[3 * i + j]);
-        else
-          *target += K[3 * i + j];
-      }
-  }
+  add_block<kAtomic>(A.values, A.block_positions[64 * e + lane], stride, K0);       // pass 0
+  add_block<kAtomic>(A.values, A.block_positions[64 * e + 32 + lane], stride, K1);  // pass 1
   const std::int64_t load_node = __shfl_sync(kFullMask, my_node, lane < 24 ? my_a : 0);
   if (lane < 24) {
     double* target = &A.load[3 * load_node + my_i];
-    const double value = f * A.body_force[my_i];
+    const double value = f * body_component(A, my_i);
     if (kAtomic)
       atomicAdd(target, value);
     else
@@ -217,21 +235,14 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   const std::int32_t my_node = lane < 8 ? A.nodes[8 * e + lane] : 0;
   const std::int64_t node = __shfl_sync(kFullMask, my_node, row_node);
   const std::int64_t stride = A.row_offsets[3 * node + 1] - A.row_offsets[3 * node];
-#pragma unroll
-  for (int pass = 0; pass < 2; ++pass) {
-    const std::int64_t base = A.block_positions[64 * e + 32 * pass + lane];
-    const double* K = pass == 0 ? K0 : K1;
-#pragma unroll
-    for (int i = 0; i < 3; ++i)
-#pragma unroll
-      for (int j = 0; j < 3; ++j) A.values[base + i * stride + j] += K[3 * i + j];
-  }
+  add_block<false>(A.values, A.block_positions[64 * e + lane], stride, K0);       // pass 0
+  add_block<false>(A.values, A.block_positions[64 * e + 32 + lane], stride, K1);  // pass 1
   const int my_a = lane / 3, my_i = lane % 3;
   const std::int64_t load_node = __shfl_sync(kFullMask, my_node, lane < 24 ? my_a : 0);
   if (lane < 24) {
     double f = 0;
     for (int q = 0; q < 8; ++q) f += c_N[8 * q + my_a] * s.det[q];
-    A.load[3 * load_node + my_i] += f * A.body_force[my_i];
+    A.load[3 * load_node + my_i] += f * body_component(A, my_i);
   }
 }
 
