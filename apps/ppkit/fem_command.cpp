@@ -1,0 +1,205 @@
+// `ppkit fem assemble ...` and `ppkit fem cantilever ...` (docs/fem.md).
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <memory>
+#include <sstream>
+
+#include "ppkit/command.hpp"
+#include "ppkit/core/error.hpp"
+#include "ppkit/core/runtime.hpp"
+#include "ppkit/core/timing.hpp"
+#include "ppkit/fem/assemble.hpp"
+#include "ppkit/fem/cantilever.hpp"
+#include "ppkit/fem/gmsh_reader.hpp"
+#include "ppkit/fem/matrix_market.hpp"
+#include "ppkit/fem/vtu_writer.hpp"
+
+namespace {
+using namespace ppkit::fem;
+
+// "a,b,c" -> 3 values; throws ppkit::Error naming the option.
+template <class T>
+std::array<T, 3> parse_triple(const std::string& text, const std::string& option,
+                              const std::string& valid) {
+  std::array<T, 3> out{};
+  std::istringstream in(text);
+  char comma = 0;
+  if (!(in >> out[0] >> comma >> out[1]) || comma != ',' || !(in >> comma >> out[2]) ||
+      comma != ',' || !(in >> std::ws).eof())
+    throw ppkit::Error(option + " '" + text + "' is not three comma-separated numbers", valid);
+  return out;
+}
+
+struct AssembleArgs {
+  std::string mesh, box, size = "1,1,1", variant = "all", export_mtx, export_rhs,
+                         body_force = "0,0,-9.81";
+  double perturb = 0, E = 0, nu = -2;
+  unsigned seed = 1;
+  int repeats = 3;
+};
+
+int run_assemble(const AssembleArgs& a) {
+  if (a.mesh.empty() == a.box.empty())
+    throw ppkit::Error("give exactly one of --mesh and --box", "--mesh FILE.msh or --box NX,NY,NZ");
+  if (!a.mesh.empty() && a.perturb != 0)
+    throw ppkit::Error("--perturb applies to --box meshes only");
+  Material material;
+  material.youngs_modulus = a.E;
+  material.poisson_ratio = a.nu;
+  material.body_force = parse_triple<double>(a.body_force, "--body-force", "BX,BY,BZ in N/m^3");
+  ppkit::Runtime runtime;
+  HexMesh mesh;
+  std::string description;
+  if (!a.mesh.empty()) {
+    mesh = read_gmsh_file(a.mesh);
+    description = a.mesh;
+  } else {
+    BoxMeshSpec spec;
+    spec.elements = parse_triple<int>(a.box, "--box", "NX,NY,NZ, e.g. 32,32,32");
+    spec.size = parse_triple<double>(a.size, "--size", "LX,LY,LZ, e.g. 1,1,1");
+    spec.perturbation = a.perturb;
+    spec.seed = a.seed;
+    mesh = make_box_mesh(spec);
+    description = "box " + a.box +
+                  (a.perturb > 0 ? fmt::format(" perturbed {} (seed {})", a.perturb, a.seed) : "");
+  }
+  auto start = std::chrono::steady_clock::now();
+  const auto problem = make_assembly_problem(std::move(mesh), material);
+  const double setup_s = ppkit::seconds_since(start);
+  fmt::print("{}: {} elements, {} nodes, {} DOF, {} nonzeros, {} colours (setup {:.3f} s)\n",
+             description, problem.mesh.num_elements(), problem.mesh.num_nodes(),
+             problem.mesh.num_dofs(), problem.pattern.num_nonzeros(),
+             problem.coloured.num_colours(), setup_s);
+  start = std::chrono::steady_clock::now();
+  const auto reference = assemble_reference(problem);
+  fmt::print("serial reference assembly: {:.3f} s\n", ppkit::seconds_since(start));
+
+  std::vector<const ppkit::Variant<FemAssemble>*> chosen;
+  if (a.variant == "all") {
+    for (const auto& v : ppkit::Registry<FemAssemble>::all()) chosen.push_back(&v);
+  } else {
+    chosen.push_back(&ppkit::Registry<FemAssemble>::find(a.variant));
+  }
+  const double elements = double(problem.mesh.num_elements());
+  fmt::print("{:<36} {:>12} {:>14} {:>12}  {}\n", "variant", "time [ms]", "elements/s",
+             "rel. error", "status");
+  bool failed = false;
+  const AssemblyResult* exported = &reference;
+  AssemblyResult last;
+  for (const auto* v : chosen) {
+    const auto availability = v->availability();
+    if (!availability.available) {
+      fmt::print("{:<36} {:>12} {:>14} {:>12}  skipped: {}\n", v->name, "-", "-", "-",
+                 availability.reason);
+      continue;
+    }
+    auto run = v->prepare(problem);
+    const auto timing = ppkit::time_repeats([&] { run->run(); }, a.repeats, 1);
+    last = run->result();
+    const double error = assembly_relative_error(last, reference);
+    const bool ok = error <= 1e-12;
+    failed |= !ok;
+    fmt::print("{:<36} {:>12.3f} {:>14.4g} {:>12.2e}  {}\n", v->name, timing.median_s * 1e3,
+               elements / timing.median_s, error,
+               ok ? "agrees with reference" : "DIFFERS from reference");
+    if (chosen.size() == 1) exported = &last;
+  }
+  if (!a.export_mtx.empty()) {
+    write_matrix_market(a.export_mtx, problem.pattern, exported->values);
+    fmt::print("K written to {} (MatrixMarket, row/column = 3*node + component + 1)\n",
+               a.export_mtx);
+  }
+  if (!a.export_rhs.empty()) {
+    write_vector_market(a.export_rhs, exported->load);
+    fmt::print("f written to {}\n", a.export_rhs);
+  }
+  return failed ? 1 : 0;
+}
+
+struct CantileverArgs {
+  std::string elements = "40,4,4", size = "10,1,1", variant = "auto", vtu;
+  double E = 2e11, nu = 0.3, load = 1e5, tolerance = 1e-10;
+  int max_iterations = 50000;
+};
+
+int run_cantilever(const CantileverArgs& a) {
+  CantileverSpec spec;
+  spec.elements = parse_triple<int>(a.elements, "--elements", "NX,NY,NZ, e.g. 40,4,4");
+  spec.size = parse_triple<double>(a.size, "--size", "L,B,H, e.g. 10,1,1");
+  spec.youngs_modulus = a.E;
+  spec.poisson_ratio = a.nu;
+  spec.load = a.load;
+  spec.variant = a.variant;
+  spec.cg.relative_tolerance = a.tolerance;
+  spec.cg.max_iterations = a.max_iterations;
+  ppkit::Runtime runtime;
+  const auto r = solve_cantilever(spec);
+  fmt::print(
+      "cantilever {} x {} x {} m, {} elements ({}), {} DOF, E = {:g} Pa, nu = {:g}, P = {:g} N\n",
+      spec.size[0], spec.size[1], spec.size[2], r.problem.mesh.num_elements(), a.elements,
+      r.problem.mesh.num_dofs(), spec.youngs_modulus, spec.poisson_ratio, spec.load);
+  fmt::print("assembly: {} in {:.3f} s\n", r.variant, r.assembly_seconds);
+  fmt::print("CG (Jacobi, {}): {} iterations, relative residual {:.2e}, {:.3f} s\n", r.cg.kernels,
+             r.cg.iterations, r.cg.relative_residual, r.solve_seconds);
+  fmt::print("tip deflection {:.6e} m, Timoshenko {:.6e} m, error {:.2f} %\n", r.tip_deflection,
+             r.theory, 100 * r.relative_error);
+  if (!a.vtu.empty()) {
+    Material m;
+    m.youngs_modulus = spec.youngs_modulus;
+    m.poisson_ratio = spec.poisson_ratio;
+    write_vtu(a.vtu, r.problem.mesh, r.displacement,
+              element_von_mises(r.problem.mesh, m, r.displacement));
+    fmt::print("VTU written to {} (displacement, von_mises)\n", a.vtu);
+  }
+  return 0;
+}
+
+void add_fem_command(CLI::App& app) {
+  auto* fem = app.add_subcommand(
+      "fem", "Hex8 elasticity: element matrices + CSR assembly with colouring (Kiran et al. 2019)");
+  fem->require_subcommand(1);
+
+  auto aa = std::make_shared<AssembleArgs>();
+  auto* as = fem->add_subcommand(
+      "assemble",
+      "Assemble K and f with each variant; time and verify against the serial reference");
+  as->add_option("--mesh", aa->mesh, "Gmsh .msh 4.1 ASCII file with hexahedra (type 5)");
+  as->add_option("--box", aa->box, "Structured box NX,NY,NZ elements");
+  as->add_option("--size", aa->size, "Box size LX,LY,LZ (default 1,1,1)");
+  as->add_option("--perturb", aa->perturb,
+                 "Random node perturbation, fraction of the element edge (0..0.25)");
+  as->add_option("--seed", aa->seed, "Seed of the perturbation");
+  as->add_option("--E", aa->E, "Young's modulus in Pa")->required();
+  as->add_option("--nu", aa->nu, "Poisson ratio")->required();
+  as->add_option("--body-force", aa->body_force,
+                 "Body force BX,BY,BZ in N/m^3 (default 0,0,-9.81)");
+  as->add_option("--variant", aa->variant, "Variant name, 'auto' or 'all' (default all)");
+  as->add_option("--repeats", aa->repeats, "Timed repeats (median shown)")
+      ->check(CLI::PositiveNumber);
+  as->add_option("--export-mtx", aa->export_mtx,
+                 "Write K as MatrixMarket (with several variants: the reference)");
+  as->add_option("--export-rhs", aa->export_rhs, "Write f as MatrixMarket");
+  as->callback([aa] {
+    if (const int status = run_assemble(*aa)) std::exit(status);
+  });
+
+  auto ca = std::make_shared<CantileverArgs>();
+  auto* cs = fem->add_subcommand(
+      "cantilever", "Cantilever fixed at x=0 with an end load: CG solve vs Timoshenko beam theory");
+  cs->add_option("--elements", ca->elements,
+                 "Elements NX,NY,NZ along length, width, height (default 40,4,4)");
+  cs->add_option("--size", ca->size, "Beam L,B,H in m (default 10,1,1)");
+  cs->add_option("--E", ca->E, "Young's modulus in Pa (default 2e11)");
+  cs->add_option("--nu", ca->nu, "Poisson ratio (default 0.3)");
+  cs->add_option("--load", ca->load, "Total end load in N, -z (default 1e5)");
+  cs->add_option("--variant", ca->variant, "Assembly variant (default auto)");
+  cs->add_option("--tolerance", ca->tolerance, "CG relative residual tolerance (default 1e-10)");
+  cs->add_option("--max-iterations", ca->max_iterations, "CG iteration limit")
+      ->check(CLI::PositiveNumber);
+  cs->add_option("--vtu", ca->vtu, "Write displacement and von Mises stress to a .vtu file");
+  cs->callback([ca] { run_cantilever(*ca); });
+}
+
+ppkit::cli::CommandRegistrar registrar{"fem", add_fem_command};
+}  // namespace

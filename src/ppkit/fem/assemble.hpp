@@ -1,0 +1,73 @@
+#pragma once
+// fem.assemble: generate every hex8 element stiffness matrix and body-force
+// vector and add them into the global CSR matrix and load vector (Kiran,
+// Sharma & Gautam, J. Comput. Des. Eng. 6 (2019) 705-718).
+#include <cstdint>
+#include <vector>
+
+#include "ppkit/core/registry.hpp"
+#include "ppkit/fem/colouring.hpp"
+#include "ppkit/fem/csr_pattern.hpp"
+#include "ppkit/fem/element_reference.hpp"
+#include "ppkit/fem/hex_mesh.hpp"
+
+namespace ppkit::fem {
+
+// The paper's reordered kernel inputs (section 3.3): element by element in
+// colour order, so a warp reads its element's 24 coordinates, 8 node ids and
+// 64 CSR block positions contiguously.
+struct ColouredElements {
+  std::vector<double> coordinates;            // 24 per element: node a, component i at 3a+i
+  std::vector<std::int32_t> nodes;            // 8 per element
+  std::vector<std::int64_t> block_positions;  // 64 per element: [8a + b], see csr_pattern.hpp
+  std::vector<std::int64_t> colour_offsets;   // elements of colour c: [offsets[c], offsets[c+1])
+  std::int64_t num_elements() const { return std::int64_t(nodes.size() / 8); }
+  int num_colours() const { return int(colour_offsets.size()) - 1; }
+};
+
+struct AssemblyProblem {
+  HexMesh mesh;
+  Material material;
+  ElementColouring colouring;
+  CsrPattern pattern;
+  ColouredElements coloured;
+};
+
+struct AssemblyResult {
+  std::vector<double> values;  // CSR values in the order of pattern.column_indices
+  std::vector<double> load;    // 3 * nodes, DOF 3 * node + component
+};
+
+struct FemAssemble {
+  static constexpr const char* name = "fem.assemble";
+  using Problem = AssemblyProblem;
+  using Result = AssemblyResult;
+};
+
+// Validates mesh and material, colours the elements, builds the CSR pattern,
+// the CSR block positions and the reordered inputs.
+AssemblyProblem make_assembly_problem(HexMesh mesh, const Material& material);
+
+// Reference: element by element (colour by colour on host threads), every entry found in
+// its CSR row by binary search (it does not use the CSR block positions).
+AssemblyResult assemble_reference(const AssemblyProblem& problem);
+
+// max(||K - K_ref|| / ||K_ref||, ||f - f_ref|| / ||f_ref||) (2-norms; NaN if any NaN).
+double assembly_relative_error(const AssemblyResult& result, const AssemblyResult& reference);
+
+// Roofline model per assembly (docs/fem.md): bytes = per element 24 coordinates
+// (8 B), 8 node ids (4 B), 64 CSR block positions (8 B), 8 row lengths (2 row
+// offsets of 8 B each), read-modify-write of 576 matrix values and 24 load
+// values (16 B each); flops counted from the team kernels' arithmetic.
+struct AssemblyCost {
+  double bytes = 0;
+  double flops = 0;
+};
+AssemblyCost assembly_cost(const AssemblyProblem& problem);
+constexpr double kBytesPerElement = 24 * 8 + 8 * 4 + 64 * 8 + 8 * 16 + 576 * 16 + 24 * 16;
+// Jacobians 8*9*8*2, det+inverse 8*50, physical derivatives 8*24*5,
+// dot products 8*64*5, entries 8*576*8, load 8*24*3, additions 576+24.
+constexpr double kFlopsPerElement =
+    8 * 9 * 8 * 2 + 8 * 50 + 8 * 24 * 5 + 8 * 64 * 5 + 8 * 576 * 8 + 8 * 24 * 3 + 576 + 24;
+
+}  // namespace ppkit::fem

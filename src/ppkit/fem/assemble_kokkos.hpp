@@ -1,0 +1,259 @@
+#pragma once
+// Shared pieces of the Kokkos variants of fem.assemble (one source per
+// strategy: assemble_kokkos_*.cpp). docs/fem.md has the lane-to-entry figure.
+//
+// A team is the paper's warp: TeamPolicy(elements, 1, 32) with the 32 lanes on
+// ThreadVectorRange (a warp on CUDA, a plain loop on Serial). Arrays the paper
+// keeps in shared memory live in team scratch; per-lane values never outlive
+// one vector loop. One launch per colour; no atomics.
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ppkit/core/kokkos_spaces.hpp"
+#include "ppkit/fem/assemble.hpp"
+#include "ppkit/fem/hex8_shape.hpp"
+
+namespace ppkit::fem {
+
+// A 3x3 matrix as a reduction value (the Jacobian, summed over the 8 nodes).
+struct Mat3 {
+  double v[9];
+  KOKKOS_INLINE_FUNCTION Mat3() {
+    for (int i = 0; i < 9; ++i) v[i] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION Mat3& operator+=(const Mat3& o) {
+    for (int i = 0; i < 9; ++i) v[i] += o.v[i];
+    return *this;
+  }
+};
+
+}  // namespace ppkit::fem
+
+namespace Kokkos {
+template <>
+struct reduction_identity<ppkit::fem::Mat3> {
+  KOKKOS_FORCEINLINE_FUNCTION static ppkit::fem::Mat3 sum() { return ppkit::fem::Mat3(); }
+};
+}  // namespace Kokkos
+
+namespace ppkit::fem::kokkos_assembly {
+
+// Entry (i, k) of the inverse of J (J[3k + i] = dx_i / dxi_k, row-major):
+// the cofactor C_ki over det J; cyclic indices give the cofactor's sign.
+KOKKOS_INLINE_FUNCTION double inverse_entry(const double* J, double det, int i, int k) {
+  const int k1 = (k + 1) % 3, k2 = (k + 2) % 3, i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+  return (J[3 * k1 + i1] * J[3 * k2 + i2] - J[3 * k1 + i2] * J[3 * k2 + i1]) / det;
+}
+KOKKOS_INLINE_FUNCTION double determinant3(const double* J) {
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+         J[2] * (J[3] * J[7] - J[4] * J[6]);
+}
+// inv[3i + k] = dxi_k / dx_i; returns det J.
+KOKKOS_INLINE_FUNCTION double invert3(const double* J, double* inv) {
+  const double det = determinant3(J);
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k) inv[3 * i + k] = inverse_entry(J, det, i, k);
+  return det;
+}
+
+// The paper's lane-to-entry maps. In pass p (0 = even, 1 = odd) lane l owns
+// the 3x3 block of element rows of node row_node(l, p) and columns of node
+// column_node(l, p): 2 blocks = 18 entries per lane.
+struct FourThreadsPerRow {  // 3 rows x 6 columns per lane: rows of node l/4, columns of nodes
+                            // 2(l%4), 2(l%4)+1
+  static constexpr const char* label = "4tpr";
+  KOKKOS_INLINE_FUNCTION static int row_node(int lane, int) { return lane / 4; }
+  KOKKOS_INLINE_FUNCTION static int column_node(int lane, int pass) {
+    return 2 * (lane % 4) + pass;
+  }
+};
+struct EightThreadsPerRow {  // 6 rows x 3 columns per lane: rows of nodes 2(l/8), 2(l/8)+1, columns
+                             // of node l%8
+  static constexpr const char* label = "8tpr";
+  KOKKOS_INLINE_FUNCTION static int row_node(int lane, int pass) { return 2 * (lane / 8) + pass; }
+  KOKKOS_INLINE_FUNCTION static int column_node(int lane, int) { return lane % 8; }
+};
+
+// Order of the 64 CSR block positions per element on the device: canonical
+// [8a + b], or lane order [32 p + l] so a warp reads each pass's 32 positions
+// contiguously (the paper's even/odd column-major CSR index).
+template <class LaneMap>
+std::array<int, 64> lane_block_order() {
+  std::array<int, 64> order{};
+  for (int pass = 0; pass < 2; ++pass)
+    for (int lane = 0; lane < 32; ++lane)
+      order[32 * pass + lane] =
+          8 * LaneMap::row_node(lane, pass) + LaneMap::column_node(lane, pass);
+  return order;
+}
+std::array<int, 64> canonical_block_order();
+
+template <class Space>
+struct DeviceAssembly {
+  using memory_space = typename Space::memory_space;
+  template <class T>
+  using View = Kokkos::View<T*, memory_space>;
+  View<double> coordinates;            // 24 per element, colour order
+  View<std::int32_t> nodes;            // 8 per element
+  View<std::int64_t> block_positions;  // 64 per element, in the variant's block order
+  View<std::int64_t> row_offsets;      // CSR rows
+  View<double> values, load;           // outputs
+  View<double> natural_derivatives;    // 192: [(q*8 + a)*3 + k]
+  View<double> shape_values;           // 64: [q*8 + a]
+  double lambda = 0, mu = 0, body_x = 0, body_y = 0, body_z = 0;
+
+  KOKKOS_INLINE_FUNCTION double dN(int q, int a, int k) const {
+    return natural_derivatives((q * 8 + a) * 3 + k);
+  }
+  KOKKOS_INLINE_FUNCTION double body(int i) const {
+    return i == 0 ? body_x : (i == 1 ? body_y : body_z);
+  }
+  KOKKOS_INLINE_FUNCTION std::int64_t row_length(std::int32_t node) const {
+    return row_offsets(3 * std::int64_t(node) + 1) - row_offsets(3 * std::int64_t(node));
+  }
+};
+
+template <class T, class Space>
+Kokkos::View<T*, typename Space::memory_space> upload(const T* host, std::size_t n,
+                                                      const std::string& label) {
+  Kokkos::View<T*, typename Space::memory_space> device(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, label), n);
+  Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(host, n);
+  Kokkos::deep_copy(device, h);
+  return device;
+}
+
+template <class Space>
+DeviceAssembly<Space> upload_assembly(const AssemblyProblem& p,
+                                      const std::array<int, 64>& block_order) {
+  DeviceAssembly<Space> d;
+  const auto& c = p.coloured;
+  const std::int64_t elements = c.num_elements();
+  std::vector<std::int64_t> blocks(c.block_positions.size());
+  for (std::int64_t e = 0; e < elements; ++e)
+    for (int s = 0; s < 64; ++s) blocks[64 * e + s] = c.block_positions[64 * e + block_order[s]];
+  d.coordinates =
+      upload<double, Space>(c.coordinates.data(), c.coordinates.size(), "fem coordinates");
+  d.nodes = upload<std::int32_t, Space>(c.nodes.data(), c.nodes.size(), "fem nodes");
+  d.block_positions =
+      upload<std::int64_t, Space>(blocks.data(), blocks.size(), "fem CSR block positions");
+  d.row_offsets = upload<std::int64_t, Space>(p.pattern.row_offsets.data(),
+                                              p.pattern.row_offsets.size(), "fem CSR row offsets");
+  const auto dN = natural_derivative_table();
+  const auto N = shape_value_table();
+  d.natural_derivatives = upload<double, Space>(dN.data(), dN.size(), "fem dN/dxi");
+  d.shape_values = upload<double, Space>(N.data(), N.size(), "fem N");
+  d.values = typename DeviceAssembly<Space>::template View<double>("fem CSR values",
+                                                                   p.pattern.num_nonzeros());
+  d.load = typename DeviceAssembly<Space>::template View<double>("fem load", p.mesh.num_dofs());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Kokkos::deep_copy(d.values, nan);  // poison: a variant that never ran fails verification
+  Kokkos::deep_copy(d.load, nan);
+  d.lambda = p.material.lambda();
+  d.mu = p.material.mu();
+  d.body_x = p.material.body_force[0];
+  d.body_y = p.material.body_force[1];
+  d.body_z = p.material.body_force[2];
+  return d;
+}
+
+// A prepared Kokkos assembly: run() zeroes K and f and calls assemble_colour()
+// once per colour, then fences.
+template <class Space>
+class KokkosAssemblyRun : public PreparedRun<AssemblyResult> {
+ public:
+  KokkosAssemblyRun(const AssemblyProblem& p, const std::array<int, 64>& block_order)
+      : d_(upload_assembly<Space>(p, block_order)), colour_offsets_(p.coloured.colour_offsets) {}
+  void run() override {
+    Kokkos::deep_copy(Space(), d_.values, 0.0);
+    Kokkos::deep_copy(Space(), d_.load, 0.0);
+    before_colours();
+    for (std::size_t c = 0; c + 1 < colour_offsets_.size(); ++c)
+      if (colour_offsets_[c + 1] > colour_offsets_[c])
+        assemble_colour(colour_offsets_[c], colour_offsets_[c + 1] - colour_offsets_[c]);
+    Space().fence();
+  }
+  AssemblyResult result() override {
+    AssemblyResult r;
+    r.values.resize(d_.values.extent(0));
+    r.load.resize(d_.load.extent(0));
+    Kokkos::deep_copy(
+        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            r.values.data(), r.values.size()),
+        d_.values);
+    Kokkos::deep_copy(
+        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            r.load.data(), r.load.size()),
+        d_.load);
+    return r;
+  }
+
+ protected:
+  virtual void before_colours() {}
+  virtual void assemble_colour(std::int64_t first, std::int64_t count) = 0;
+  DeviceAssembly<Space> d_;
+  std::vector<std::int64_t> colour_offsets_;
+};
+
+// The last phase of the team strategies (b)-(d): given the physical shape
+// derivatives g[24 q + 3 a + i] = dN_a/dx_i and wdet[q] = |J| w at the 8 Gauss
+// points in team scratch, each lane integrates its 18 entries (2 blocks) of
+//   K_(a i)(b j) = sum_q wdet_q (lambda g_ai g_bj + mu g_aj g_bi + mu delta_ij g_a . g_b)
+// (B^T D B for isotropic D, entry by entry) in registers and adds them through
+// the CSR block positions in two passes; 24 lanes add the body-force vector.
+template <class LaneMap, class Space, class Member, class Scratch>
+KOKKOS_INLINE_FUNCTION void integrate_and_scatter(const Member& team,
+                                                  const DeviceAssembly<Space>& d, std::int64_t e,
+                                                  const Scratch& g, const Scratch& wdet) {
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 32), [&](const int lane) {
+    double K[2][9];
+    for (int p = 0; p < 2; ++p)
+      for (int m = 0; m < 9; ++m) K[p][m] = 0;
+    for (int q = 0; q < 8; ++q) {
+      const double s = wdet(q);
+      for (int p = 0; p < 2; ++p) {
+        const int a = LaneMap::row_node(lane, p), b = LaneMap::column_node(lane, p);
+        const double ga[3] = {g(24 * q + 3 * a), g(24 * q + 3 * a + 1), g(24 * q + 3 * a + 2)};
+        const double gb[3] = {g(24 * q + 3 * b), g(24 * q + 3 * b + 1), g(24 * q + 3 * b + 2)};
+        const double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            K[p][3 * i + j] +=
+                s * (d.lambda * ga[i] * gb[j] + d.mu * ga[j] * gb[i] + (i == j ? d.mu * dot : 0.0));
+      }
+    }
+    for (int p = 0; p < 2; ++p) {
+      const std::int32_t row_node = d.nodes(8 * e + LaneMap::row_node(lane, p));
+      const std::int64_t stride = d.row_length(row_node);
+      const std::int64_t base = d.block_positions(64 * e + 32 * p + lane);
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) d.values(base + i * stride + j) += K[p][3 * i + j];
+    }
+  });
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
+    const int a = m / 3, i = m % 3;
+    double f = 0;
+    for (int q = 0; q < 8; ++q) f += d.shape_values(8 * q + a) * wdet(q);
+    d.load(3 * std::int64_t(d.nodes(8 * e + a)) + i) += f * d.body(i);
+  });
+}
+
+// Copies an element's 24 coordinates into team scratch (coalesced).
+template <class Space, class Member, class Scratch>
+KOKKOS_INLINE_FUNCTION void load_coordinates(const Member& team, const DeviceAssembly<Space>& d,
+                                             std::int64_t e, const Scratch& x) {
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24),
+                       [&](const int m) { x(m) = d.coordinates(24 * e + m); });
+}
+
+// Per-strategy registration (assemble_kokkos_<strategy>.cpp).
+void register_thread_per_element();
+void register_team_gauss_loop();
+void register_ppni();
+void register_two_kernel();
+
+}  // namespace ppkit::fem::kokkos_assembly

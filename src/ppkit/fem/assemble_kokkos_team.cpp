@@ -1,0 +1,92 @@
+// kokkos-<space>/team-4tpr and team-8tpr: strategies (b) and (c), a warp
+// (team of 32 vector lanes) per element. Per Gauss point: the Jacobian by a
+// vector reduction over 8 node lanes (warp shuffles on CUDA, as the paper's
+// __shfl_down reduction), its determinant and inverse (every lane, from the
+// broadcast reduction result), the 24 physical derivatives by 24 lanes into
+// team scratch. Then each lane integrates its 18 entries in registers and
+// adds them in two passes (integrate_and_scatter). The paper keeps the 18
+// accumulators in registers across the Gauss loop; Kokkos vector lanes cannot
+// keep state across vector loops, so the 8 Gauss points' derivatives (192
+// doubles) are kept in scratch instead and the entry loop runs once.
+#include "ppkit/fem/assemble_kokkos.hpp"
+
+namespace ppkit::fem::kokkos_assembly {
+namespace {
+
+template <class Space, class LaneMap>
+struct GaussLoopTeamKernel {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scratch =
+      Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  DeviceAssembly<Space> d;
+  std::int64_t first;
+
+  static std::size_t scratch_bytes() {
+    return Scratch::shmem_size(24) + Scratch::shmem_size(192) + Scratch::shmem_size(8);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t e = first + team.league_rank();
+    Scratch x(team.team_scratch(0), 24), g(team.team_scratch(0), 192),
+        wdet(team.team_scratch(0), 8);
+    load_coordinates(team, d, e, x);
+    team.team_barrier();
+    for (int q = 0; q < 8; ++q) {
+      Mat3 J;  // J.v[3k + i] = dx_i / dxi_k
+      Kokkos::parallel_reduce(
+          Kokkos::ThreadVectorRange(team, 8),
+          [&](const int a, Mat3& sum) {
+            for (int k = 0; k < 3; ++k)
+              for (int i = 0; i < 3; ++i) sum.v[3 * k + i] += d.dN(q, a, k) * x(3 * a + i);
+          },
+          Kokkos::Sum<Mat3>(J));
+      double inv[9];
+      const double det = invert3(J.v, inv);
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
+        const int a = m / 3, i = m % 3;
+        g(24 * q + m) = inv[3 * i] * d.dN(q, a, 0) + inv[3 * i + 1] * d.dN(q, a, 1) +
+                        inv[3 * i + 2] * d.dN(q, a, 2);
+      });
+      Kokkos::single(Kokkos::PerThread(team), [&]() { wdet(q) = det * kGaussWeight; });
+    }
+    team.team_barrier();
+    integrate_and_scatter<LaneMap>(team, d, e, g, wdet);
+  }
+};
+
+template <class Space, class LaneMap>
+class GaussLoopTeamRun final : public KokkosAssemblyRun<Space> {
+ public:
+  explicit GaussLoopTeamRun(const AssemblyProblem& p)
+      : KokkosAssemblyRun<Space>(p, lane_block_order<LaneMap>()) {}
+
+ private:
+  void assemble_colour(std::int64_t first, std::int64_t count) override {
+    using Kernel = GaussLoopTeamKernel<Space, LaneMap>;
+    Kokkos::TeamPolicy<Space> policy(count, 1, 32);
+    Kokkos::parallel_for("fem team-gauss-loop",
+                         policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
+                         Kernel{this->d_, first});
+  }
+};
+
+template <class LaneMap>
+void register_one(int preference) {
+  for_each_kokkos_space([preference](auto space) {
+    using Exec = typename decltype(space)::execution_space;
+    auto v = kokkos_variant<FemAssemble>(space, std::string("team-") + LaneMap::label, preference);
+    v.prepare = [](const AssemblyProblem& p) {
+      return std::make_unique<GaussLoopTeamRun<Exec, LaneMap>>(p);
+    };
+    Registry<FemAssemble>::add(std::move(v));
+  });
+}
+
+}  // namespace
+
+void register_team_gauss_loop() {
+  register_one<FourThreadsPerRow>(30);
+  register_one<EightThreadsPerRow>(31);
+}
+
+}  // namespace ppkit::fem::kokkos_assembly

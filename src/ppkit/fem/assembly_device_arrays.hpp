@@ -1,0 +1,20 @@
+#pragma once
+// The narrow interface of fem.assemble for hand-written kernels (CUDA .cu,
+// HIP, OpenCL): raw device pointers and scalars only, no Kokkos, no std
+// containers. Layouts as in assemble.hpp (ColouredElements, CsrPattern).
+#include <cstdint>
+
+namespace ppkit::fem {
+
+struct Hex8AssemblyArrays {
+  const double* coordinates = nullptr;            // 24 per element
+  const std::int32_t* nodes = nullptr;            // 8 per element
+  const std::int64_t* block_positions = nullptr;  // 64 per element, in the kernel's block order
+  const std::int64_t* row_offsets = nullptr;      // CSR row offsets
+  double* values = nullptr;                       // CSR values (accumulated into)
+  double* load = nullptr;                         // load vector (accumulated into)
+  double lambda = 0, mu = 0;                      // Lame constants
+  double body_force[3] = {0, 0, 0};
+};
+
+}  // namespace ppkit::fem

@@ -1,0 +1,53 @@
+#pragma once
+// Hexahedral meshes: structured boxes (optionally with seeded random node
+// perturbation) and meshes read from Gmsh files; node groups name the fixed
+// and loaded boundaries.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ppkit::fem {
+
+struct HexMesh {
+  std::vector<double> coordinates;     // 3 per node: x, y, z
+  std::vector<std::int32_t> elements;  // 8 node indices per element (Gmsh hexahedron order)
+  // Named node sets (0-based node indices, sorted, unique): "fixed", "loaded", ...
+  std::map<std::string, std::vector<std::int32_t>> node_groups;
+  // Where each element came from, for error messages (empty for generated
+  // meshes): the element's tag and line in its source file.
+  std::string source;
+  std::vector<std::int64_t> element_tags, element_lines;
+  std::int64_t num_nodes() const { return std::int64_t(coordinates.size() / 3); }
+  std::int64_t num_elements() const { return std::int64_t(elements.size() / 8); }
+  std::int64_t num_dofs() const { return 3 * num_nodes(); }
+};
+
+struct BoxMeshSpec {
+  std::array<int, 3> elements{4, 4, 4};       // NX, NY, NZ
+  std::array<double, 3> size{1.0, 1.0, 1.0};  // LX, LY, LZ; the box is [0,LX]x[0,LY]x[0,LZ]
+  // Random node displacement as a fraction of the element edge, uniform in
+  // [-perturbation, +perturbation] per coordinate; boundary nodes move only
+  // within their boundary face. Valid: 0 <= perturbation <= 0.25.
+  double perturbation = 0.0;
+  unsigned seed = 1;
+};
+
+// Node (i,j,k) has index i + (NX+1)*(j + (NY+1)*k); element (i,j,k) has index
+// i + NX*(j + NY*k). Node groups: "fixed" (x = 0) and "loaded" (x = LX).
+HexMesh make_box_mesh(const BoxMeshSpec& spec);
+
+// "element 7" or "element 7 (Gmsh element tag 12, mesh.msh line 40)".
+std::string element_label(const HexMesh& mesh, std::int64_t element);
+
+// Determinant of the Jacobian of element e at natural point xi.
+double jacobian_determinant(const HexMesh& mesh, std::int64_t element,
+                            const std::array<double, 3>& xi);
+
+// Throws ppkit::Error naming the first bad element: a node index out of range,
+// a repeated node, or det J <= 0 at a corner or a Gauss point (inverted or
+// degenerate element, or nodes not in Gmsh hexahedron order).
+void validate_mesh(const HexMesh& mesh);
+
+}  // namespace ppkit::fem

@@ -1,0 +1,38 @@
+#pragma once
+// Seeded problems shared by the fem tests: distorted boxes, random materials.
+#include <random>
+
+#include "ppkit/fem/assemble.hpp"
+#include "ppkit/fem/hex8_shape.hpp"
+
+namespace ppkit::fem::inputs {
+
+inline Material random_material(std::mt19937_64& rng) {
+  Material m;
+  m.youngs_modulus = std::uniform_real_distribution<double>(1e3, 2e5)(rng);
+  m.poisson_ratio = std::uniform_real_distribution<double>(0.05, 0.45)(rng);
+  std::uniform_real_distribution<double> b(-3, 3);
+  m.body_force = {b(rng), b(rng), 1.0 + b(rng) * b(rng)};  // never all zero
+  return m;
+}
+
+inline HexMesh distorted_box(std::array<int, 3> n, unsigned seed, double perturbation = 0.2) {
+  BoxMeshSpec spec;
+  spec.elements = n;
+  spec.size = {1.3, 0.9, 1.1};
+  spec.perturbation = perturbation;
+  spec.seed = seed;
+  return make_box_mesh(spec);
+}
+
+// One distorted element's coordinates (a perturbed, scaled unit cube).
+inline ElementCoordinates distorted_element(std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> shift(-0.2, 0.2);
+  ElementCoordinates x;
+  for (int a = 0; a < 8; ++a)
+    for (int i = 0; i < 3; ++i)
+      x[3 * a + i] = (kNodeSigns[a][i] > 0 ? 1.0 : 0.0) * (1 + 0.5 * i) + shift(rng);
+  return x;
+}
+
+}  // namespace ppkit::fem::inputs
