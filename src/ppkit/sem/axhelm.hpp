@@ -66,6 +66,11 @@ void validate_axhelm_problem(const AxhelmProblem& p);
 // gradient, element by element, from the stored factors.
 std::vector<double> axhelm_reference(const AxhelmProblem& p);
 
+// A variant that cannot run a particular problem (cuda/trilinear-wmma with
+// Nq != 8) throws ppkit::Error from prepare() with this prefix; the SEM
+// drivers report such rows as skipped with the message as the reason.
+constexpr const char* unsupported_problem_prefix = "unsupported problem: ";
+
 // ---- cost model (docs/sem.md) -------------------------------------------------
 // nekRS/nekBench convention, per element and field: 12 Nq^4 + 15 Nq^3 flops
 // (Poisson), + 5 Nq^3 for Helmholtz (lambda0 scaling and mass term); bytes:
