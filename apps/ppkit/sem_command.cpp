@@ -1,0 +1,173 @@
+// `ppkit sem axhelm` and `ppkit sem nekbone`: one SEM case on every selected
+// variant, verified and timed (Cao et al., arXiv 2504.07042; docs/sem.md).
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "ppkit/command.hpp"
+#include "ppkit/core/compare.hpp"
+#include "ppkit/core/error.hpp"
+#include "ppkit/core/runtime.hpp"
+#include "ppkit/sem/sem_cases.hpp"
+
+namespace {
+using namespace ppkit::sem;
+
+struct SemArgs {
+  int order = 7;
+  std::string elements = "8,8,8";
+  std::string deform = "trilinear";
+  std::string equation = "poisson";
+  int ncol = 1;
+  double lambda0 = 1.0, lambda1 = 1.0;
+  std::string variant = "all";
+  int repeats = 10;
+  unsigned seed = 1;
+  int iterations = 1000;
+  double tol = 1e-8;
+};
+
+BoxMeshSpec mesh_spec(const SemArgs& a) {
+  BoxMeshSpec spec;
+  spec.order = a.order;
+  int parsed[3] = {0, 0, 0};
+  int count = 0;
+  std::size_t start = 0;
+  while (start <= a.elements.size() && count < 4) {
+    const std::size_t end = std::min(a.elements.find(',', start), a.elements.size());
+    const std::string item = a.elements.substr(start, end - start);
+    char* rest = nullptr;
+    const long v = std::strtol(item.c_str(), &rest, 10);
+    if (item.empty() || *rest != '\0' || count == 3)
+      throw ppkit::Error("--elements '" + a.elements + "' is not three integers",
+                         "EX,EY,EZ, e.g. 16,16,16");
+    parsed[count++] = int(v);
+    start = end + 1;
+  }
+  if (count != 3)
+    throw ppkit::Error("--elements '" + a.elements + "' is not three integers", "EX,EY,EZ, e.g. 16,16,16");
+  spec.ex = parsed[0];
+  spec.ey = parsed[1];
+  spec.ez = parsed[2];
+  spec.deformation = parse_deformation(a.deform);
+  spec.seed = a.seed;
+  return spec;
+}
+
+template <class Op>
+std::string variant_glob(const std::string& requested) {
+  if (requested == "all") return "*";
+  if (requested == "auto") return ppkit::Registry<Op>::find("auto").name;
+  const auto names = ppkit::Registry<Op>::names();
+  for (const auto& n : names)
+    if (ppkit::glob_match(requested, n)) return requested;
+  throw ppkit::Error("no variant of " + std::string(Op::name) + " matches '" + requested + "'",
+                     "all, auto, " + ppkit::Registry<Op>::joined_names());
+}
+
+ppkit::CompareContext context_for(const SemArgs& a, const std::string& glob) {
+  if (a.repeats < 1) throw ppkit::Error("--repeats must be at least 1", ">= 1");
+  ppkit::CompareOptions o;
+  o.repeats = a.repeats;
+  o.variant_glob = glob;
+  return ppkit::CompareContext(o);
+}
+
+std::string num(double v, const char* f = "{:.3g}") {
+  return std::isfinite(v) ? fmt::format(fmt::runtime(f), v) : std::string("-");
+}
+
+int print_rows(const std::vector<ppkit::CompareRow>& rows, bool nekbone) {
+  int failed = 0;
+  if (!rows.empty()) fmt::print("{} [{}]\n", rows.front().case_name, rows.front().size);
+  if (nekbone)
+    fmt::print("{:<28} {:>10} {:>6} {:>11} {:>11} {:>10} {:>10} {:>9} {:>8}  {}\n", "variant",
+               "time ms", "iters", "residual", "max error", "ms/iter", "GDOF/s", "roofline",
+               "speedup", "status");
+  else
+    fmt::print("{:<28} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8}  {}\n", "variant", "time ms",
+               "GFLOP/s", "GFLOP/s+g", "GDOF/s", "GB/s", "roofline", "speedup", "status");
+  for (const auto& r : rows) {
+    std::string status = r.status;
+    if (r.status == "PASS" || r.status == "FAIL") status += fmt::format(" ({:.1e})", r.error);
+    if (!r.message.empty()) status += ": " + r.message;
+    if (r.status == "FAIL" || r.status == "ERROR") ++failed;
+    const bool timed = r.status == "PASS" || r.status == "FAIL";
+    const double ms = timed ? r.timing.median_s * 1e3 : std::nan("");
+    auto extra = [&](const char* key) { return r.extra.contains(key) ? r.extra[key].get<double>() : std::nan(""); };
+    if (nekbone)
+      fmt::print("{:<28} {:>10} {:>6} {:>11} {:>11} {:>10} {:>10} {:>9} {:>8}  {}\n", r.variant,
+                 num(ms), r.extra.contains("iterations") ? std::to_string(r.extra["iterations"].get<int>()) : "-",
+                 num(extra("final_residual"), "{:.2e}"), num(extra("max_error"), "{:.2e}"),
+                 num(extra("ms_per_iteration")), num(timed ? r.throughput * 1e-9 : std::nan("")),
+                 num(r.roofline_fraction * 100, "{:.0f}%"), num(r.speedup, "{:.2f}x"), status);
+    else
+      fmt::print("{:<28} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8}  {}\n", r.variant, num(ms),
+                 num(extra("GFLOP/s_eff"), "{:.1f}"), num(extra("GFLOP/s_tot"), "{:.1f}"),
+                 num(extra("GDOF/s")), num(extra("GB/s"), "{:.1f}"),
+                 num(r.roofline_fraction * 100, "{:.0f}%"), num(r.speedup, "{:.2f}x"), status);
+  }
+  std::map<std::string, double> bandwidths;
+  for (const auto& r : rows)
+    if (std::isfinite(r.bandwidth_Bps)) bandwidths[r.backend] = r.bandwidth_Bps;
+  for (const auto& [backend, bw] : bandwidths)
+    fmt::print("copy bandwidth {:<16} {:.1f} GB/s (roofline basis)\n", backend, bw * 1e-9);
+  return failed;
+}
+
+void add_common(CLI::App* cmd, SemArgs& a) {
+  cmd->add_option("--order", a.order, "Polynomial order N (1..15)");
+  cmd->add_option("--elements", a.elements, "Elements per direction EX,EY,EZ");
+  cmd->add_option("--deform", a.deform, "Mesh deformation: none (parallelepiped), trilinear, curved, mixed");
+  cmd->add_option("--equation", a.equation, "poisson or helmholtz");
+  cmd->add_option("--lambda0", a.lambda0, "Helmholtz stiffness coefficient");
+  cmd->add_option("--lambda1", a.lambda1, "Helmholtz mass coefficient");
+  cmd->add_option("--variant", a.variant, "Variant name or glob, 'auto' or 'all'");
+  cmd->add_option("--repeats", a.repeats, "Timed repeats (median reported)");
+  cmd->add_option("--seed", a.seed, "Seed of the random vertex perturbation");
+}
+
+void add_sem_command(CLI::App& app) {
+  auto* sem = app.add_subcommand("sem", "Spectral elements: axhelm (stored vs recomputed geometry), Nekbone PCG");
+  sem->require_subcommand(1);
+
+  auto ax = std::make_shared<SemArgs>();
+  auto* axhelm = sem->add_subcommand("axhelm", "Time Y = A X on every variant, verified against the serial reference");
+  add_common(axhelm, *ax);
+  axhelm->add_option("--ncol", ax->ncol, "Fields per application (1 or 3)");
+  axhelm->callback([ax] {
+    ppkit::Runtime runtime;
+    const BoxMeshSpec spec = mesh_spec(*ax);
+    AxhelmSettings s;
+    s.equation = parse_equation(ax->equation);
+    s.ncol = ax->ncol;
+    s.lambda0 = ax->lambda0;
+    s.lambda1 = ax->lambda1;
+    auto ctx = context_for(*ax, variant_glob<SemAxhelm>(ax->variant));
+    if (print_rows(run_axhelm_case(ctx, spec, s), false) != 0) std::exit(1);
+  });
+
+  auto nb = std::make_shared<SemArgs>();
+  nb->repeats = 3;
+  nb->equation = "helmholtz";
+  auto* nekbone = sem->add_subcommand("nekbone", "Jacobi-PCG on a manufactured solution, on every variant");
+  add_common(nekbone, *nb);
+  nekbone->add_option("--iterations", nb->iterations, "Maximum CG iterations");
+  nekbone->add_option("--tol", nb->tol, "Relative residual to stop at (0: run --iterations)");
+  nekbone->callback([nb] {
+    ppkit::Runtime runtime;
+    const BoxMeshSpec spec = mesh_spec(*nb);
+    NekboneSettings s;
+    s.equation = parse_equation(nb->equation);
+    s.lambda0 = nb->lambda0;
+    s.lambda1 = nb->lambda1;
+    s.max_iterations = nb->iterations;
+    s.tolerance = nb->tol;
+    auto ctx = context_for(*nb, variant_glob<SemNekbone>(nb->variant));
+    if (print_rows(run_nekbone_case(ctx, spec, s), true) != 0) std::exit(1);
+  });
+}
+
+ppkit::cli::CommandRegistrar registrar{"sem", add_sem_command};
+}  // namespace

@@ -1,0 +1,168 @@
+// cuda/trilinear-wmma (Nq = 8, sm_80+): the trilinear kernel with the r and s
+// contractions of every k-slice done as 8x8x8 matrix products on fp64 tensor
+// cores (nvcuda::wmma, m8n8k4 double fragments; Cao et al., section 4.3).
+// A block is one element of 8 x 8 threads = 2 warps. With U_k the k-slice
+// stored [j][i]:
+//   warp 0:  Qr = U_k D^T      and later  Yr = (G q)_r D
+//   warp 1:  Qs = D U_k        and later  Ys = D^T (G q)_s
+// each a sum of two m8n8k4 products; the D fragments are loaded once per block.
+// The t contractions stay on the CUDA cores with D[k][m] from constant memory.
+#include <mma.h>
+
+#include "backends/cuda/sem/axhelm_cuda.hpp"
+#include "backends/cuda/sem/axhelm_cuda_kernel.cuh"
+
+namespace ppkit::sem::cuda_kernels {
+namespace {
+
+template <int NCOL>
+__global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using namespace nvcuda;
+  constexpr int NQ = 8, NQ2 = 64, NP = 512;
+  using FragA = wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major>;
+  using FragAt = wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::col_major>;
+  using FragB = wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major>;
+  using FragBt = wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major>;
+  using FragC = wmma::fragment<wmma::accumulator, 8, 8, 4, double>;
+  __shared__ __align__(32) double s_D[NQ2];
+  __shared__ __align__(32) double s_q[NCOL][NQ2];   // U_k, later Yr
+  __shared__ __align__(32) double s_qr[NCOL][NQ2];  // Qr, then (G q)_r
+  __shared__ __align__(32) double s_qs[NCOL][NQ2];  // Qs, then (G q)_s
+  __shared__ __align__(32) double s_ys[NCOL][NQ2];  // Ys
+  __shared__ double s_C[24];
+  const int i = threadIdx.x, j = threadIdx.y, t = j * NQ + i, warp = t / 32;
+  const long long e = blockIdx.x;
+  const long long slot = a.factor_slot ? a.factor_slot[e] : e;
+  const bool recompute = slot < 0;
+  const bool helmholtz = a.helmholtz != 0;
+
+  s_D[t] = c_D[t];
+  if (recompute) trilinear_coefficients(a.vertices, e, t, s_C);
+  double r_q[NCOL][NQ], r_y[NCOL][NQ];
+#pragma unroll
+  for (int c = 0; c < NCOL; ++c)
+#pragma unroll
+    for (int k = 0; k < NQ; ++k) {
+      r_q[c][k] = __ldg(a.x + c * a.field_stride + e * NP + k * NQ2 + t);
+      r_y[c][k] = 0.0;
+    }
+  __syncthreads();
+
+  // D fragments, split along the contraction index m into 0..3 and 4..7.
+  FragBt dt_b[2];  // warp 0, Qr = U D^T: B(m, i) = D[i][m]
+  FragB d_b[2];    // warp 0, Yr = Gr D:  B(m, i) = D[m][i]
+  FragA d_a[2];    // warp 1, Qs = D U:   A(j, m) = D[j][m]
+  FragAt dt_a[2];  // warp 1, Ys = D^T Gs: A(j, m) = D[m][j]
+  if (warp == 0) {
+    wmma::load_matrix_sync(dt_b[0], s_D, 8);
+    wmma::load_matrix_sync(dt_b[1], s_D + 4, 8);
+    wmma::load_matrix_sync(d_b[0], s_D, 8);
+    wmma::load_matrix_sync(d_b[1], s_D + 32, 8);
+  } else {
+    wmma::load_matrix_sync(d_a[0], s_D, 8);
+    wmma::load_matrix_sync(d_a[1], s_D + 4, 8);
+    wmma::load_matrix_sync(dt_a[0], s_D, 8);
+    wmma::load_matrix_sync(dt_a[1], s_D + 32, 8);
+  }
+
+  TrilinearColumn column;
+  if (recompute) column.init(s_C, c_nodes[i], c_nodes[j], c_weights[i] * c_weights[j]);
+  const double* element_factors = a.factors + (recompute ? 0 : slot) * 7 * NP;
+
+#pragma unroll
+  for (int k = 0; k < NQ; ++k) {
+    double g[7];
+    if (recompute)
+      column.factors(c_nodes[k], c_weights[k], a.lambda0, a.lambda1, g);
+    else
+      load_factors(element_factors, k * NQ2 + t, NP, helmholtz, a.lambda0, a.lambda1, g);
+#pragma unroll
+    for (int c = 0; c < NCOL; ++c) s_q[c][t] = r_q[c][k];
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < NCOL; ++c) {
+      FragC acc;
+      wmma::fill_fragment(acc, 0.0);
+      if (warp == 0) {
+        FragA u0, u1;
+        wmma::load_matrix_sync(u0, s_q[c], 8);
+        wmma::load_matrix_sync(u1, s_q[c] + 4, 8);
+        wmma::mma_sync(acc, u0, dt_b[0], acc);
+        wmma::mma_sync(acc, u1, dt_b[1], acc);
+        wmma::store_matrix_sync(s_qr[c], acc, 8, wmma::mem_row_major);
+      } else {
+        FragB u0, u1;
+        wmma::load_matrix_sync(u0, s_q[c], 8);
+        wmma::load_matrix_sync(u1, s_q[c] + 32, 8);
+        wmma::mma_sync(acc, d_a[0], u0, acc);
+        wmma::mma_sync(acc, d_a[1], u1, acc);
+        wmma::store_matrix_sync(s_qs[c], acc, 8, wmma::mem_row_major);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < NCOL; ++c) {
+      const double qr = s_qr[c][t], qs = s_qs[c][t];
+      double qt = 0;
+#pragma unroll
+      for (int m = 0; m < NQ; ++m) qt += c_D[k * NQ + m] * r_q[c][m];
+      s_qr[c][t] = g[0] * qr + g[1] * qs + g[2] * qt;
+      s_qs[c][t] = g[1] * qr + g[3] * qs + g[4] * qt;
+      const double gt = g[2] * qr + g[4] * qs + g[5] * qt;
+#pragma unroll
+      for (int m = 0; m < NQ; ++m) r_y[c][m] += c_D[k * NQ + m] * gt;
+      if (helmholtz) r_y[c][k] += g[6] * r_q[c][k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < NCOL; ++c) {
+      FragC acc;
+      wmma::fill_fragment(acc, 0.0);
+      if (warp == 0) {
+        FragA g0, g1;
+        wmma::load_matrix_sync(g0, s_qr[c], 8);
+        wmma::load_matrix_sync(g1, s_qr[c] + 4, 8);
+        wmma::mma_sync(acc, g0, d_b[0], acc);
+        wmma::mma_sync(acc, g1, d_b[1], acc);
+        wmma::store_matrix_sync(s_q[c], acc, 8, wmma::mem_row_major);
+      } else {
+        FragB g0, g1;
+        wmma::load_matrix_sync(g0, s_qs[c], 8);
+        wmma::load_matrix_sync(g1, s_qs[c] + 32, 8);
+        wmma::mma_sync(acc, dt_a[0], g0, acc);
+        wmma::mma_sync(acc, dt_a[1], g1, acc);
+        wmma::store_matrix_sync(s_ys[c], acc, 8, wmma::mem_row_major);
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < NCOL; ++c) r_y[c][k] += s_q[c][t] + s_ys[c][t];
+    // The next slice overwrites s_q[c][t], which only this thread reads here.
+  }
+#pragma unroll
+  for (int c = 0; c < NCOL; ++c)
+#pragma unroll
+    for (int k = 0; k < NQ; ++k) a.y[c * a.field_stride + e * NP + k * NQ2 + t] = r_y[c][k];
+#else
+  (void)a;
+#endif
+}
+
+}  // namespace
+
+void set_constants_wmma(int nq, const double* derivative, const double* nodes,
+                        const double* weights) {
+  copy_constants(nq, derivative, nodes, weights);
+}
+
+void launch_trilinear_wmma(const AxhelmKernelArgs& a) {
+  const dim3 block(8, 8);
+  const unsigned grid = unsigned(a.elements);
+  if (a.ncol == 3)
+    axhelm_wmma_kernel<3><<<grid, block>>>(a);
+  else
+    axhelm_wmma_kernel<1><<<grid, block>>>(a);
+}
+
+}  // namespace ppkit::sem::cuda_kernels

@@ -1,0 +1,36 @@
+#include "ppkit/sem/gather_scatter.hpp"
+
+#include <fmt/format.h>
+
+#include "ppkit/core/error.hpp"
+
+namespace ppkit::sem {
+
+GatherScatterPlanHost make_gather_scatter_plan(const std::vector<std::int64_t>& global_ids,
+                                               std::int64_t global_count) {
+  GatherScatterPlanHost plan;
+  plan.global_count = global_count;
+  plan.offsets.assign(global_count + 1, 0);
+  for (std::size_t l = 0; l < global_ids.size(); ++l) {
+    const std::int64_t g = global_ids[l];
+    require(g >= 0 && g < global_count,
+            fmt::format("local node {} has global id {}", l, g),
+            fmt::format("0..{}", global_count - 1));
+    ++plan.offsets[g + 1];
+  }
+  for (std::int64_t g = 0; g < global_count; ++g) plan.offsets[g + 1] += plan.offsets[g];
+  plan.locals.resize(global_ids.size());
+  std::vector<std::int64_t> next(plan.offsets.begin(), plan.offsets.end() - 1);
+  for (std::size_t l = 0; l < global_ids.size(); ++l) plan.locals[next[global_ids[l]]++] = l;
+  return plan;
+}
+
+std::vector<double> dssum_reference(const std::vector<std::int64_t>& global_ids,
+                                    std::int64_t global_count, const std::vector<double>& u) {
+  std::vector<double> global(global_count, 0.0), out(u.size());
+  for (std::size_t l = 0; l < u.size(); ++l) global[global_ids[l]] += u[l];
+  for (std::size_t l = 0; l < u.size(); ++l) out[l] = global[global_ids[l]];
+  return out;
+}
+
+}  // namespace ppkit::sem

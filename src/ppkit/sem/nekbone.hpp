@@ -1,0 +1,68 @@
+#pragma once
+// sem.nekbone: Nekbone-style Jacobi-preconditioned conjugate gradients for
+//   -lambda0 Laplace(u) + lambda1 u = f  in the (deformed) box,  u = u_exact on its boundary,
+// with the manufactured solution
+//   u_exact = sin(k1 x + 0.2) sin(k2 y + 0.4) sin(k3 z + 0.1),  -Laplace(u) = (k1^2+k2^2+k3^2) u.
+// The boundary values are lifted (u = u_D + u_0, A u_0 = M f - A u_D, u_0 = 0 on
+// the boundary) and everything lives in local (element) form as in Nekbone:
+// A = mask . QQ^T . axhelm, inner products weighted by 1/multiplicity.
+// Variants differ only in the axhelm they call (stored or recomputed factors),
+// so they must take the same iterations.
+#include <cstdint>
+#include <vector>
+
+#include "ppkit/sem/axhelm.hpp"
+#include "ppkit/sem/box_mesh.hpp"
+
+namespace ppkit::sem {
+
+struct NekboneProblem {
+  AxhelmProblem op;  // the operator (ncol = 1; op.x is unused)
+  std::vector<std::int64_t> global_ids;
+  std::int64_t global_count = 0;
+  std::vector<std::uint8_t> boundary;  // [E * Np]
+  std::vector<double> rhs;             // [E * Np] w|J| f at every local node (unassembled)
+  std::vector<double> dirichlet;       // [E * Np] u_exact on boundary nodes, 0 elsewhere
+  std::vector<double> exact;           // [E * Np] u_exact at every local node
+  std::vector<double> diagonal;        // [E * Np] local diagonal of axhelm (unassembled)
+  int max_iterations = 1000;
+  double tolerance = 1e-10;            // stop when |r| <= tolerance |r0|; 0: run max_iterations
+};
+
+struct NekboneResult {
+  std::vector<double> solution;  // [E * Np] local form, boundary values included
+  int iterations = 0;
+  double initial_residual = 0;
+  double final_residual = 0;
+};
+
+struct SemNekbone {
+  static constexpr const char* name = "sem.nekbone";
+  using Problem = NekboneProblem;
+  using Result = NekboneResult;
+};
+
+struct NekboneSettings {
+  Equation equation = Equation::poisson;
+  double lambda0 = 1.0, lambda1 = 1.0;
+  int max_iterations = 1000;
+  double tolerance = 1e-10;
+};
+
+NekboneProblem make_nekbone_problem(const BoxMesh& mesh, const NekboneSettings& settings);
+
+// Local diagonal of one element's axhelm (for the Jacobi preconditioner).
+std::vector<double> axhelm_local_diagonal(const AxhelmProblem& p);
+
+// max |u - u_exact| over the local nodes.
+double max_error(const NekboneProblem& p, const std::vector<double>& solution);
+
+// Per CG iteration (docs/sem.md): one axhelm + gather-scatter + 3 reductions +
+// 3 vector updates + Jacobi; flops and bytes for the roofline.
+struct NekboneCost {
+  double flops_per_iteration = 0;
+  double bytes_per_iteration = 0;
+};
+NekboneCost nekbone_cost(const NekboneProblem& p, bool recompute);
+
+}  // namespace ppkit::sem

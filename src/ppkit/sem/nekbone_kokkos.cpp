@@ -1,0 +1,166 @@
+// kokkos-<space>/stored and kokkos-<space>/trilinear variants of sem.nekbone:
+// Jacobi-PCG in local form (Nekbone's cg.f), the operator being axhelm with
+// stored or recomputed geometric factors, then gather-scatter and the mask.
+#include <cmath>
+#include <limits>
+
+#include "ppkit/core/kokkos_spaces.hpp"
+#include "ppkit/sem/axhelm_kokkos.hpp"
+#include "ppkit/sem/gather_scatter.hpp"
+#include "ppkit/sem/nekbone.hpp"
+
+namespace ppkit::sem {
+namespace {
+
+// Vector kernels of the CG loop (free functions: device lambdas may not live in
+// private member functions).
+template <class Exec>
+using DeviceVector = Kokkos::View<double*, typename Exec::memory_space>;
+
+// y = a y + b x
+template <class Exec>
+void axpby(const DeviceVector<Exec>& y, double a, const DeviceVector<Exec>& x, double b) {
+  Kokkos::parallel_for(
+      "ppkit::sem::axpby", Kokkos::RangePolicy<Exec>(0, y.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l) { y(l) = a * y(l) + b * x(l); });
+}
+// y = y * m (the Dirichlet mask)
+template <class Exec>
+void multiply(const DeviceVector<Exec>& y, const DeviceVector<Exec>& m) {
+  Kokkos::parallel_for(
+      "ppkit::sem::mask", Kokkos::RangePolicy<Exec>(0, y.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l) { y(l) *= m(l); });
+}
+// z = d * r (Jacobi)
+template <class Exec>
+void multiply_into(const DeviceVector<Exec>& z, const DeviceVector<Exec>& r,
+                   const DeviceVector<Exec>& d) {
+  Kokkos::parallel_for(
+      "ppkit::sem::jacobi", Kokkos::RangePolicy<Exec>(0, z.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l) { z(l) = d(l) * r(l); });
+}
+// sum a c b (Nekbone's glsc3; c = 1 / multiplicity counts each global node once)
+template <class Exec>
+double weighted_dot(const DeviceVector<Exec>& a, const DeviceVector<Exec>& c,
+                    const DeviceVector<Exec>& b) {
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "ppkit::sem::glsc3", Kokkos::RangePolicy<Exec>(0, a.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += a(l) * c(l) * b(l); }, sum);
+  return sum;
+}
+
+template <class Exec>
+class KokkosNekbone final : public PreparedRun<NekboneResult> {
+  using Mem = typename Exec::memory_space;
+  using View = Kokkos::View<double*, Mem>;
+
+ public:
+  KokkosNekbone(const NekboneProblem& p, bool recompute)
+      : mesh_(upload_axhelm_mesh<Mem>(p.op, recompute)),
+        plan_(upload_gather_scatter_plan<Mem>(make_gather_scatter_plan(p.global_ids, p.global_count))),
+        max_iterations_(p.max_iterations),
+        tolerance_(p.tolerance) {
+    const std::size_t L = p.op.local_count();
+    require(p.rhs.size() == L && p.dirichlet.size() == L && p.diagonal.size() == L &&
+                p.boundary.size() == L && p.global_ids.size() == L,
+            "nekbone problem: vectors do not match the mesh", "E * (N+1)^3 values each");
+    dirichlet_ = to_device<double, Mem>(p.dirichlet, "sem::dirichlet");
+    // mask (0 on the boundary), weight (1 / multiplicity), inverse assembled diagonal.
+    std::vector<double> mask(L), ones(L, 1.0);
+    for (std::size_t l = 0; l < L; ++l) mask[l] = p.boundary[l] ? 0.0 : 1.0;
+    mask_ = to_device<double, Mem>(mask, "sem::mask");
+    const auto multiplicity = dssum_reference(p.global_ids, p.global_count, ones);
+    std::vector<double> weight(L);
+    for (std::size_t l = 0; l < L; ++l) weight[l] = 1.0 / multiplicity[l];
+    weight_ = to_device<double, Mem>(weight, "sem::weight");
+    const auto diag = dssum_reference(p.global_ids, p.global_count, p.diagonal);
+    std::vector<double> inv_diag(L);
+    for (std::size_t l = 0; l < L; ++l) inv_diag[l] = mask[l] / diag[l];
+    inv_diag_ = to_device<double, Mem>(inv_diag, "sem::inv_diag");
+    // b = mask QQ^T (M f - A u_D): the lifted right-hand side.
+    b_ = to_device<double, Mem>(p.rhs, "sem::b");
+    View a_dirichlet("sem::A_uD", L);
+    apply_axhelm<Exec>(mesh_, dirichlet_, a_dirichlet);
+    axpby<Exec>(b_, 1.0, a_dirichlet, -1.0);
+    dssum<Exec>(plan_, b_);
+    multiply<Exec>(b_, mask_);
+    x_ = View("sem::x", L);
+    r_ = View("sem::r", L);
+    z_ = View("sem::z", L);
+    p_ = View("sem::p", L);
+    w_ = View("sem::w", L);
+    Kokkos::deep_copy(x_, std::numeric_limits<double>::quiet_NaN());  // poison
+    Exec().fence();
+  }
+
+  void run() override {
+    Kokkos::deep_copy(x_, 0.0);
+    Kokkos::deep_copy(r_, b_);
+    Kokkos::deep_copy(p_, 0.0);
+    initial_ = std::sqrt(weighted_dot<Exec>(r_, weight_, r_));
+    double residual = initial_, rtz_old = 1.0;
+    int it = 0;
+    while (it < max_iterations_ && residual > tolerance_ * initial_ && residual > 0) {
+      multiply_into<Exec>(z_, r_, inv_diag_);                // z = M^-1 r (Jacobi)
+      const double rtz = weighted_dot<Exec>(r_, weight_, z_);
+      const double beta = it == 0 ? 0.0 : rtz / rtz_old;
+      rtz_old = rtz;
+      axpby<Exec>(p_, beta, z_, 1.0);                        // p = z + beta p
+      apply_axhelm<Exec>(mesh_, p_, w_);               // w = A p
+      dssum<Exec>(plan_, w_);
+      multiply<Exec>(w_, mask_);
+      const double alpha = rtz / weighted_dot<Exec>(w_, weight_, p_);
+      axpby<Exec>(x_, 1.0, p_, alpha);                       // x += alpha p
+      axpby<Exec>(r_, 1.0, w_, -alpha);                      // r -= alpha w
+      residual = std::sqrt(weighted_dot<Exec>(r_, weight_, r_));
+      ++it;
+    }
+    Exec().fence();
+    iterations_ = it;
+    final_ = residual;
+  }
+
+  NekboneResult result() override {
+    NekboneResult out;
+    View u("sem::u", x_.extent(0));
+    Kokkos::deep_copy(u, x_);
+    axpby<Exec>(u, 1.0, dirichlet_, 1.0);
+    out.solution = to_host(u);
+    out.iterations = iterations_;
+    out.initial_residual = initial_;
+    out.final_residual = final_;
+    return out;
+  }
+
+ private:
+  AxhelmDeviceMesh<Mem> mesh_;
+  GatherScatterPlan<Mem> plan_;
+  int max_iterations_;
+  double tolerance_;
+  View dirichlet_, mask_, weight_, inv_diag_, b_, x_, r_, z_, p_, w_;
+  int iterations_ = 0;
+  double initial_ = 0, final_ = 0;
+};
+
+}  // namespace
+}  // namespace ppkit::sem
+
+namespace ppkit::registration {
+void register_sem_nekbone_kokkos_variants() {
+  using namespace ppkit::sem;
+  for_each_kokkos_space([](auto space) {
+    using Exec = typename decltype(space)::execution_space;
+    auto stored = kokkos_variant<SemNekbone>(space, "stored", 1);
+    stored.prepare = [](const NekboneProblem& p) {
+      return std::make_unique<KokkosNekbone<Exec>>(p, false);
+    };
+    Registry<SemNekbone>::add(std::move(stored));
+    auto trilinear = kokkos_variant<SemNekbone>(space, "trilinear", 2);
+    trilinear.prepare = [](const NekboneProblem& p) {
+      return std::make_unique<KokkosNekbone<Exec>>(p, true);
+    };
+    Registry<SemNekbone>::add(std::move(trilinear));
+  });
+}
+}  // namespace ppkit::registration
