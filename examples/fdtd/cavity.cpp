@@ -17,8 +17,8 @@ int main() {
   const auto result = run->result();
   std::printf("%s on %s\n", variant.name.c_str(), variant.device().c_str());
   for (std::size_t n = 0; n < result.energy.size(); ++n)
-    std::printf("energy after step %lld: %.6e J\n", static_cast<long long>(result.energy_steps[n] + 1),
-                result.energy[n]);
+    std::printf("energy after step %lld: %.6e J\n",
+                static_cast<long long>(result.energy_steps[n] + 1), result.energy[n]);
   std::printf("TM110: continuum %.6e Hz, Yee grid %.6e Hz\n",
               ppkit::fdtd::cavity_frequency_continuum(size, {1, 1, 0}),
               ppkit::fdtd::cavity_frequency_yee(problem.grid, {1, 1, 0}));

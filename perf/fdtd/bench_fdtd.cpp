@@ -22,8 +22,8 @@ void ppkit::bench::register_benchmarks() {
         "fdtd_step/" + std::to_string(n) + "^3",
         [n, steps] { return fdtd::make_benchmark_problem(n, 10, steps); },
         [](const FdtdStep::Problem& p) {
-          return BenchModel{double(p.grid.cells()) * double(p.steps), "cells/s", fdtd::step_bytes(p),
-                            fdtd::step_flops(p)};
+          return BenchModel{double(p.grid.cells()) * double(p.steps), "cells/s",
+                            fdtd::step_bytes(p), fdtd::step_flops(p)};
         });
   }
 }

@@ -48,7 +48,8 @@ TEST(FdtdCaseFile, RejectsUnknownKeys) {
   EXPECT_NE(error_of(j).find("unknown key 'cellz'"), std::string::npos) << error_of(j);
   j = valid_case();
   j["sources"][0]["freq"] = 1e9;
-  EXPECT_NE(error_of(j).find("unknown key 'freq' in case.json sources[0]"), std::string::npos) << error_of(j);
+  EXPECT_NE(error_of(j).find("unknown key 'freq' in case.json sources[0]"), std::string::npos)
+      << error_of(j);
 }
 
 TEST(FdtdCaseFile, RejectsProbesOutsideTheGrid) {

@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
     if (rank == 0) {
       const auto single = reference_step(problem);
       auto check = [&](bool ok, const char* what, double value) {
-        std::printf("%s %s: %g (seed %u, %d ranks)\n", ok ? "PASS" : "FAIL", what, value, seed, ranks);
+        std::printf("%s %s: %g (seed %u, %d ranks)\n", ok ? "PASS" : "FAIL", what, value, seed,
+                    ranks);
         failures += ok ? 0 : 1;
       };
       const double fields = fields_relative_error(slabs.fields, single.fields);
@@ -75,7 +76,8 @@ int main(int argc, char** argv) {
       for (std::size_t n = 0; n < single.probe_values.size(); ++n)
         probes = std::max(probes, double(std::abs(slabs.probe_values[n] - single.probe_values[n])) /
                                       (std::abs(double(single.probe_values[n])) + 1e-6));
-      check(probes < 1e-3 && slabs.probe_values.size() == single.probe_values.size(), "probes vs single rank", probes);
+      check(probes < 1e-3 && slabs.probe_values.size() == single.probe_values.size(),
+            "probes vs single rank", probes);
       double energy = slabs.energy.size() == single.energy.size() ? 0 : 1;
       for (std::size_t n = 0; n < single.energy.size() && n < slabs.energy.size(); ++n)
         energy = std::max(energy, std::abs(slabs.energy[n] / single.energy[n] - 1));

@@ -47,8 +47,10 @@ double spectral_peak(const std::vector<double>& x, double dt, double guess) {
   const double g = 0.5 * (std::sqrt(5.0) - 1);
   for (int it = 0; it < 60; ++it) {
     const double c = b - g * (b - a), d = a + g * (b - a);
-    if (spectrum(x, dt, c) > spectrum(x, dt, d)) b = d;
-    else a = c;
+    if (spectrum(x, dt, c) > spectrum(x, dt, d))
+      b = d;
+    else
+      a = c;
   }
   return 0.5 * (a + b);
 }
@@ -68,10 +70,13 @@ TEST_P(FdtdPhysicsTest, PecCavityResonancesFollowYeeDispersion) {
     const double yee = cavity_frequency_yee(p.grid, mode);
     const double continuum = cavity_frequency_continuum(size, mode);
     const double measured = spectral_peak(ez, p.grid.dt, yee);
-    const std::string label = "mode " + std::to_string(mode[0]) + std::to_string(mode[1]) + std::to_string(mode[2]);
-    EXPECT_LT(std::abs(measured / yee - 1), 1e-3) << label << ": measured " << measured << " Hz, Yee " << yee;
+    const std::string label =
+        "mode " + std::to_string(mode[0]) + std::to_string(mode[1]) + std::to_string(mode[2]);
+    EXPECT_LT(std::abs(measured / yee - 1), 1e-3)
+        << label << ": measured " << measured << " Hz, Yee " << yee;
     EXPECT_LT(std::abs(measured / continuum - 1), 2e-2) << label << ": continuum " << continuum;
-    EXPECT_GT(std::abs(measured / continuum - 1), 1e-5) << label << ": no dispersion error at all is suspicious";
+    EXPECT_GT(std::abs(measured / continuum - 1), 1e-5)
+        << label << ": no dispersion error at all is suspicious";
   }
 }
 
@@ -88,8 +93,10 @@ TEST_P(FdtdPhysicsTest, LosslessPecBoxConservesEnergy) {
   };
   const double early = mean(300, 500), late = mean(1000, 1200);
   EXPECT_GT(early, 0);
-  EXPECT_LT(std::abs(late / early - 1), 1e-3) << "energy drifts: " << early << " J -> " << late << " J";
-  for (std::size_t n = 300; n < 1200; ++n) ASSERT_LT(std::abs(r.energy[n] / early - 1), 0.05) << "step " << n;
+  EXPECT_LT(std::abs(late / early - 1), 1e-3)
+      << "energy drifts: " << early << " J -> " << late << " J";
+  for (std::size_t n = 300; n < 1200; ++n)
+    ASSERT_LT(std::abs(r.energy[n] / early - 1), 0.05) << "step " << n;
 
   // The same box filled with a lossy dielectric loses energy: the check can fail.
   p.materials = {Material{2.0, 1.0, 0.05, false}};
@@ -106,7 +113,8 @@ TEST_P(FdtdPhysicsTest, CpmlReflectionBelowMinus40dB) {
     auto p = make_benchmark_problem(n, pml, steps);
     const index_t c = n / 2;
     p.sources[0].i = p.sources[0].j = p.sources[0].k = c;
-    p.sources[0].frequency = speed_of_light / (12 * 1e-3) / 2.5;  // 12 cells per wavelength at 2.5 f0
+    p.sources[0].frequency =
+        speed_of_light / (12 * 1e-3) / 2.5;  // 12 cells per wavelength at 2.5 f0
     // Probes 3 cells from the layer: on axis and diagonally towards a corner.
     const index_t d = small / 2 - thickness - 3;
     for (auto off : {std::array<index_t, 3>{d, 0, 0}, {d, d, 0}, {0, d, d}}) {
@@ -149,9 +157,11 @@ double dipole_ez(const PointSource& s, double r, double t) {
   const double eps = 1e-3 * h;
   const double w = waveform_value(s.waveform, s.frequency, tau);
   const double dw = (waveform_value(s.waveform, s.frequency, tau + eps) -
-                     waveform_value(s.waveform, s.frequency, tau - eps)) / (2 * eps);
+                     waveform_value(s.waveform, s.frequency, tau - eps)) /
+                    (2 * eps);
   const double c = speed_of_light;
-  return -s.amplitude / (4 * pi * eps0) * (integral / (r * r * r) + w / (c * r * r) + dw / (c * c * r));
+  return -s.amplitude / (4 * pi * eps0) *
+         (integral / (r * r * r) + w / (c * r * r) + dw / (c * c * r));
 }
 
 TEST_P(FdtdPhysicsTest, HertzianDipoleNearFieldMatchesAnalytic) {

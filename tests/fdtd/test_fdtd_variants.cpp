@@ -70,7 +70,8 @@ TEST_P(FdtdVariantTest, MatchesSerialReference) {
   ASSERT_EQ(result.energy_steps, reference.energy_steps);
   ASSERT_EQ(result.energy.size(), reference.energy.size());
   for (std::size_t n = 0; n < result.energy.size(); ++n)
-    EXPECT_NEAR(result.energy[n], reference.energy[n], 1e-4 * reference.energy[n]) << "record " << n;
+    EXPECT_NEAR(result.energy[n], reference.energy[n], 1e-4 * reference.energy[n])
+        << "record " << n;
 }
 
 PPKIT_INSTANTIATE_VARIANT_TESTS(FdtdVariantTest, FdtdStep);

@@ -42,10 +42,12 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
     // Narrowest id type that holds every material.
     const std::size_t materials = p.materials.size();
     if (materials <= 256) {
-      ids8_ = DeviceBuffer<std::uint8_t>(std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()));
+      ids8_ = DeviceBuffer<std::uint8_t>(
+          std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()));
       ids_ = {ids8_.data(), 1};
     } else if (materials <= 65536) {
-      ids16_ = DeviceBuffer<std::uint16_t>(std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()));
+      ids16_ = DeviceBuffer<std::uint16_t>(
+          std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()));
       ids_ = {ids16_.data(), 2};
     } else {
       ids32_ = DeviceBuffer<std::uint32_t>(setup_.material_id);
@@ -57,8 +59,10 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
     for (int d = 0; d < 3; ++d) {
       const CpmlAxis& ax = setup_.cpml.axis[d];
       CpmlAxisArgs& aa = args_.axis[d];
-      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d, &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
-      const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d, &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
+      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
+                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
+      const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d,
+                                  &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
       for (int s = 0; s < 6; ++s) {
         profiles_[d][s] = device_copy(*parts[s]);
         *targets[s] = profiles_[d][s].data();
@@ -83,12 +87,16 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
     io_.n_probes = std::int64_t(p.probes.size());
     io_.steps = p.steps;
     source_index_ = device_copy(setup_.source_index);
-    source_component_ = device_copy(std::vector<std::int32_t>(setup_.source_component.begin(), setup_.source_component.end()));
-    source_hard_ = device_copy(std::vector<std::int32_t>(setup_.source_hard.begin(), setup_.source_hard.end()));
+    source_component_ = device_copy(
+        std::vector<std::int32_t>(setup_.source_component.begin(), setup_.source_component.end()));
+    source_hard_ = device_copy(
+        std::vector<std::int32_t>(setup_.source_hard.begin(), setup_.source_hard.end()));
     source_values_ = device_copy(setup_.source_values);
     probe_index_ = device_copy(setup_.probe_index);
-    probe_component_ = device_copy(std::vector<std::int32_t>(setup_.probe_component.begin(), setup_.probe_component.end()));
-    probe_values_ = DeviceBuffer<float>(std::max<std::size_t>(1, p.probes.size() * std::size_t(p.steps)));
+    probe_component_ = device_copy(
+        std::vector<std::int32_t>(setup_.probe_component.begin(), setup_.probe_component.end()));
+    probe_values_ =
+        DeviceBuffer<float>(std::max<std::size_t>(1, p.probes.size() * std::size_t(p.steps)));
     probe_values_.fill_bytes(0xFF);  // poison
     io_.source_index = source_index_.data();
     io_.source_component = source_component_.data();
@@ -103,9 +111,12 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
 
   void run() override {
     for (int c = 0; c < 6; ++c) {
-      if (problem_.initial[c].empty()) fields_[c].fill_bytes(0);
-      else PPKIT_CUDA_CHECK(cudaMemcpyAsync(fields_[c].data(), initial_[c].data(), fields_[c].size() * sizeof(float),
-                                            cudaMemcpyDeviceToDevice));
+      if (problem_.initial[c].empty())
+        fields_[c].fill_bytes(0);
+      else
+        PPKIT_CUDA_CHECK(cudaMemcpyAsync(fields_[c].data(), initial_[c].data(),
+                                         fields_[c].size() * sizeof(float),
+                                         cudaMemcpyDeviceToDevice));
     }
     for (auto& b : psi_) b.fill_bytes(0);
     energy_.clear();
@@ -117,7 +128,8 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
         cuda_kernels::field_energy(args_, ids_, energy_sum_.data());
         double sum = 0;
-        PPKIT_CUDA_CHECK(cudaMemcpy(&sum, energy_sum_.data(), sizeof(double), cudaMemcpyDeviceToHost));
+        PPKIT_CUDA_CHECK(
+            cudaMemcpy(&sum, energy_sum_.data(), sizeof(double), cudaMemcpyDeviceToHost));
         energy_.push_back(sum * setup_.cell_volume);
         ++next_energy;
       }
@@ -133,7 +145,8 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
     r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_;
-    if (r.energy.size() != r.energy_steps.size()) r.energy.assign(r.energy_steps.size(), std::nan(""));
+    if (r.energy.size() != r.energy_steps.size())
+      r.energy.assign(r.energy_steps.size(), std::nan(""));
     return r;
   }
 
@@ -143,7 +156,8 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
   YeeKernelArgs args_{};
   SourceProbeArgs io_{};
   cuda_kernels::MaterialIds ids_{nullptr, 4};
-  DeviceBuffer<float> fields_[6], initial_[6], table_, profiles_[3][6], psi_[12], source_values_, probe_values_;
+  DeviceBuffer<float> fields_[6], initial_[6], table_, profiles_[3][6], psi_[12], source_values_,
+      probe_values_;
   DeviceBuffer<std::uint8_t> ids8_;
   DeviceBuffer<std::uint16_t> ids16_;
   DeviceBuffer<std::uint32_t> ids32_;

@@ -26,12 +26,13 @@ constexpr int block_z = 32, block_y = 8, chunk_x = 16;
 constexpr unsigned full_mask = 0xffffffffu;
 
 template <class Id>
-__device__ __forceinline__ float coefficient(const Id* ids, const float* table, long long n, int which) {
+__device__ __forceinline__ float coefficient(const Id* ids, const float* table, long long n,
+                                             int which) {
   return __ldg(table + static_cast<long long>(__ldg(ids + n)) * material_stride + which);
 }
 
-__device__ __forceinline__ float cpml_term(float d, float inv_kd, int slot, const float* b, const float* c_d,
-                                           int u, float* psi, long long q) {
+__device__ __forceinline__ float cpml_term(float d, float inv_kd, int slot, const float* b,
+                                           const float* c_d, int u, float* psi, long long q) {
   if (slot < 0) return d * inv_kd;
   const float updated = __ldg(b + u) * psi[q] + __ldg(c_d + u) * d;
   psi[q] = updated;
@@ -40,7 +41,8 @@ __device__ __forceinline__ float cpml_term(float d, float inv_kd, int slot, cons
 
 // H^{n+1/2} = H^{n-1/2} - dh curl E^n; E at i + 1 is carried from one plane to the next.
 template <class Id>
-__global__ void __launch_bounds__(block_z * block_y) update_h_kernel(const YeeKernelArgs a, const Id* ids) {
+__global__ void __launch_bounds__(block_z* block_y)
+    update_h_kernel(const YeeKernelArgs a, const Id* ids) {
   const long long k = static_cast<long long>(blockIdx.x) * block_z + threadIdx.x;
   const long long j = static_cast<long long>(blockIdx.y) * block_y + threadIdx.y;
   const long long i_begin = static_cast<long long>(blockIdx.z) * chunk_x;
@@ -51,7 +53,8 @@ __global__ void __launch_bounds__(block_z * block_y) update_h_kernel(const YeeKe
   const CpmlAxisArgs &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
   // Per-thread constants along y and z.
   const int sly = inside ? __ldg(Y.h_slot + j) : -1, slz = inside ? __ldg(Z.h_slot + k) : -1;
-  const float iky = inside ? __ldg(Y.h_inv_kd + j) : 0.f, ikz = inside ? __ldg(Z.h_inv_kd + k) : 0.f;
+  const float iky = inside ? __ldg(Y.h_inv_kd + j) : 0.f,
+              ikz = inside ? __ldg(Z.h_inv_kd + k) : 0.f;
 
   long long n = i_begin * sx + j * sy + k;
   float ey_here = inside ? a.ey[n] : 0.f, ez_here = inside ? a.ez[n] : 0.f;
@@ -102,7 +105,8 @@ __global__ void __launch_bounds__(block_z * block_y) update_h_kernel(const YeeKe
 
 // E^{n+1} = ca E^n + cb curl H^{n+1/2}; H at i - 1 is carried from the previous plane.
 template <class Id>
-__global__ void __launch_bounds__(block_z * block_y) update_e_kernel(const YeeKernelArgs a, const Id* ids) {
+__global__ void __launch_bounds__(block_z* block_y)
+    update_e_kernel(const YeeKernelArgs a, const Id* ids) {
   const long long k = static_cast<long long>(blockIdx.x) * block_z + threadIdx.x;
   const long long j = static_cast<long long>(blockIdx.y) * block_y + threadIdx.y;
   const long long i_begin = static_cast<long long>(blockIdx.z) * chunk_x;
@@ -111,7 +115,8 @@ __global__ void __launch_bounds__(block_z * block_y) update_e_kernel(const YeeKe
   const long long sy = a.nz + 1, sx = (a.ny + 1) * sy;
   const CpmlAxisArgs &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
   const int sly = inside ? __ldg(Y.e_slot + j) : -1, slz = inside ? __ldg(Z.e_slot + k) : -1;
-  const float iky = inside ? __ldg(Y.e_inv_kd + j) : 0.f, ikz = inside ? __ldg(Z.e_inv_kd + k) : 0.f;
+  const float iky = inside ? __ldg(Y.e_inv_kd + j) : 0.f,
+              ikz = inside ? __ldg(Z.e_inv_kd + k) : 0.f;
   const bool inner_y = j >= 1 && j < a.ny, inner_z = k >= 1 && k < a.nz;
 
   long long n = i_begin * sx + j * sy + k;
@@ -185,8 +190,8 @@ __global__ void probes_kernel(const YeeKernelArgs a, const SourceProbeArgs s, lo
 constexpr int energy_block = 256;
 
 template <class Id>
-__global__ void __launch_bounds__(energy_block) energy_kernel(const YeeKernelArgs a, const Id* ids, long long nodes,
-                                                              double* sum) {
+__global__ void __launch_bounds__(energy_block)
+    energy_kernel(const YeeKernelArgs a, const Id* ids, long long nodes, double* sum) {
   __shared__ double warp_sums[energy_block / 32];
   double acc = 0;
   for (long long n = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; n < nodes;
@@ -208,16 +213,23 @@ __global__ void __launch_bounds__(energy_block) energy_kernel(const YeeKernelArg
 }
 
 dim3 update_grid(const YeeKernelArgs& a) {
-  return dim3(unsigned((a.nz + 1 + block_z - 1) / block_z), unsigned((a.ny + 1 + block_y - 1) / block_y),
+  return dim3(unsigned((a.nz + 1 + block_z - 1) / block_z),
+              unsigned((a.ny + 1 + block_y - 1) / block_y),
               unsigned((a.nx + 1 + chunk_x - 1) / chunk_x));
 }
 
 template <template <class> class Launch>
 void with_ids(MaterialIds ids, const YeeKernelArgs& a) {
   switch (ids.bytes) {
-    case 1: Launch<unsigned char>::go(a, static_cast<const unsigned char*>(ids.data)); break;
-    case 2: Launch<unsigned short>::go(a, static_cast<const unsigned short*>(ids.data)); break;
-    default: Launch<unsigned int>::go(a, static_cast<const unsigned int*>(ids.data)); break;
+    case 1:
+      Launch<unsigned char>::go(a, static_cast<const unsigned char*>(ids.data));
+      break;
+    case 2:
+      Launch<unsigned short>::go(a, static_cast<const unsigned short*>(ids.data));
+      break;
+    default:
+      Launch<unsigned int>::go(a, static_cast<const unsigned int*>(ids.data));
+      break;
   }
 }
 
@@ -247,11 +259,21 @@ void sources_and_probes(const YeeKernelArgs& a, const SourceProbeArgs& s, std::i
 void field_energy(const YeeKernelArgs& a, MaterialIds ids, double* device_sum) {
   cudaMemsetAsync(device_sum, 0, sizeof(double));
   const long long nodes = (a.nx + 1) * (a.ny + 1) * (a.nz + 1);
-  const unsigned blocks = unsigned(std::min<long long>((nodes + energy_block - 1) / energy_block, 4096));
+  const unsigned blocks =
+      unsigned(std::min<long long>((nodes + energy_block - 1) / energy_block, 4096));
   switch (ids.bytes) {
-    case 1: energy_kernel<<<blocks, energy_block>>>(a, static_cast<const unsigned char*>(ids.data), nodes, device_sum); break;
-    case 2: energy_kernel<<<blocks, energy_block>>>(a, static_cast<const unsigned short*>(ids.data), nodes, device_sum); break;
-    default: energy_kernel<<<blocks, energy_block>>>(a, static_cast<const unsigned int*>(ids.data), nodes, device_sum); break;
+    case 1:
+      energy_kernel<<<blocks, energy_block>>>(a, static_cast<const unsigned char*>(ids.data), nodes,
+                                              device_sum);
+      break;
+    case 2:
+      energy_kernel<<<blocks, energy_block>>>(a, static_cast<const unsigned short*>(ids.data),
+                                              nodes, device_sum);
+      break;
+    default:
+      energy_kernel<<<blocks, energy_block>>>(a, static_cast<const unsigned int*>(ids.data), nodes,
+                                              device_sum);
+      break;
   }
 }
 

@@ -38,17 +38,19 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     layers_ = 2 * setup_.cpml.thickness;
     nodes_ = (nx_ + 1) * (ny_ + 1) * pz_;
 
-    const std::string source = std::string(opencl::sources::fdtd_common) +
-                               (vectorized ? opencl::sources::fdtd_float4 : opencl::sources::fdtd_plain);
-    const std::string options = vectorized ? "-DLQ=" + std::to_string(float4_quads) +
-                                                 " -DLY=" + std::to_string(float4_rows)
-                                           : std::string();
+    const std::string source =
+        std::string(opencl::sources::fdtd_common) +
+        (vectorized ? opencl::sources::fdtd_float4 : opencl::sources::fdtd_plain);
+    const std::string options =
+        vectorized ? "-DLQ=" + std::to_string(float4_quads) + " -DLY=" + std::to_string(float4_rows)
+                   : std::string();
     program_ = ctx.program(source, options);
     update_h_ = std::make_unique<opencl::Kernel>(program_, "update_h");
     update_e_ = std::make_unique<opencl::Kernel>(program_, "update_e");
     sources_ = std::make_unique<opencl::Kernel>(program_, "apply_sources");
     probes_ = std::make_unique<opencl::Kernel>(program_, "record_probes");
-    energy_ = std::make_unique<opencl::Kernel>(program_, vectorized ? "energy_partial4" : "energy_partial");
+    energy_ = std::make_unique<opencl::Kernel>(program_,
+                                               vectorized ? "energy_partial4" : "energy_partial");
     reduce_ = std::make_unique<opencl::Kernel>(program_, "reduce_sum");
 
     for (int c = 0; c < 6; ++c) {
@@ -65,9 +67,11 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
       const CpmlAxis& ax = setup_.cpml.axis[a];
       std::vector<float> prof(6 * n1, 0.0f);
       std::vector<std::int32_t> slot(2 * n1, -1);
-      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d, &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
+      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
+                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
       for (std::size_t s = 0; s < 6; ++s) {
-        std::fill(prof.begin() + std::ptrdiff_t(s * n1), prof.begin() + std::ptrdiff_t((s + 1) * n1), s % 3 == 1 ? 1.0f : 0.0f);
+        std::fill(prof.begin() + std::ptrdiff_t(s * n1),
+                  prof.begin() + std::ptrdiff_t((s + 1) * n1), s % 3 == 1 ? 1.0f : 0.0f);
         std::copy(parts[s]->begin(), parts[s]->end(), prof.begin() + std::ptrdiff_t(s * n1));
       }
       std::copy(ax.e_slot.begin(), ax.e_slot.end(), slot.begin());
@@ -78,7 +82,8 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     psi_size_[0] = layers_ * (ny_ + 1) * pz_;
     psi_size_[1] = (nx_ + 1) * layers_ * pz_;
     psi_size_[2] = (nx_ + 1) * (ny_ + 1) * layers_;
-    for (int a = 0; a < 3; ++a) psi_[a] = Buffer<float>(std::max<std::size_t>(1, 4 * std::size_t(psi_size_[a])));
+    for (int a = 0; a < 3; ++a)
+      psi_[a] = Buffer<float>(std::max<std::size_t>(1, 4 * std::size_t(psi_size_[a])));
 
     // Sources and probes at their pitched node indices.
     auto pitched_index = [&](index_t node) {
@@ -89,17 +94,21 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     for (auto node : setup_.source_index) source_index.push_back(pitched_index(node));
     for (auto node : setup_.probe_index) probe_index.push_back(pitched_index(node));
     source_index_ = device_copy(source_index);
-    source_component_ = device_copy(std::vector<cl_int>(setup_.source_component.begin(), setup_.source_component.end()));
-    source_hard_ = device_copy(std::vector<cl_int>(setup_.source_hard.begin(), setup_.source_hard.end()));
+    source_component_ = device_copy(
+        std::vector<cl_int>(setup_.source_component.begin(), setup_.source_component.end()));
+    source_hard_ =
+        device_copy(std::vector<cl_int>(setup_.source_hard.begin(), setup_.source_hard.end()));
     source_values_ = device_copy(setup_.source_values);
     probe_index_ = device_copy(probe_index);
-    probe_component_ = device_copy(std::vector<cl_int>(setup_.probe_component.begin(), setup_.probe_component.end()));
+    probe_component_ = device_copy(
+        std::vector<cl_int>(setup_.probe_component.begin(), setup_.probe_component.end()));
     probe_values_ = Buffer<float>(std::max<std::size_t>(1, p.probes.size() * std::size_t(p.steps)));
     probe_values_.fill_bytes(0xFF);  // poison
 
     // Reduction: power-of-two work-groups of up to 256.
     std::size_t max_group = 0;
-    PPKIT_CL_CHECK(clGetDeviceInfo(ctx.device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_group), &max_group, nullptr));
+    PPKIT_CL_CHECK(clGetDeviceInfo(ctx.device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_group),
+                                   &max_group, nullptr));
     reduction_group_ = 1;
     while (reduction_group_ * 2 <= std::min<std::size_t>(256, max_group)) reduction_group_ *= 2;
     partial_[0] = Buffer<float>(max_reduction_groups);
@@ -109,10 +118,11 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     const cl_long s0 = psi_size_[0], s1 = psi_size_[1], s2 = psi_size_[2];
     for (cl_kernel k : {cl_kernel(*update_h_), cl_kernel(*update_e_)}) {
       const bool h = k == cl_kernel(*update_h_);
-      opencl::set_args(k, nx, ny, nz, pz, layers, fields_[h ? 0 : 0].mem(), fields_[1].mem(), fields_[2].mem(),
-                       fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_.mem(), table_.mem(),
-                       profiles_[0].mem(), profiles_[1].mem(), profiles_[2].mem(), slots_[0].mem(),
-                       slots_[1].mem(), slots_[2].mem(), psi_[0].mem(), psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
+      opencl::set_args(k, nx, ny, nz, pz, layers, fields_[h ? 0 : 0].mem(), fields_[1].mem(),
+                       fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
+                       material_.mem(), table_.mem(), profiles_[0].mem(), profiles_[1].mem(),
+                       profiles_[2].mem(), slots_[0].mem(), slots_[1].mem(), slots_[2].mem(),
+                       psi_[0].mem(), psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
     }
     ctx.finish();
   }
@@ -121,8 +131,11 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     auto& ctx = opencl::Context::get();
     cl_command_queue queue = ctx.queue();
     for (int c = 0; c < 6; ++c) {
-      if (problem_.initial[c].empty()) fields_[c].fill_bytes(0);
-      else PPKIT_CL_CHECK(clEnqueueCopyBuffer(queue, initial_[c].mem(), fields_[c].mem(), 0, 0, fields_[c].bytes(), 0, nullptr, nullptr));
+      if (problem_.initial[c].empty())
+        fields_[c].fill_bytes(0);
+      else
+        PPKIT_CL_CHECK(clEnqueueCopyBuffer(queue, initial_[c].mem(), fields_[c].mem(), 0, 0,
+                                           fields_[c].bytes(), 0, nullptr, nullptr));
     }
     for (auto& b : psi_) b.fill_bytes(0);
     energy_values_.clear();
@@ -136,24 +149,31 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     }
     global[2] = std::size_t(nx_ + 1);
     const std::size_t* local_size = vectorized_ ? local : nullptr;
-    const cl_long n_sources = cl_long(problem_.sources.size()), n_probes = cl_long(problem_.probes.size());
+    const cl_long n_sources = cl_long(problem_.sources.size()),
+                  n_probes = cl_long(problem_.probes.size());
     const cl_long steps = problem_.steps;
     std::size_t next_energy = 0;
     for (cl_long step = 0; step < steps; ++step) {
-      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0, nullptr, nullptr));
-      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0, nullptr, nullptr));
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0,
+                                            nullptr, nullptr));
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0,
+                                            nullptr, nullptr));
       if (n_sources > 0) {
-        opencl::set_args(*sources_, n_sources, step, steps, source_index_.mem(), source_component_.mem(),
-                         source_hard_.mem(), source_values_.mem(), fields_[0].mem(), fields_[1].mem(), fields_[2].mem());
+        opencl::set_args(*sources_, n_sources, step, steps, source_index_.mem(),
+                         source_component_.mem(), source_hard_.mem(), source_values_.mem(),
+                         fields_[0].mem(), fields_[1].mem(), fields_[2].mem());
         const std::size_t one = 1;
-        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *sources_, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *sources_, 1, nullptr, &one, nullptr, 0,
+                                              nullptr, nullptr));
       }
       if (n_probes > 0) {
-        opencl::set_args(*probes_, n_probes, step, steps, probe_index_.mem(), probe_component_.mem(),
-                         fields_[0].mem(), fields_[1].mem(), fields_[2].mem(), fields_[3].mem(), fields_[4].mem(),
-                         fields_[5].mem(), probe_values_.mem());
+        opencl::set_args(*probes_, n_probes, step, steps, probe_index_.mem(),
+                         probe_component_.mem(), fields_[0].mem(), fields_[1].mem(),
+                         fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
+                         probe_values_.mem());
         const std::size_t count = std::size_t(n_probes);
-        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *probes_, 1, nullptr, &count, nullptr, 0, nullptr, nullptr));
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *probes_, 1, nullptr, &count, nullptr, 0,
+                                              nullptr, nullptr));
       }
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
         energy_values_.push_back(total_energy() * setup_.cell_volume);
@@ -170,7 +190,8 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_values_;
-    if (r.energy.size() != r.energy_steps.size()) r.energy.assign(r.energy_steps.size(), std::nan(""));
+    if (r.energy.size() != r.energy_steps.size())
+      r.energy.assign(r.energy_steps.size(), std::nan(""));
     return r;
   }
 
@@ -182,7 +203,8 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     std::vector<T> out(std::size_t(nodes_), fill);
     const std::size_t rows = std::size_t((nx_ + 1) * (ny_ + 1)), len = std::size_t(nz_ + 1);
     for (std::size_t r = 0; r < rows; ++r)
-      std::copy(host.begin() + std::ptrdiff_t(r * len), host.begin() + std::ptrdiff_t((r + 1) * len),
+      std::copy(host.begin() + std::ptrdiff_t(r * len),
+                host.begin() + std::ptrdiff_t((r + 1) * len),
                 out.begin() + std::ptrdiff_t(r * std::size_t(pz_)));
     return out;
   }
@@ -192,7 +214,8 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     std::vector<float> out(rows * len);
     for (std::size_t r = 0; r < rows; ++r)
       std::copy(device.begin() + std::ptrdiff_t(r * std::size_t(pz_)),
-                device.begin() + std::ptrdiff_t(r * std::size_t(pz_) + len), out.begin() + std::ptrdiff_t(r * len));
+                device.begin() + std::ptrdiff_t(r * std::size_t(pz_) + len),
+                out.begin() + std::ptrdiff_t(r * len));
     return out;
   }
 
@@ -202,11 +225,13 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     const std::size_t group = reduction_group_;
     const cl_long items = vectorized_ ? nodes_ / 4 : nodes_;
     std::size_t groups = std::min(max_reduction_groups, (std::size_t(items) + group - 1) / group);
-    opencl::set_args(*energy_, items, fields_[0].mem(), fields_[1].mem(), fields_[2].mem(), fields_[3].mem(),
-                     fields_[4].mem(), fields_[5].mem(), material_.mem(), table_.mem(), partial_[0].mem());
+    opencl::set_args(*energy_, items, fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
+                     fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_.mem(),
+                     table_.mem(), partial_[0].mem());
     PPKIT_CL_CHECK(clSetKernelArg(*energy_, 10, group * sizeof(float), nullptr));
     std::size_t global = groups * group;
-    PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *energy_, 1, nullptr, &global, &group, 0, nullptr, nullptr));
+    PPKIT_CL_CHECK(
+        clEnqueueNDRangeKernel(queue, *energy_, 1, nullptr, &global, &group, 0, nullptr, nullptr));
     int current = 0;
     while (groups > 1) {
       const cl_long n = cl_long(groups);
@@ -214,11 +239,13 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
       opencl::set_args(*reduce_, n, partial_[current].mem(), partial_[1 - current].mem());
       PPKIT_CL_CHECK(clSetKernelArg(*reduce_, 3, group * sizeof(float), nullptr));
       global = groups * group;
-      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *reduce_, 1, nullptr, &global, &group, 0, nullptr, nullptr));
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *reduce_, 1, nullptr, &global, &group, 0,
+                                            nullptr, nullptr));
       current = 1 - current;
     }
     float sum = 0;
-    PPKIT_CL_CHECK(clEnqueueReadBuffer(queue, partial_[current].mem(), CL_TRUE, 0, sizeof(float), &sum, 0, nullptr, nullptr));
+    PPKIT_CL_CHECK(clEnqueueReadBuffer(queue, partial_[current].mem(), CL_TRUE, 0, sizeof(float),
+                                       &sum, 0, nullptr, nullptr));
     return double(sum);
   }
 
@@ -229,7 +256,8 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
   index_t psi_size_[3] = {0, 0, 0};
   cl_program program_ = nullptr;  // owned by the context's program cache
   std::unique_ptr<opencl::Kernel> update_h_, update_e_, sources_, probes_, energy_, reduce_;
-  Buffer<float> fields_[6], initial_[6], table_, profiles_[3], psi_[3], source_values_, probe_values_, partial_[2];
+  Buffer<float> fields_[6], initial_[6], table_, profiles_[3], psi_[3], source_values_,
+      probe_values_, partial_[2];
   Buffer<std::uint32_t> material_;
   Buffer<std::int32_t> slots_[3], source_component_, source_hard_, probe_component_;
   Buffer<cl_long> source_index_, probe_index_;

@@ -16,7 +16,8 @@ FdtdStep::Problem make_cavity_problem(const std::array<double, 3>& size,
   // Off-centre source and probes (about 1/3 and 2/7 of each axis) couple to every low mode.
   auto at = [&](int axis, double fraction) {
     const index_t n = cells[std::size_t(axis)];
-    return std::max<index_t>(1, std::min<index_t>(n - 1, index_t(std::lround(fraction * double(n)))));
+    return std::max<index_t>(1,
+                             std::min<index_t>(n - 1, index_t(std::lround(fraction * double(n)))));
   };
   // Broadband: the gaussian's spectrum exp(-f^2 / (2 f0^2)) covers the lowest modes.
   const double lowest = cavity_frequency_continuum(size, {1, 1, 0});
@@ -40,7 +41,8 @@ FdtdStep::Problem make_cavity_problem(const std::array<double, 3>& size,
   return p;
 }
 
-double cavity_frequency_continuum(const std::array<double, 3>& size, const std::array<int, 3>& mode) {
+double cavity_frequency_continuum(const std::array<double, 3>& size,
+                                  const std::array<int, 3>& mode) {
   double sum = 0;
   for (int u = 0; u < 3; ++u) sum += std::pow(mode[std::size_t(u)] / size[std::size_t(u)], 2);
   return 0.5 * speed_of_light * std::sqrt(sum);
@@ -75,7 +77,8 @@ FdtdStep::Problem make_dipole_problem(index_t n, double dx, int thickness, std::
   s.amplitude = 1e-6;  // I dl in A m
   p.sources.push_back(s);
   for (index_t r : probe_distances) {
-    require(c + r < n - thickness, "dipole probe " + std::to_string(r) + " cells away is inside the CPML",
+    require(c + r < n - thickness,
+            "dipole probe " + std::to_string(r) + " cells away is inside the CPML",
             "distances < " + std::to_string(n - thickness - c));
     Probe pr;
     pr.component = Component::ez;
@@ -142,7 +145,8 @@ std::array<T, 3> triple(const json& obj, const std::string& key, const std::stri
 // A node given as "node": [i, j, k] or "position": [x, y, z] metres (nearest node).
 std::array<index_t, 3> node_of(const json& obj, const YeeGrid& g, const std::string& where) {
   if (obj.contains("node") == obj.contains("position"))
-    throw Error(where + " needs exactly one of 'node' or 'position'", "\"node\": [i, j, k] or \"position\": [x, y, z]");
+    throw Error(where + " needs exactly one of 'node' or 'position'",
+                "\"node\": [i, j, k] or \"position\": [x, y, z]");
   if (obj.contains("node")) {
     const auto n = triple<std::int64_t>(obj, "node", where);
     return {n[0], n[1], n[2]};
@@ -154,10 +158,13 @@ std::array<index_t, 3> node_of(const json& obj, const YeeGrid& g, const std::str
 }  // namespace
 
 FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
-  check_keys(j, {"grid", "steps", "energy_interval", "materials", "boxes", "cpml", "sources", "probes", "outputs"},
+  check_keys(j,
+             {"grid", "steps", "energy_interval", "materials", "boxes", "cpml", "sources", "probes",
+              "outputs"},
              where);
   FdtdStep::Problem p;
-  const json& grid = j.contains("grid") ? j.at("grid") : throw Error("missing key 'grid' in " + where);
+  const json& grid =
+      j.contains("grid") ? j.at("grid") : throw Error("missing key 'grid' in " + where);
   const std::string gw = where + " grid";
   check_keys(grid, {"cells", "size", "courant", "dt"}, gw);
   const auto cells = triple<std::int64_t>(grid, "cells", gw);
@@ -205,23 +212,31 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
       std::string valid;
       for (std::size_t n = 0; n < names.size(); ++n) {
         valid += (valid.empty() ? "" : ", ") + names[n];
-        if (names[n] == name) { id = std::uint32_t(n); found = true; }
+        if (names[n] == name) {
+          id = std::uint32_t(n);
+          found = true;
+        }
       }
       if (!found) throw Error("unknown material '" + name + "' in " + bw, valid);
-      const auto lo = triple<std::int64_t>(box, "min", bw), hi = triple<std::int64_t>(box, "max", bw);
+      const auto lo = triple<std::int64_t>(box, "min", bw),
+                 hi = triple<std::int64_t>(box, "max", bw);
       const index_t n[3] = {p.grid.nx, p.grid.ny, p.grid.nz};
       for (int u = 0; u < 3; ++u)
-        require(lo[std::size_t(u)] >= 0 && lo[std::size_t(u)] <= hi[std::size_t(u)] && hi[std::size_t(u)] <= n[u] + 1,
-                "box " + bw + " lies outside the grid", "0 <= min <= max <= cells + 1 (node ranges [min, max))");
+        require(lo[std::size_t(u)] >= 0 && lo[std::size_t(u)] <= hi[std::size_t(u)] &&
+                    hi[std::size_t(u)] <= n[u] + 1,
+                "box " + bw + " lies outside the grid",
+                "0 <= min <= max <= cells + 1 (node ranges [min, max))");
       for (index_t i = lo[0]; i < hi[0]; ++i)
         for (index_t jj = lo[1]; jj < hi[1]; ++jj)
-          for (index_t k = lo[2]; k < hi[2]; ++k) p.material_id[std::size_t(p.grid.index(i, jj, k))] = id;
+          for (index_t k = lo[2]; k < hi[2]; ++k)
+            p.material_id[std::size_t(p.grid.index(i, jj, k))] = id;
     }
   }
   if (j.contains("cpml")) {
     const std::string cw = where + " cpml";
     const json& c = j.at("cpml");
-    check_keys(c, {"thickness", "order", "reflection", "kappa_max", "alpha_max", "alpha_order"}, cw);
+    check_keys(c, {"thickness", "order", "reflection", "kappa_max", "alpha_max", "alpha_order"},
+               cw);
     p.cpml.thickness = get_or<int>(c, "thickness", 10, cw);
     p.cpml.grading_order = get_or<double>(c, "order", 3.0, cw);
     p.cpml.reflection = get_or<double>(c, "reflection", 1e-6, cw);
@@ -233,7 +248,10 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
   if (j.contains("sources"))
     for (const auto& s : j.at("sources")) {
       const std::string sw = where + " sources[" + std::to_string(n++) + "]";
-      check_keys(s, {"component", "node", "position", "waveform", "frequency", "amplitude", "delay", "type"}, sw);
+      check_keys(
+          s,
+          {"component", "node", "position", "waveform", "frequency", "amplitude", "delay", "type"},
+          sw);
       PointSource src;
       src.component = parse_component(get_or<std::string>(s, "component", "ez", sw));
       const auto node = node_of(s, p.grid, sw);
@@ -245,7 +263,8 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
       src.amplitude = get_or<double>(s, "amplitude", 1.0, sw);
       src.delay = get_or<double>(s, "delay", 0.0, sw);
       const auto type = get_or<std::string>(s, "type", "soft", sw);
-      if (type != "soft" && type != "hard") throw Error("unknown source type '" + type + "' in " + sw, "soft, hard");
+      if (type != "soft" && type != "hard")
+        throw Error("unknown source type '" + type + "' in " + sw, "soft, hard");
       src.hard = type == "hard";
       p.sources.push_back(src);
     }
@@ -273,8 +292,10 @@ std::string probes_csv(const FdtdStep::Problem& p, const FdtdStep::Result& r) {
   out.precision(9);
   out << "time";
   for (const auto& pr : p.probes) {
-    if (!pr.name.empty()) out << ',' << pr.name;
-    else out << ',' << to_string(pr.component) << '(' << pr.i << ' ' << pr.j << ' ' << pr.k << ')';
+    if (!pr.name.empty())
+      out << ',' << pr.name;
+    else
+      out << ',' << to_string(pr.component) << '(' << pr.i << ' ' << pr.j << ' ' << pr.k << ')';
   }
   out << '\n';
   const std::size_t steps = std::size_t(p.steps);

@@ -18,7 +18,8 @@ FdtdStep::Problem make_cavity_problem(const std::array<double, 3>& size,
 // Lowest resonances of a PEC box: continuum f = c/2 sqrt((m/a)^2 + (n/b)^2 + (p/c)^2)
 // and the discrete Yee value, sin(w dt/2) / (c dt) = sqrt(sum_u (sin(k_u du/2) / du)^2)
 // (Taflove eq. 4.12 with the box's standing-wave wavenumbers k_u = pi m_u / L_u).
-double cavity_frequency_continuum(const std::array<double, 3>& size, const std::array<int, 3>& mode);
+double cavity_frequency_continuum(const std::array<double, 3>& size,
+                                  const std::array<int, 3>& mode);
 double cavity_frequency_yee(const YeeGrid& grid, const std::array<int, 3>& mode);
 
 // A z-directed Hertzian dipole (soft Ez source, I dl = amplitude) at the centre

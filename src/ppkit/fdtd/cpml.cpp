@@ -11,16 +11,20 @@ void validate(const CpmlConfig& c, const YeeGrid& g) {
           "0 (no CPML) or a number of cells");
   const index_t smallest = std::min(g.nx, std::min(g.ny, g.nz));
   require(2 * index_t(c.thickness) + 2 <= smallest,
-          "CPML of " + std::to_string(c.thickness) + " cells per face leaves no interior in a grid with " +
-              std::to_string(smallest) + " cells along its shortest axis",
+          "CPML of " + std::to_string(c.thickness) +
+              " cells per face leaves no interior in a grid with " + std::to_string(smallest) +
+              " cells along its shortest axis",
           "2 * thickness + 2 <= cells on every axis");
   require(c.grading_order >= 0 && c.grading_order <= 10,
-          "CPML grading order " + std::to_string(c.grading_order) + " is out of range", "0..10 (3 is usual)");
+          "CPML grading order " + std::to_string(c.grading_order) + " is out of range",
+          "0..10 (3 is usual)");
   require(c.reflection > 0 && c.reflection < 1,
-          "CPML reflection " + std::to_string(c.reflection) + " is out of range", "0 < R0 < 1, e.g. 1e-6");
-  require(c.kappa_max >= 1, "CPML kappa_max " + std::to_string(c.kappa_max) + " is below 1", ">= 1");
-  require(c.alpha_max >= 0 && c.alpha_order >= 0, "CPML alpha_max and alpha_order must not be negative",
-          ">= 0");
+          "CPML reflection " + std::to_string(c.reflection) + " is out of range",
+          "0 < R0 < 1, e.g. 1e-6");
+  require(c.kappa_max >= 1, "CPML kappa_max " + std::to_string(c.kappa_max) + " is below 1",
+          ">= 1");
+  require(c.alpha_max >= 0 && c.alpha_order >= 0,
+          "CPML alpha_max and alpha_order must not be negative", ">= 0");
 }
 
 namespace {
@@ -44,11 +48,13 @@ Coefficients coefficients(const CpmlConfig& cfg, double rho, double sigma_max, d
 CpmlAxis make_axis(index_t n, double du, double dt, const CpmlConfig& cfg) {
   const index_t t = cfg.thickness;
   CpmlAxis a;
-  for (auto* v : {&a.e_inv_kd, &a.e_b, &a.e_c_d, &a.h_inv_kd, &a.h_b, &a.h_c_d}) v->assign(n + 1, 0.0f);
+  for (auto* v : {&a.e_inv_kd, &a.e_b, &a.e_c_d, &a.h_inv_kd, &a.h_b, &a.h_c_d})
+    v->assign(n + 1, 0.0f);
   a.e_slot.assign(n + 1, -1);
   a.h_slot.assign(n + 1, -1);
   const double delta = double(t) * du;
-  const double sigma_max = t > 0 ? -(cfg.grading_order + 1) * std::log(cfg.reflection) / (2 * eta0 * delta) : 0;
+  const double sigma_max =
+      t > 0 ? -(cfg.grading_order + 1) * std::log(cfg.reflection) / (2 * eta0 * delta) : 0;
   auto fill = [&](index_t u, double depth_cells, int slot, bool electric) {
     Coefficients c{1, 1, 0};
     if (slot >= 0) c = coefficients(cfg, depth_cells / double(t), sigma_max, dt);
@@ -59,12 +65,18 @@ CpmlAxis make_axis(index_t n, double du, double dt, const CpmlConfig& cfg) {
   };
   for (index_t u = 0; u <= n; ++u) {
     // E nodes sit at u, H nodes at u + 1/2; depth is measured from the inner edge.
-    if (u < t) fill(u, double(t - u), int(u), true);
-    else if (t > 0 && u > n - t) fill(u, double(u - (n - t)), int(t + (u - (n - t + 1))), true);
-    else fill(u, 0, -1, true);
-    if (u < n && u < t) fill(u, double(t) - double(u) - 0.5, int(u), false);
-    else if (u < n && t > 0 && u >= n - t) fill(u, double(u) + 0.5 - double(n - t), int(t + (u - (n - t))), false);
-    else fill(u, 0, -1, false);
+    if (u < t)
+      fill(u, double(t - u), int(u), true);
+    else if (t > 0 && u > n - t)
+      fill(u, double(u - (n - t)), int(t + (u - (n - t + 1))), true);
+    else
+      fill(u, 0, -1, true);
+    if (u < n && u < t)
+      fill(u, double(t) - double(u) - 0.5, int(u), false);
+    else if (u < n && t > 0 && u >= n - t)
+      fill(u, double(u) + 0.5 - double(n - t), int(t + (u - (n - t))), false);
+    else
+      fill(u, 0, -1, false);
   }
   return a;
 }

@@ -18,12 +18,12 @@
 namespace ppkit::fdtd {
 
 struct CpmlConfig {
-  int thickness = 0;               // cells per face; 0: a bare PEC box
-  double grading_order = 3;        // m
-  double reflection = 1e-6;        // R0, the theoretical normal-incidence reflection
-  double kappa_max = 1;            // >= 1
-  double alpha_max = 0;            // S/m (complex-frequency shift)
-  double alpha_order = 1;          // ma
+  int thickness = 0;         // cells per face; 0: a bare PEC box
+  double grading_order = 3;  // m
+  double reflection = 1e-6;  // R0, the theoretical normal-incidence reflection
+  double kappa_max = 1;      // >= 1
+  double alpha_max = 0;      // S/m (complex-frequency shift)
+  double alpha_order = 1;    // ma
 };
 
 // Coefficients along one axis of n cells, at the E nodes (integer positions

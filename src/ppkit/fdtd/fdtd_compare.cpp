@@ -13,9 +13,12 @@ namespace {
 
 std::vector<index_t> sizes_for(ProblemSize s) {
   switch (s) {
-    case ProblemSize::quick: return {48};
-    case ProblemSize::standard: return {256};
-    case ProblemSize::large: return {256, 512, 768};
+    case ProblemSize::quick:
+      return {48};
+    case ProblemSize::standard:
+      return {256};
+    case ProblemSize::large:
+      return {256, 512, 768};
   }
   return {};
 }
@@ -75,7 +78,8 @@ void register_fdtd_compare() {
   register_workload({"fdtd", "3D Yee FDTD step with CPML (cells/s for a full E+H step)",
                      [](const CompareContext& ctx) {
                        int selected = 0;
-                       for (const auto& v : Registry<FdtdStep>::all()) selected += ctx.variant_selected(v.name);
+                       for (const auto& v : Registry<FdtdStep>::all())
+                         selected += ctx.variant_selected(v.name);
                        return selected * int(fdtd::sizes_for(ctx.options().size).size());
                      },
                      fdtd::run_fdtd});

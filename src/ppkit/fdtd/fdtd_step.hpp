@@ -50,7 +50,7 @@ namespace fdtd {
 // Everything the variants derive from a Problem on the host, validated once:
 // coefficient table, CPML profiles, per-step source values, flat indices.
 struct StepSetup {
-  std::vector<float> material_table;      // material_stride floats per material
+  std::vector<float> material_table;       // material_stride floats per material
   std::vector<std::uint32_t> material_id;  // per node (filled with 0 when the problem's is empty)
   CpmlProfiles cpml;
   // Sources: node index, component, hard flag, and per-step values

@@ -20,7 +20,8 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
   template <class T>
   View<T> upload(const std::string& label, const std::vector<T>& host) {
     View<T> v(label, host.size());
-    Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(host.data(), host.size());
+    Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(
+        host.data(), host.size());
     Kokkos::deep_copy(v, h);
     views_keepalive_.push_back(std::make_shared<View<T>>(v));
     return v;
@@ -38,7 +39,8 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     for (int c = 0; c < 6; ++c) {
       fields_[c] = View<float>(std::string("field ") + to_string(Component(c)), nodes);
       *fields[c] = fields_[c].data();
-      if (!p.initial[c].empty()) initial_[c] = upload(std::string("initial ") + to_string(Component(c)), p.initial[c]);
+      if (!p.initial[c].empty())
+        initial_[c] = upload(std::string("initial ") + to_string(Component(c)), p.initial[c]);
     }
     args_.material_id = upload("material id", setup_.material_id).data();
     args_.material_table = upload("material table", setup_.material_table).data();
@@ -65,9 +67,11 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
       psi_[q] = View<float>("psi", q < 4 ? px : q < 8 ? py : pz);
       *psi[q] = psi_[q].data();
     }
-    std::vector<std::int32_t> component(setup_.source_component.begin(), setup_.source_component.end());
+    std::vector<std::int32_t> component(setup_.source_component.begin(),
+                                        setup_.source_component.end());
     std::vector<std::int32_t> hard(setup_.source_hard.begin(), setup_.source_hard.end());
-    std::vector<std::int32_t> probe_component(setup_.probe_component.begin(), setup_.probe_component.end());
+    std::vector<std::int32_t> probe_component(setup_.probe_component.begin(),
+                                              setup_.probe_component.end());
     io_.n_sources = std::int64_t(p.sources.size());
     io_.n_probes = std::int64_t(p.probes.size());
     io_.steps = p.steps;
@@ -87,8 +91,10 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
   // Starts from the problem's initial state each time, so repeated runs agree.
   void run() override {
     for (int c = 0; c < 6; ++c) {
-      if (problem_.initial[c].empty()) Kokkos::deep_copy(Exec(), fields_[c], 0.0f);
-      else Kokkos::deep_copy(Exec(), fields_[c], initial_[c]);
+      if (problem_.initial[c].empty())
+        Kokkos::deep_copy(Exec(), fields_[c], 0.0f);
+      else
+        Kokkos::deep_copy(Exec(), fields_[c], initial_[c]);
     }
     for (auto& v : psi_) Kokkos::deep_copy(Exec(), v, 0.0f);
     energy_.clear();
@@ -111,7 +117,8 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     r.probe_values = download(probe_values_);
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_;
-    if (r.energy.size() != r.energy_steps.size()) r.energy.assign(r.energy_steps.size(), std::nan(""));
+    if (r.energy.size() != r.energy_steps.size())
+      r.energy.assign(r.energy_steps.size(), std::nan(""));
     return r;
   }
 
@@ -119,7 +126,8 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
   template <class T>
   static std::vector<T> download(const View<T>& v) {
     std::vector<T> out(v.extent(0));
-    Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(out.data(), out.size());
+    Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(out.data(),
+                                                                                   out.size());
     Kokkos::deep_copy(h, v);
     return out;
   }

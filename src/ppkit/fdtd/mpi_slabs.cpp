@@ -20,7 +20,8 @@ template <class T>
 View<T> upload(const std::vector<T>& host) {
   View<T> v("fdtd slab", std::max<std::size_t>(1, host.size()));
   if (!host.empty()) {
-    Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(host.data(), host.size());
+    Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(
+        host.data(), host.size());
     Kokkos::deep_copy(Kokkos::subview(v, std::make_pair(std::size_t(0), host.size())), h);
   }
   return v;
@@ -48,7 +49,8 @@ class Slab {
       for (index_t li = 0; li < local_planes_; ++li) {
         const index_t i = range_.i_origin + li;
         if (i < 0 || i > grid_.nx || global.empty()) continue;
-        std::copy(global.begin() + std::ptrdiff_t(i * plane_), global.begin() + std::ptrdiff_t((i + 1) * plane_),
+        std::copy(global.begin() + std::ptrdiff_t(i * plane_),
+                  global.begin() + std::ptrdiff_t((i + 1) * plane_),
                   out.begin() + std::ptrdiff_t(li * plane_));
       }
       return out;
@@ -65,8 +67,10 @@ class Slab {
     for (int d = 0; d < 3; ++d) {
       const CpmlAxis& ax = setup.cpml.axis[d];
       CpmlAxisArgs& aa = args_.axis[d];
-      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d, &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
-      const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d, &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
+      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
+                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
+      const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d,
+                                  &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
       for (int s = 0; s < 6; ++s) {
         profiles_[d][s] = upload(*parts[s]);
         *targets[s] = profiles_[d][s].data();
@@ -98,7 +102,8 @@ class Slab {
         source_index.push_back(setup.source_index[s] - range_.i_origin * plane_);
         source_component.push_back(setup.source_component[s]);
         source_hard.push_back(setup.source_hard[s]);
-        source_values.insert(source_values.end(), setup.source_values.begin() + std::ptrdiff_t(s * steps),
+        source_values.insert(source_values.end(),
+                             setup.source_values.begin() + std::ptrdiff_t(s * steps),
                              setup.source_values.begin() + std::ptrdiff_t((s + 1) * steps));
       }
     for (std::size_t q = 0; q < p.probes.size(); ++q)
@@ -116,7 +121,8 @@ class Slab {
     source_values_ = upload(source_values);
     probe_index_ = upload(probe_index);
     probe_component_ = upload(probe_component);
-    probe_values_ = View<float>("probe values", std::max<std::size_t>(1, probe_index.size() * steps));
+    probe_values_ =
+        View<float>("probe values", std::max<std::size_t>(1, probe_index.size() * steps));
     io_.source_index = source_index_.data();
     io_.source_component = source_component_.data();
     io_.source_hard = source_hard_.data();
@@ -136,20 +142,25 @@ class Slab {
 
   // Sends the planes `send_plane` of fields a and b (local indices) to `to` and
   // receives the neighbour's into `receive_plane` from `from`.
-  void exchange(int a, int b, index_t send_plane, index_t receive_plane, int to, int from, MPI_Comm comm) {
+  void exchange(int a, int b, index_t send_plane, index_t receive_plane, int to, int from,
+                MPI_Comm comm) {
     const std::size_t n = std::size_t(plane_);
     auto plane_of = [&](int c, index_t li) {
-      return Kokkos::subview(fields_[c], std::make_pair(std::size_t(li) * n, std::size_t(li + 1) * n));
+      return Kokkos::subview(fields_[c],
+                             std::make_pair(std::size_t(li) * n, std::size_t(li + 1) * n));
     };
     if (to != MPI_PROC_NULL) {
-      Kokkos::deep_copy(Kokkos::subview(send_, std::make_pair(std::size_t(0), n)), plane_of(a, send_plane));
+      Kokkos::deep_copy(Kokkos::subview(send_, std::make_pair(std::size_t(0), n)),
+                        plane_of(a, send_plane));
       Kokkos::deep_copy(Kokkos::subview(send_, std::make_pair(n, 2 * n)), plane_of(b, send_plane));
     }
-    MPI_Sendrecv(send_.data(), int(2 * n), MPI_FLOAT, to, 0, receive_.data(), int(2 * n), MPI_FLOAT, from, 0, comm,
-                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(send_.data(), int(2 * n), MPI_FLOAT, to, 0, receive_.data(), int(2 * n), MPI_FLOAT,
+                 from, 0, comm, MPI_STATUS_IGNORE);
     if (from != MPI_PROC_NULL) {
-      Kokkos::deep_copy(plane_of(a, receive_plane), Kokkos::subview(receive_, std::make_pair(std::size_t(0), n)));
-      Kokkos::deep_copy(plane_of(b, receive_plane), Kokkos::subview(receive_, std::make_pair(n, 2 * n)));
+      Kokkos::deep_copy(plane_of(a, receive_plane),
+                        Kokkos::subview(receive_, std::make_pair(std::size_t(0), n)));
+      Kokkos::deep_copy(plane_of(b, receive_plane),
+                        Kokkos::subview(receive_, std::make_pair(n, 2 * n)));
     }
   }
 
@@ -157,13 +168,15 @@ class Slab {
   std::vector<float> owned_planes(int c) const {
     const std::size_t n = std::size_t(plane_), count = std::size_t(range_.i_end - range_.i_begin);
     std::vector<float> out(count * n);
-    Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(out.data(), out.size());
+    Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(out.data(),
+                                                                                       out.size());
     Kokkos::deep_copy(h, Kokkos::subview(fields_[c], std::make_pair(n, n + count * n)));
     return out;
   }
   std::vector<float> probe_values() const {
     std::vector<float> out(probe_values_.extent(0));
-    Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(out.data(), out.size());
+    Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(out.data(),
+                                                                                       out.size());
     Kokkos::deep_copy(h, probe_values_);
     return out;
   }
@@ -191,12 +204,14 @@ FdtdStep::Result run_mpi_slabs(const FdtdStep::Problem& p, MPI_Comm comm) {
   MPI_Comm_size(comm, &ranks);
   const StepSetup setup = make_step_setup(p);
   require(ranks <= p.grid.nx + 1,
-          std::to_string(ranks) + " MPI ranks for " + std::to_string(p.grid.nx + 1) + " node planes along x",
+          std::to_string(ranks) + " MPI ranks for " + std::to_string(p.grid.nx + 1) +
+              " node planes along x",
           "at most nx + 1 ranks (one plane each)");
   require(p.grid.ny * p.grid.nz < INT_MAX / 4, "an x-plane is too large for one MPI message",
           "(ny + 1)(nz + 1) < 2^29 nodes");
   Slab slab(p, setup, rank, ranks);
-  const int left = rank > 0 ? rank - 1 : MPI_PROC_NULL, right = rank + 1 < ranks ? rank + 1 : MPI_PROC_NULL;
+  const int left = rank > 0 ? rank - 1 : MPI_PROC_NULL,
+            right = rank + 1 < ranks ? rank + 1 : MPI_PROC_NULL;
   const index_t last_local = slab.local_planes() - 1;
 
   FdtdStep::Result r;
@@ -225,7 +240,8 @@ FdtdStep::Result run_mpi_slabs(const FdtdStep::Problem& p, MPI_Comm comm) {
   std::vector<float> mine(p.probes.size() * steps, 0.0f);
   const auto local_values = slab.probe_values();
   for (std::size_t q = 0; q < slab.probe_rows().size(); ++q)
-    std::copy(local_values.begin() + std::ptrdiff_t(q * steps), local_values.begin() + std::ptrdiff_t((q + 1) * steps),
+    std::copy(local_values.begin() + std::ptrdiff_t(q * steps),
+              local_values.begin() + std::ptrdiff_t((q + 1) * steps),
               mine.begin() + std::ptrdiff_t(slab.probe_rows()[q] * steps));
   r.probe_values.assign(mine.size(), 0.0f);
   if (!mine.empty())
@@ -243,9 +259,11 @@ FdtdStep::Result run_mpi_slabs(const FdtdStep::Problem& p, MPI_Comm comm) {
     field.resize(std::size_t(p.grid.nodes()));
     std::copy(owned.begin(), owned.end(), field.begin());
     for (int from = 1; from < ranks; ++from) {
-      const index_t begin = (p.grid.nx + 1) * from / ranks, end = (p.grid.nx + 1) * (from + 1) / ranks;
+      const index_t begin = (p.grid.nx + 1) * from / ranks,
+                    end = (p.grid.nx + 1) * (from + 1) / ranks;
       require((end - begin) * plane < INT_MAX, "a slab is too large to gather in one MPI message");
-      MPI_Recv(field.data() + begin * plane, int((end - begin) * plane), MPI_FLOAT, from, c, comm, MPI_STATUS_IGNORE);
+      MPI_Recv(field.data() + begin * plane, int((end - begin) * plane), MPI_FLOAT, from, c, comm,
+               MPI_STATUS_IGNORE);
     }
   }
   return r;

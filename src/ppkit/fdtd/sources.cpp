@@ -8,9 +8,12 @@ namespace ppkit::fdtd {
 
 const char* to_string(Waveform w) {
   switch (w) {
-    case Waveform::gaussian: return "gaussian";
-    case Waveform::ricker: return "ricker";
-    case Waveform::modulated_gaussian: return "modulated-gaussian";
+    case Waveform::gaussian:
+      return "gaussian";
+    case Waveform::ricker:
+      return "ricker";
+    case Waveform::modulated_gaussian:
+      return "modulated-gaussian";
   }
   return "?";
 }

@@ -2,8 +2,9 @@
 // Point dipole sources and their waveforms (definitions as in gprMax's user
 // guide, "waveforms"), with f the centre frequency:
 //   gaussian:            exp(-zeta (t - chi)^2),            zeta = 2 pi^2 f^2, chi = 1/f
-//   ricker:              -(2 zeta (t-chi)^2 - 1) exp(-zeta (t-chi)^2), zeta = pi^2 f^2, chi = sqrt(2)/f
-//   modulated-gaussian:  sin(2 pi f (t - chi)) exp(-((t - chi)/tau)^2), tau = 1/f, chi = 3/f
+//   ricker:              -(2 zeta (t-chi)^2 - 1) exp(-zeta (t-chi)^2), zeta = pi^2 f^2, chi =
+//   sqrt(2)/f modulated-gaussian:  sin(2 pi f (t - chi)) exp(-((t - chi)/tau)^2), tau = 1/f, chi =
+//   3/f
 // A soft source is a Hertzian dipole: an impressed current moment I dl
 // (A m) in one E node, J = I dl w(t) / (dx dy dz), added as E -= cb J
 // (Taflove eq. 3.29 with J). A hard source sets the E node to amplitude w(t) (V/m).

@@ -19,12 +19,17 @@ std::string extent_text(const YeeGrid& g) {
 
 // Sources drive E nodes that are updated: not on the PEC faces.
 bool updated_e_node(const YeeGrid& g, Component c, index_t i, index_t j, index_t k) {
-  const bool ix = i >= 1 && i <= g.nx - 1, jy = j >= 1 && j <= g.ny - 1, kz = k >= 1 && k <= g.nz - 1;
+  const bool ix = i >= 1 && i <= g.nx - 1, jy = j >= 1 && j <= g.ny - 1,
+             kz = k >= 1 && k <= g.nz - 1;
   switch (c) {
-    case Component::ex: return i >= 0 && i < g.nx && jy && kz;
-    case Component::ey: return j >= 0 && j < g.ny && ix && kz;
-    case Component::ez: return k >= 0 && k < g.nz && ix && jy;
-    default: return false;
+    case Component::ex:
+      return i >= 0 && i < g.nx && jy && kz;
+    case Component::ey:
+      return j >= 0 && j < g.ny && ix && kz;
+    case Component::ez:
+      return k >= 0 && k < g.nz && ix && jy;
+    default:
+      return false;
   }
 }
 
@@ -41,14 +46,15 @@ void validate(const FdtdStep::Problem& p) {
               std::to_string(g.courant_number()) + ", above the 3D stability limit",
           "dt <= " + std::to_string(g.courant_limit()) + " s (Courant number <= 1)");
   require(p.steps >= 1, "steps must be at least 1", ">= 1");
-  require(p.energy_interval >= 0, "energy interval must not be negative", "0 (last step only) or >= 1");
+  require(p.energy_interval >= 0, "energy interval must not be negative",
+          "0 (last step only) or >= 1");
   require(p.material_id.empty() || index_t(p.material_id.size()) == g.nodes(),
           "material id array has " + std::to_string(p.material_id.size()) + " entries",
           std::to_string(g.nodes()) + " (one per node) or none");
   for (std::size_t n = 0; n < p.material_id.size(); ++n)
     if (p.material_id[n] >= p.materials.size())
-      throw Error("material id " + std::to_string(p.material_id[n]) + " at node " + std::to_string(n) +
-                      " has no material",
+      throw Error("material id " + std::to_string(p.material_id[n]) + " at node " +
+                      std::to_string(n) + " has no material",
                   "ids 0.." + std::to_string(p.materials.size() - 1));
   for (int c = 0; c < 6; ++c)
     require(p.initial[c].empty() || index_t(p.initial[c].size()) == g.nodes(),
@@ -57,17 +63,18 @@ void validate(const FdtdStep::Problem& p) {
   validate(p.cpml, g);
   for (const auto& s : p.sources) {
     require(is_electric(s.component),
-            std::string("source component ") + to_string(s.component) + " is not electric", "ex, ey, ez");
+            std::string("source component ") + to_string(s.component) + " is not electric",
+            "ex, ey, ez");
     require(updated_e_node(g, s.component, s.i, s.j, s.k),
-            std::string("source ") + to_string(s.component) + " at node " + node_text(s.i, s.j, s.k) +
-                " is outside the grid or on its PEC boundary",
+            std::string("source ") + to_string(s.component) + " at node " +
+                node_text(s.i, s.j, s.k) + " is outside the grid or on its PEC boundary",
             "an interior node: " + extent_text(g));
     require(s.frequency > 0, "source frequency must be positive", "> 0 Hz");
   }
   for (const auto& pr : p.probes)
     require(g.holds(pr.component, pr.i, pr.j, pr.k),
-            std::string("probe ") + to_string(pr.component) + " at node " + node_text(pr.i, pr.j, pr.k) +
-                " is outside the grid",
+            std::string("probe ") + to_string(pr.component) + " at node " +
+                node_text(pr.i, pr.j, pr.k) + " is outside the grid",
             extent_text(g));
 }
 
@@ -88,14 +95,17 @@ StepSetup make_step_setup(const FdtdStep::Problem& p) {
     s.source_index.push_back(node);
     s.source_component.push_back(int(src.component));
     s.source_hard.push_back(src.hard ? 1 : 0);
-    const double cb = s.material_table[s.material_id[std::size_t(node)] * material_stride + coef_cb];
+    const double cb =
+        s.material_table[s.material_id[std::size_t(node)] * material_stride + coef_cb];
     for (std::size_t step = 0; step < steps; ++step) {
       double value;
       if (src.hard) {
-        value = src.amplitude * waveform_value(src.waveform, src.frequency, double(step + 1) * g.dt - src.delay);
+        value = src.amplitude *
+                waveform_value(src.waveform, src.frequency, double(step + 1) * g.dt - src.delay);
       } else {  // J at (n + 1/2) dt, as in E^{n+1} = ca E^n + cb (curl H^{n+1/2} - J^{n+1/2})
         const double t = (double(step) + 0.5) * g.dt - src.delay;
-        value = -cb * src.amplitude * waveform_value(src.waveform, src.frequency, t) / s.cell_volume;
+        value =
+            -cb * src.amplitude * waveform_value(src.waveform, src.frequency, t) / s.cell_volume;
       }
       s.source_values[n * steps + step] = float(value);
     }
@@ -107,7 +117,8 @@ StepSetup make_step_setup(const FdtdStep::Problem& p) {
   if (p.energy_interval > 0)
     for (std::int64_t step = p.energy_interval - 1; step < p.steps; step += p.energy_interval)
       s.energy_steps.push_back(step);
-  if (s.energy_steps.empty() || s.energy_steps.back() != p.steps - 1) s.energy_steps.push_back(p.steps - 1);
+  if (s.energy_steps.empty() || s.energy_steps.back() != p.steps - 1)
+    s.energy_steps.push_back(p.steps - 1);
   return s;
 }
 
@@ -134,8 +145,9 @@ namespace {
 double psi_nodes(const FdtdStep::Problem& p) {
   const YeeGrid& g = p.grid;
   const double t2 = 2.0 * p.cpml.thickness;
-  return 4 * t2 * (double(g.ny + 1) * double(g.nz + 1) + double(g.nx + 1) * double(g.nz + 1) +
-                   double(g.nx + 1) * double(g.ny + 1));
+  return 4 * t2 *
+         (double(g.ny + 1) * double(g.nz + 1) + double(g.nx + 1) * double(g.nz + 1) +
+          double(g.nx + 1) * double(g.ny + 1));
 }
 }  // namespace
 

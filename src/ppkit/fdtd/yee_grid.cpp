@@ -24,12 +24,18 @@ Component parse_component(const std::string& s) {
 bool YeeGrid::holds(Component c, index_t i, index_t j, index_t k) const {
   if (i < 0 || j < 0 || k < 0 || i > nx || j > ny || k > nz) return false;
   switch (c) {
-    case Component::ex: return i < nx;
-    case Component::ey: return j < ny;
-    case Component::ez: return k < nz;
-    case Component::hx: return j < ny && k < nz;
-    case Component::hy: return i < nx && k < nz;
-    case Component::hz: return i < nx && j < ny;
+    case Component::ex:
+      return i < nx;
+    case Component::ey:
+      return j < ny;
+    case Component::ez:
+      return k < nz;
+    case Component::hx:
+      return j < ny && k < nz;
+    case Component::hy:
+      return i < nx && k < nz;
+    case Component::hz:
+      return i < nx && j < ny;
   }
   return false;
 }

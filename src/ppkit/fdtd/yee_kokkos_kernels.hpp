@@ -29,8 +29,9 @@ KOKKOS_INLINE_FUNCTION float cpml_term(float d, float inv_kd, std::int32_t slot,
 }
 
 template <class Exec>
-using NodePolicy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Right, Kokkos::Iterate::Right>,
-                                         Kokkos::IndexType<std::int64_t>>;
+using NodePolicy =
+    Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3, Kokkos::Iterate::Right, Kokkos::Iterate::Right>,
+                          Kokkos::IndexType<std::int64_t>>;
 
 // H^{n+1/2} = H^{n-1/2} - dh curl E^n (Taflove eq. 3.18 with CPML).
 template <class Exec>
@@ -47,20 +48,23 @@ void update_h(const YeeKernelArgs a, const SlabRange r) {
         const std::int64_t qz = (li * (a.ny + 1) + j) * a.layers + Z.h_slot[k];
         if (j < a.ny && k < a.nz) {
           const float dez = a.ez[n + sy] - a.ez[n], dey = a.ey[n + 1] - a.ey[n];
-          const float curl = cpml_term(dez, Y.h_inv_kd[j], Y.h_slot[j], Y.h_b[j], Y.h_c_d[j], a.psi_hxy, qy) -
-                             cpml_term(dey, Z.h_inv_kd[k], Z.h_slot[k], Z.h_b[k], Z.h_c_d[k], a.psi_hxz, qz);
+          const float curl =
+              cpml_term(dez, Y.h_inv_kd[j], Y.h_slot[j], Y.h_b[j], Y.h_c_d[j], a.psi_hxy, qy) -
+              cpml_term(dey, Z.h_inv_kd[k], Z.h_slot[k], Z.h_b[k], Z.h_c_d[k], a.psi_hxz, qz);
           a.hx[n] -= dh * curl;
         }
         if (i < a.nx && k < a.nz) {
           const float dex = a.ex[n + 1] - a.ex[n], dez = a.ez[n + sx] - a.ez[n];
-          const float curl = cpml_term(dex, Z.h_inv_kd[k], Z.h_slot[k], Z.h_b[k], Z.h_c_d[k], a.psi_hyz, qz) -
-                             cpml_term(dez, X.h_inv_kd[i], X.h_slot[i], X.h_b[i], X.h_c_d[i], a.psi_hyx, qx);
+          const float curl =
+              cpml_term(dex, Z.h_inv_kd[k], Z.h_slot[k], Z.h_b[k], Z.h_c_d[k], a.psi_hyz, qz) -
+              cpml_term(dez, X.h_inv_kd[i], X.h_slot[i], X.h_b[i], X.h_c_d[i], a.psi_hyx, qx);
           a.hy[n] -= dh * curl;
         }
         if (i < a.nx && j < a.ny) {
           const float dey = a.ey[n + sx] - a.ey[n], dex = a.ex[n + sy] - a.ex[n];
-          const float curl = cpml_term(dey, X.h_inv_kd[i], X.h_slot[i], X.h_b[i], X.h_c_d[i], a.psi_hzx, qx) -
-                             cpml_term(dex, Y.h_inv_kd[j], Y.h_slot[j], Y.h_b[j], Y.h_c_d[j], a.psi_hzy, qy);
+          const float curl =
+              cpml_term(dey, X.h_inv_kd[i], X.h_slot[i], X.h_b[i], X.h_c_d[i], a.psi_hzx, qx) -
+              cpml_term(dex, Y.h_inv_kd[j], Y.h_slot[j], Y.h_b[j], Y.h_c_d[j], a.psi_hzy, qy);
           a.hz[n] -= dh * curl;
         }
       });
@@ -81,23 +85,27 @@ void update_e(const YeeKernelArgs a, const SlabRange r) {
         const std::int64_t qx = (std::int64_t(X.e_slot[i]) * (a.ny + 1) + j) * sy + k;
         const std::int64_t qy = (li * a.layers + Y.e_slot[j]) * sy + k;
         const std::int64_t qz = (li * (a.ny + 1) + j) * a.layers + Z.e_slot[k];
-        const bool inner_x = i >= 1 && i < a.nx, inner_y = j >= 1 && j < a.ny, inner_z = k >= 1 && k < a.nz;
+        const bool inner_x = i >= 1 && i < a.nx, inner_y = j >= 1 && j < a.ny,
+                   inner_z = k >= 1 && k < a.nz;
         if (i < a.nx && inner_y && inner_z) {
           const float dhz = a.hz[n] - a.hz[n - sy], dhy = a.hy[n] - a.hy[n - 1];
-          const float curl = cpml_term(dhz, Y.e_inv_kd[j], Y.e_slot[j], Y.e_b[j], Y.e_c_d[j], a.psi_exy, qy) -
-                             cpml_term(dhy, Z.e_inv_kd[k], Z.e_slot[k], Z.e_b[k], Z.e_c_d[k], a.psi_exz, qz);
+          const float curl =
+              cpml_term(dhz, Y.e_inv_kd[j], Y.e_slot[j], Y.e_b[j], Y.e_c_d[j], a.psi_exy, qy) -
+              cpml_term(dhy, Z.e_inv_kd[k], Z.e_slot[k], Z.e_b[k], Z.e_c_d[k], a.psi_exz, qz);
           a.ex[n] = ca * a.ex[n] + cb * curl;
         }
         if (inner_x && j < a.ny && inner_z) {
           const float dhx = a.hx[n] - a.hx[n - 1], dhz = a.hz[n] - a.hz[n - sx];
-          const float curl = cpml_term(dhx, Z.e_inv_kd[k], Z.e_slot[k], Z.e_b[k], Z.e_c_d[k], a.psi_eyz, qz) -
-                             cpml_term(dhz, X.e_inv_kd[i], X.e_slot[i], X.e_b[i], X.e_c_d[i], a.psi_eyx, qx);
+          const float curl =
+              cpml_term(dhx, Z.e_inv_kd[k], Z.e_slot[k], Z.e_b[k], Z.e_c_d[k], a.psi_eyz, qz) -
+              cpml_term(dhz, X.e_inv_kd[i], X.e_slot[i], X.e_b[i], X.e_c_d[i], a.psi_eyx, qx);
           a.ey[n] = ca * a.ey[n] + cb * curl;
         }
         if (inner_x && inner_y && k < a.nz) {
           const float dhy = a.hy[n] - a.hy[n - sx], dhx = a.hx[n] - a.hx[n - sy];
-          const float curl = cpml_term(dhy, X.e_inv_kd[i], X.e_slot[i], X.e_b[i], X.e_c_d[i], a.psi_ezx, qx) -
-                             cpml_term(dhx, Y.e_inv_kd[j], Y.e_slot[j], Y.e_b[j], Y.e_c_d[j], a.psi_ezy, qy);
+          const float curl =
+              cpml_term(dhy, X.e_inv_kd[i], X.e_slot[i], X.e_b[i], X.e_c_d[i], a.psi_ezx, qx) -
+              cpml_term(dhx, Y.e_inv_kd[j], Y.e_slot[j], Y.e_b[j], Y.e_c_d[j], a.psi_ezy, qy);
           a.ez[n] = ca * a.ez[n] + cb * curl;
         }
       });
@@ -128,7 +136,8 @@ template <class Exec>
 double field_energy(const YeeKernelArgs a, const SlabRange r) {
   double sum = 0;
   const std::int64_t plane = (a.ny + 1) * (a.nz + 1);
-  const std::int64_t first = (r.i_begin - r.i_origin) * plane, last = (r.i_end - r.i_origin) * plane;
+  const std::int64_t first = (r.i_begin - r.i_origin) * plane,
+                     last = (r.i_end - r.i_origin) * plane;
   Kokkos::parallel_reduce(
       "fdtd.energy", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(first, last),
       KOKKOS_LAMBDA(std::int64_t n, double& acc) {
