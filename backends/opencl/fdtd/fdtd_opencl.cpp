@@ -117,8 +117,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     const cl_long nx = nx_, ny = ny_, nz = nz_, pz = pz_, layers = layers_;
     const cl_long s0 = psi_size_[0], s1 = psi_size_[1], s2 = psi_size_[2];
     for (cl_kernel k : {cl_kernel(*update_h_), cl_kernel(*update_e_)}) {
-      const bool h = k == cl_kernel(*update_h_);
-      opencl::set_args(k, nx, ny, nz, pz, layers, fields_[h ? 0 : 0].mem(), fields_[1].mem(),
+      opencl::set_args(k, nx, ny, nz, pz, layers, fields_[0].mem(), fields_[1].mem(),
                        fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
                        material_.mem(), table_.mem(), profiles_[0].mem(), profiles_[1].mem(),
                        profiles_[2].mem(), slots_[0].mem(), slots_[1].mem(), slots_[2].mem(),
