@@ -1,0 +1,180 @@
+// `ppkit fdtd`: the PEC cavity, the CPML-bounded Hertzian dipole and JSON case
+// files, run through any variant of fdtd.step; probes as CSV.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "ppkit/command.hpp"
+#include "ppkit/core/error.hpp"
+#include "ppkit/core/results.hpp"
+#include "ppkit/core/runtime.hpp"
+#include "ppkit/fdtd/cases.hpp"
+
+namespace {
+using namespace ppkit;
+using namespace ppkit::fdtd;
+
+struct RunOptions {
+  std::string variant = "auto";
+  std::string probes_csv_path;
+};
+
+template <class T>
+std::array<T, 3> three(const std::vector<T>& v, const std::string& option,
+                       const std::string& example) {
+  if (v.size() != 3)
+    throw Error(option + " needs three comma-separated values, got " + std::to_string(v.size()),
+                example);
+  return {v[0], v[1], v[2]};
+}
+
+// Runs the problem on the chosen variant and prints what a user checks first.
+FdtdStep::Result run_and_report(const FdtdStep::Problem& p, const RunOptions& o) {
+  ppkit::Runtime runtime;
+  const auto& variant = Registry<FdtdStep>::find(o.variant);
+  const Availability a = variant.availability();
+  if (!a.available)
+    throw Error("variant '" + variant.name + "' cannot run here: " + a.reason,
+                Registry<FdtdStep>::joined_names());
+  const auto& g = p.grid;
+  std::cout << fmt::format(
+      "grid {}x{}x{} cells of {:.4g} x {:.4g} x {:.4g} m, dt {:.4g} s (Courant {:.3f}), {} steps, "
+      "CPML {} cells\n",
+      g.nx, g.ny, g.nz, g.dx, g.dy, g.dz, g.dt, g.courant_number(), p.steps, p.cpml.thickness);
+  std::cout << fmt::format("variant {} on {}\n", variant.name, variant.device());
+  auto prepared = variant.prepare(p);
+  const auto start = std::chrono::steady_clock::now();
+  prepared->run();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  auto r = prepared->result();
+  std::cout << fmt::format("{:.3f} s, {} (cells x steps per second)\n", seconds,
+                           format_rate(double(g.cells()) * double(p.steps) / seconds, "cells/s"));
+  for (std::size_t n = 0; n < r.energy.size(); ++n)
+    if (n + 1 == r.energy.size() || r.energy.size() <= 10)
+      std::cout << fmt::format("energy after step {}: {:.6e} J\n", r.energy_steps[n] + 1,
+                               r.energy[n]);
+  if (!o.probes_csv_path.empty()) {
+    write_text_file(o.probes_csv_path, probes_csv(p, r));
+    std::cout << fmt::format("{} probes x {} steps written to {}\n", p.probes.size(), p.steps,
+                             o.probes_csv_path);
+  }
+  return r;
+}
+
+void add_fdtd_command(CLI::App& app) {
+  auto* fdtd =
+      app.add_subcommand("fdtd", "3D Yee FDTD with CPML: PEC cavity, Hertzian dipole, JSON cases");
+  fdtd->require_subcommand(1);
+
+  // ---- cavity ---------------------------------------------------------------
+  struct CavityArgs {
+    std::vector<double> size{0.1, 0.07, 0.045};
+    std::vector<std::int64_t> cells{40, 28, 18};
+    std::int64_t steps = 2000;
+    RunOptions run;
+  };
+  auto cavity_args = std::make_shared<CavityArgs>();
+  auto* cavity = fdtd->add_subcommand("cavity", "PEC box excited by a broadband off-centre dipole");
+  cavity->add_option("--size", cavity_args->size, "Box size LX,LY,LZ in metres")
+      ->delimiter(',')
+      ->capture_default_str();
+  cavity->add_option("--cells", cavity_args->cells, "Cells NX,NY,NZ")
+      ->delimiter(',')
+      ->capture_default_str();
+  cavity->add_option("--steps", cavity_args->steps, "Time steps")->capture_default_str();
+  cavity->add_option("--variant", cavity_args->run.variant,
+                     "Variant of fdtd.step (auto: the preferred available one)");
+  cavity->add_option("--probes", cavity_args->run.probes_csv_path,
+                     "Write the probe series to this CSV file");
+  cavity->callback([cavity_args] {
+    const auto size = three(cavity_args->size, "--size", "--size 0.1,0.07,0.045");
+    const auto cells = three(cavity_args->cells, "--cells", "--cells 40,28,18");
+    for (auto c : cells)
+      require(c >= 2, "--cells " + std::to_string(c) + " is too small", ">= 2 per axis");
+    auto p = make_cavity_problem(size, {cells[0], cells[1], cells[2]}, cavity_args->steps);
+    p.energy_interval = std::max<std::int64_t>(1, cavity_args->steps / 10);
+    run_and_report(p, cavity_args->run);
+    std::cout << "lowest resonances with Ez (TM_z) in this box:\n";
+    for (std::array<int, 3> m : {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}})
+      std::cout << fmt::format("  mode {}{}{}: continuum {:.6e} Hz, Yee grid {:.6e} Hz\n", m[0],
+                               m[1], m[2], cavity_frequency_continuum(size, m),
+                               cavity_frequency_yee(p.grid, m));
+  });
+
+  // ---- dipole ---------------------------------------------------------------
+  struct DipoleArgs {
+    std::int64_t cells = 64, steps = 400;
+    int cpml = 10;
+    double dx = 1e-3;
+    std::vector<std::int64_t> distances{8, 12, 16};
+    RunOptions run;
+  };
+  auto dipole_args = std::make_shared<DipoleArgs>();
+  auto* dipole =
+      fdtd->add_subcommand("dipole", "Hertzian dipole at the centre of a CPML-bounded cube");
+  dipole->add_option("--cells", dipole_args->cells, "Cells per axis of the cube")
+      ->capture_default_str();
+  dipole->add_option("--cell-size", dipole_args->dx, "Cell size in metres")->capture_default_str();
+  dipole->add_option("--cpml", dipole_args->cpml, "CPML thickness in cells")->capture_default_str();
+  dipole->add_option("--steps", dipole_args->steps, "Time steps")->capture_default_str();
+  dipole->add_option("--distances", dipole_args->distances, "Ez probe distances (cells) along +x")
+      ->delimiter(',');
+  dipole->add_option("--variant", dipole_args->run.variant, "Variant of fdtd.step");
+  dipole->add_option("--probes", dipole_args->run.probes_csv_path,
+                     "Write the probe series to this CSV file");
+  dipole->callback([dipole_args] {
+    require(dipole_args->dx > 0, "--cell-size must be positive", "> 0 metres");
+    auto p = make_dipole_problem(dipole_args->cells, dipole_args->dx, dipole_args->cpml,
+                                 dipole_args->steps, dipole_args->distances);
+    p.sources[0].waveform = Waveform::ricker;
+    p.energy_interval = std::max<std::int64_t>(1, dipole_args->steps / 10);
+    run_and_report(p, dipole_args->run);
+  });
+
+  // ---- run --case -------------------------------------------------------------
+  auto case_args = std::make_shared<std::pair<std::string, RunOptions>>();
+  auto* run = fdtd->add_subcommand(
+      "run", "Run a JSON case file (grid, materials, boxes, CPML, sources, probes)");
+  run->add_option("--case", case_args->first, "Case file (JSON)")->required();
+  run->add_option("--variant", case_args->second.variant, "Variant of fdtd.step");
+  run->add_option("--probes", case_args->second.probes_csv_path,
+                  "Write the probe series to this CSV file (overrides outputs.probes)");
+  run->callback([case_args] {
+    std::ifstream f(case_args->first);
+    if (!f) throw Error("cannot read case file '" + case_args->first + "'", "a readable JSON file");
+    nlohmann::json j;
+    try {
+      f >> j;
+    } catch (const std::exception& e) {
+      throw Error("'" + case_args->first + "' is not valid JSON: " + e.what());
+    }
+    const auto p = problem_from_json(j, case_args->first);
+    RunOptions o = case_args->second;
+    std::string energy_path;
+    const nlohmann::json outputs = j.value("outputs", nlohmann::json::object());
+    for (const char* key : {"probes", "energy"})
+      if (outputs.contains(key) && !outputs[key].is_string())
+        throw Error(
+            std::string("outputs.") + key + " in " + case_args->first + " must be a file name",
+            "\"out.csv\"");
+    if (o.probes_csv_path.empty() && outputs.contains("probes"))
+      o.probes_csv_path = outputs["probes"].get<std::string>();
+    if (outputs.contains("energy")) energy_path = outputs["energy"].get<std::string>();
+    const auto r = run_and_report(p, o);
+    if (!energy_path.empty()) {
+      std::string csv = "step,time,energy\n";
+      for (std::size_t n = 0; n < r.energy.size(); ++n)
+        csv += fmt::format("{},{:.9e},{:.9e}\n", r.energy_steps[n] + 1,
+                           double(r.energy_steps[n] + 1) * p.grid.dt, r.energy[n]);
+      write_text_file(energy_path, csv);
+      std::cout << "energy written to " << energy_path << "\n";
+    }
+  });
+}
+
+ppkit::cli::CommandRegistrar registrar{"fdtd", add_fdtd_command};
+}  // namespace

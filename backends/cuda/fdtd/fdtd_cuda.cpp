@@ -1,0 +1,179 @@
+// cuda/register-x: host glue of the hand-tuned CUDA fdtd.step
+// (fdtd_cuda_kernels.cu). Owns its device buffers (the found Kokkos may have
+// no CUDA backend), narrows material ids to 1 or 2 bytes when they fit.
+#include <algorithm>
+#include <cmath>
+
+#include "backends/cuda/core/cuda_device.hpp"
+#include "backends/cuda/fdtd/fdtd_cuda_kernels.hpp"
+#include "ppkit/fdtd/fdtd_step.hpp"
+
+namespace ppkit::fdtd {
+namespace {
+
+using cuda::DeviceBuffer;
+
+template <class T>
+DeviceBuffer<T> device_copy(const std::vector<T>& host) {
+  return host.empty() ? DeviceBuffer<T>(1) : DeviceBuffer<T>(host);
+}
+
+void check_launch(const char* what) {
+  if (const char* error = cuda_kernels::last_launch_error())
+    throw Error(std::string("CUDA launch of ") + what + " failed: " + error);
+}
+
+class CudaStep final : public PreparedRun<FdtdStep::Result> {
+ public:
+  explicit CudaStep(const FdtdStep::Problem& p) : problem_(p), setup_(make_step_setup(p)) {
+    const YeeGrid& g = p.grid;
+    const std::size_t nodes = std::size_t(g.nodes());
+    args_.nx = g.nx;
+    args_.ny = g.ny;
+    args_.nz = g.nz;
+    args_.layers = 2 * setup_.cpml.thickness;
+    float** fields[6] = {&args_.ex, &args_.ey, &args_.ez, &args_.hx, &args_.hy, &args_.hz};
+    for (int c = 0; c < 6; ++c) {
+      fields_[c] = DeviceBuffer<float>(nodes);
+      fields_[c].fill_bytes(0xFF);  // poison
+      *fields[c] = fields_[c].data();
+      if (!p.initial[c].empty()) initial_[c] = DeviceBuffer<float>(p.initial[c]);
+    }
+    // Narrowest id type that holds every material.
+    const std::size_t materials = p.materials.size();
+    if (materials <= 256) {
+      ids8_ = DeviceBuffer<std::uint8_t>(
+          std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()));
+      ids_ = {ids8_.data(), 1};
+    } else if (materials <= 65536) {
+      ids16_ = DeviceBuffer<std::uint16_t>(
+          std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()));
+      ids_ = {ids16_.data(), 2};
+    } else {
+      ids32_ = DeviceBuffer<std::uint32_t>(setup_.material_id);
+      ids_ = {ids32_.data(), 4};
+    }
+    args_.material_id = nullptr;  // the kernels read ids_ instead
+    table_ = device_copy(setup_.material_table);
+    args_.material_table = table_.data();
+    for (int d = 0; d < 3; ++d) {
+      const CpmlAxis& ax = setup_.cpml.axis[d];
+      CpmlAxisArgs& aa = args_.axis[d];
+      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
+                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
+      const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d,
+                                  &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
+      for (int s = 0; s < 6; ++s) {
+        profiles_[d][s] = device_copy(*parts[s]);
+        *targets[s] = profiles_[d][s].data();
+      }
+      slots_[d][0] = device_copy(ax.e_slot);
+      slots_[d][1] = device_copy(ax.h_slot);
+      aa.e_slot = slots_[d][0].data();
+      aa.h_slot = slots_[d][1].data();
+    }
+    const std::size_t layers = std::size_t(args_.layers);
+    const std::size_t sizes[3] = {layers * std::size_t((g.ny + 1) * (g.nz + 1)),
+                                  layers * std::size_t((g.nx + 1) * (g.nz + 1)),
+                                  layers * std::size_t((g.nx + 1) * (g.ny + 1))};
+    float** psi[12] = {&args_.psi_eyx, &args_.psi_ezx, &args_.psi_hyx, &args_.psi_hzx,
+                       &args_.psi_exy, &args_.psi_ezy, &args_.psi_hxy, &args_.psi_hzy,
+                       &args_.psi_exz, &args_.psi_eyz, &args_.psi_hxz, &args_.psi_hyz};
+    for (int q = 0; q < 12; ++q) {
+      psi_[q] = DeviceBuffer<float>(std::max<std::size_t>(1, sizes[q / 4]));
+      *psi[q] = psi_[q].data();
+    }
+    io_.n_sources = std::int64_t(p.sources.size());
+    io_.n_probes = std::int64_t(p.probes.size());
+    io_.steps = p.steps;
+    source_index_ = device_copy(setup_.source_index);
+    source_component_ = device_copy(
+        std::vector<std::int32_t>(setup_.source_component.begin(), setup_.source_component.end()));
+    source_hard_ = device_copy(
+        std::vector<std::int32_t>(setup_.source_hard.begin(), setup_.source_hard.end()));
+    source_values_ = device_copy(setup_.source_values);
+    probe_index_ = device_copy(setup_.probe_index);
+    probe_component_ = device_copy(
+        std::vector<std::int32_t>(setup_.probe_component.begin(), setup_.probe_component.end()));
+    probe_values_ =
+        DeviceBuffer<float>(std::max<std::size_t>(1, p.probes.size() * std::size_t(p.steps)));
+    probe_values_.fill_bytes(0xFF);  // poison
+    io_.source_index = source_index_.data();
+    io_.source_component = source_component_.data();
+    io_.source_hard = source_hard_.data();
+    io_.source_values = source_values_.data();
+    io_.probe_index = probe_index_.data();
+    io_.probe_component = probe_component_.data();
+    io_.probe_values = probe_values_.data();
+    energy_sum_ = DeviceBuffer<double>(1);
+    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  void run() override {
+    for (int c = 0; c < 6; ++c) {
+      if (problem_.initial[c].empty())
+        fields_[c].fill_bytes(0);
+      else
+        PPKIT_CUDA_CHECK(cudaMemcpyAsync(fields_[c].data(), initial_[c].data(),
+                                         fields_[c].size() * sizeof(float),
+                                         cudaMemcpyDeviceToDevice));
+    }
+    for (auto& b : psi_) b.fill_bytes(0);
+    energy_.clear();
+    std::size_t next_energy = 0;
+    for (std::int64_t step = 0; step < problem_.steps; ++step) {
+      cuda_kernels::update_h(args_, ids_);
+      cuda_kernels::update_e(args_, ids_);
+      cuda_kernels::sources_and_probes(args_, io_, step);
+      if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
+        cuda_kernels::field_energy(args_, ids_, energy_sum_.data());
+        double sum = 0;
+        PPKIT_CUDA_CHECK(
+            cudaMemcpy(&sum, energy_sum_.data(), sizeof(double), cudaMemcpyDeviceToHost));
+        energy_.push_back(sum * setup_.cell_volume);
+        ++next_energy;
+      }
+    }
+    check_launch("the fdtd.step kernels");
+    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  FdtdStep::Result result() override {
+    FdtdStep::Result r;
+    for (int c = 0; c < 6; ++c) r.fields[c] = fields_[c].download();
+    r.probe_values = probe_values_.download();
+    r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
+    r.energy_steps = setup_.energy_steps;
+    r.energy = energy_;
+    if (r.energy.size() != r.energy_steps.size())
+      r.energy.assign(r.energy_steps.size(), std::nan(""));
+    return r;
+  }
+
+ private:
+  FdtdStep::Problem problem_;
+  StepSetup setup_;
+  YeeKernelArgs args_{};
+  SourceProbeArgs io_{};
+  cuda_kernels::MaterialIds ids_{nullptr, 4};
+  DeviceBuffer<float> fields_[6], initial_[6], table_, profiles_[3][6], psi_[12], source_values_,
+      probe_values_;
+  DeviceBuffer<std::uint8_t> ids8_;
+  DeviceBuffer<std::uint16_t> ids16_;
+  DeviceBuffer<std::uint32_t> ids32_;
+  DeviceBuffer<std::int32_t> slots_[3][2], source_component_, source_hard_, probe_component_;
+  DeviceBuffer<std::int64_t> source_index_, probe_index_;
+  DeviceBuffer<double> energy_sum_;
+  std::vector<double> energy_;
+};
+
+}  // namespace
+}  // namespace ppkit::fdtd
+
+namespace ppkit::registration {
+void register_fdtd_cuda_variants() {
+  auto v = cuda::cuda_variant<FdtdStep>("register-x", 10);
+  v.prepare = [](const FdtdStep::Problem& p) { return std::make_unique<fdtd::CudaStep>(p); };
+  Registry<FdtdStep>::add(std::move(v));
+}
+}  // namespace ppkit::registration

@@ -1,0 +1,280 @@
+// opencl/plain and opencl/float4: host glue of fdtd.step. Both use the same
+// buffers (fields with a z pitch pz, packed CPML profiles, psi per axis, see
+// fdtd_plain.cl); float4 pads pz to a multiple of 4 and runs 2D work-groups.
+#include <algorithm>
+#include <cmath>
+
+#include "backends/opencl/core/opencl_context.hpp"
+#include "opencl_fdtd_common.hpp"
+#include "opencl_fdtd_float4.hpp"
+#include "opencl_fdtd_plain.hpp"
+#include "ppkit/fdtd/fdtd_step.hpp"
+
+namespace ppkit::fdtd {
+namespace {
+
+using opencl::Buffer;
+
+// Work-group shape of opencl/float4: LQ quads (4 z nodes each) x LY rows.
+constexpr std::size_t float4_quads = 16, float4_rows = 4;
+constexpr std::size_t max_reduction_groups = 1024;
+
+template <class T>
+Buffer<T> device_copy(std::vector<T> host) {
+  if (host.empty()) host.push_back(T{});  // OpenCL buffers cannot be empty
+  return Buffer<T>(host);
+}
+
+std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
+
+class OpenClStep final : public PreparedRun<FdtdStep::Result> {
+ public:
+  OpenClStep(const FdtdStep::Problem& p, bool vectorized)
+      : problem_(p), setup_(make_step_setup(p)), vectorized_(vectorized) {
+    auto& ctx = opencl::Context::get();
+    const YeeGrid& g = p.grid;
+    nx_ = g.nx, ny_ = g.ny, nz_ = g.nz;
+    pz_ = vectorized ? index_t(round_up(std::size_t(nz_ + 1), 4)) : nz_ + 1;
+    layers_ = 2 * setup_.cpml.thickness;
+    nodes_ = (nx_ + 1) * (ny_ + 1) * pz_;
+
+    const std::string source =
+        std::string(opencl::sources::fdtd_common) +
+        (vectorized ? opencl::sources::fdtd_float4 : opencl::sources::fdtd_plain);
+    const std::string options =
+        vectorized ? "-DLQ=" + std::to_string(float4_quads) + " -DLY=" + std::to_string(float4_rows)
+                   : std::string();
+    program_ = ctx.program(source, options);
+    update_h_ = std::make_unique<opencl::Kernel>(program_, "update_h");
+    update_e_ = std::make_unique<opencl::Kernel>(program_, "update_e");
+    sources_ = std::make_unique<opencl::Kernel>(program_, "apply_sources");
+    probes_ = std::make_unique<opencl::Kernel>(program_, "record_probes");
+    energy_ = std::make_unique<opencl::Kernel>(program_,
+                                               vectorized ? "energy_partial4" : "energy_partial");
+    reduce_ = std::make_unique<opencl::Kernel>(program_, "reduce_sum");
+
+    for (int c = 0; c < 6; ++c) {
+      fields_[c] = Buffer<float>(std::size_t(nodes_));
+      fields_[c].fill_bytes(0xFF);  // poison
+      if (!p.initial[c].empty()) initial_[c] = Buffer<float>(pitched(p.initial[c], 0.0f));
+    }
+    material_ = Buffer<std::uint32_t>(pitched(setup_.material_id, 0u));
+    table_ = device_copy(setup_.material_table);
+    const index_t n[3] = {nx_, ny_, nz_};
+    for (int a = 0; a < 3; ++a) {
+      // z profiles of opencl/float4 have pz entries (padding: b = 1, c = 0, slot -1).
+      const std::size_t n1 = a == 2 ? std::size_t(pz_) : std::size_t(n[a] + 1);
+      const CpmlAxis& ax = setup_.cpml.axis[a];
+      std::vector<float> prof(6 * n1, 0.0f);
+      std::vector<std::int32_t> slot(2 * n1, -1);
+      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
+                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
+      for (std::size_t s = 0; s < 6; ++s) {
+        std::fill(prof.begin() + std::ptrdiff_t(s * n1),
+                  prof.begin() + std::ptrdiff_t((s + 1) * n1), s % 3 == 1 ? 1.0f : 0.0f);
+        std::copy(parts[s]->begin(), parts[s]->end(), prof.begin() + std::ptrdiff_t(s * n1));
+      }
+      std::copy(ax.e_slot.begin(), ax.e_slot.end(), slot.begin());
+      std::copy(ax.h_slot.begin(), ax.h_slot.end(), slot.begin() + std::ptrdiff_t(n1));
+      profiles_[a] = device_copy(prof);
+      slots_[a] = device_copy(slot);
+    }
+    psi_size_[0] = layers_ * (ny_ + 1) * pz_;
+    psi_size_[1] = (nx_ + 1) * layers_ * pz_;
+    psi_size_[2] = (nx_ + 1) * (ny_ + 1) * layers_;
+    for (int a = 0; a < 3; ++a)
+      psi_[a] = Buffer<float>(std::max<std::size_t>(1, 4 * std::size_t(psi_size_[a])));
+
+    // Sources and probes at their pitched node indices.
+    auto pitched_index = [&](index_t node) {
+      const index_t k = node % (nz_ + 1), row = node / (nz_ + 1);
+      return row * pz_ + k;
+    };
+    std::vector<cl_long> source_index, probe_index;
+    for (auto node : setup_.source_index) source_index.push_back(pitched_index(node));
+    for (auto node : setup_.probe_index) probe_index.push_back(pitched_index(node));
+    source_index_ = device_copy(source_index);
+    source_component_ = device_copy(
+        std::vector<cl_int>(setup_.source_component.begin(), setup_.source_component.end()));
+    source_hard_ =
+        device_copy(std::vector<cl_int>(setup_.source_hard.begin(), setup_.source_hard.end()));
+    source_values_ = device_copy(setup_.source_values);
+    probe_index_ = device_copy(probe_index);
+    probe_component_ = device_copy(
+        std::vector<cl_int>(setup_.probe_component.begin(), setup_.probe_component.end()));
+    probe_values_ = Buffer<float>(std::max<std::size_t>(1, p.probes.size() * std::size_t(p.steps)));
+    probe_values_.fill_bytes(0xFF);  // poison
+
+    // Reduction: power-of-two work-groups of up to 256.
+    std::size_t max_group = 0;
+    PPKIT_CL_CHECK(clGetDeviceInfo(ctx.device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_group),
+                                   &max_group, nullptr));
+    reduction_group_ = 1;
+    while (reduction_group_ * 2 <= std::min<std::size_t>(256, max_group)) reduction_group_ *= 2;
+    partial_[0] = Buffer<float>(max_reduction_groups);
+    partial_[1] = Buffer<float>(max_reduction_groups);
+
+    const cl_long nx = nx_, ny = ny_, nz = nz_, pz = pz_, layers = layers_;
+    const cl_long s0 = psi_size_[0], s1 = psi_size_[1], s2 = psi_size_[2];
+    for (cl_kernel k : {cl_kernel(*update_h_), cl_kernel(*update_e_)}) {
+      opencl::set_args(k, nx, ny, nz, pz, layers, fields_[0].mem(), fields_[1].mem(),
+                       fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
+                       material_.mem(), table_.mem(), profiles_[0].mem(), profiles_[1].mem(),
+                       profiles_[2].mem(), slots_[0].mem(), slots_[1].mem(), slots_[2].mem(),
+                       psi_[0].mem(), psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
+    }
+    ctx.finish();
+  }
+
+  void run() override {
+    auto& ctx = opencl::Context::get();
+    cl_command_queue queue = ctx.queue();
+    for (int c = 0; c < 6; ++c) {
+      if (problem_.initial[c].empty())
+        fields_[c].fill_bytes(0);
+      else
+        PPKIT_CL_CHECK(clEnqueueCopyBuffer(queue, initial_[c].mem(), fields_[c].mem(), 0, 0,
+                                           fields_[c].bytes(), 0, nullptr, nullptr));
+    }
+    for (auto& b : psi_) b.fill_bytes(0);
+    energy_values_.clear();
+    std::size_t global[3], local[3] = {float4_quads, float4_rows, 1};
+    if (vectorized_) {
+      global[0] = round_up(std::size_t(pz_ / 4), float4_quads);
+      global[1] = round_up(std::size_t(ny_ + 1), float4_rows);
+    } else {
+      global[0] = std::size_t(nz_ + 1);
+      global[1] = std::size_t(ny_ + 1);
+    }
+    global[2] = std::size_t(nx_ + 1);
+    const std::size_t* local_size = vectorized_ ? local : nullptr;
+    const cl_long n_sources = cl_long(problem_.sources.size()),
+                  n_probes = cl_long(problem_.probes.size());
+    const cl_long steps = problem_.steps;
+    std::size_t next_energy = 0;
+    for (cl_long step = 0; step < steps; ++step) {
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0,
+                                            nullptr, nullptr));
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0,
+                                            nullptr, nullptr));
+      if (n_sources > 0) {
+        opencl::set_args(*sources_, n_sources, step, steps, source_index_.mem(),
+                         source_component_.mem(), source_hard_.mem(), source_values_.mem(),
+                         fields_[0].mem(), fields_[1].mem(), fields_[2].mem());
+        const std::size_t one = 1;
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *sources_, 1, nullptr, &one, nullptr, 0,
+                                              nullptr, nullptr));
+      }
+      if (n_probes > 0) {
+        opencl::set_args(*probes_, n_probes, step, steps, probe_index_.mem(),
+                         probe_component_.mem(), fields_[0].mem(), fields_[1].mem(),
+                         fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
+                         probe_values_.mem());
+        const std::size_t count = std::size_t(n_probes);
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *probes_, 1, nullptr, &count, nullptr, 0,
+                                              nullptr, nullptr));
+      }
+      if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
+        energy_values_.push_back(total_energy() * setup_.cell_volume);
+        ++next_energy;
+      }
+    }
+    ctx.finish();
+  }
+
+  FdtdStep::Result result() override {
+    FdtdStep::Result r;
+    for (int c = 0; c < 6; ++c) r.fields[c] = unpitched(fields_[c].download());
+    r.probe_values = probe_values_.download();
+    r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
+    r.energy_steps = setup_.energy_steps;
+    r.energy = energy_values_;
+    if (r.energy.size() != r.energy_steps.size())
+      r.energy.assign(r.energy_steps.size(), std::nan(""));
+    return r;
+  }
+
+ private:
+  // Host layout (rows of nz + 1) <-> device layout (rows of pz, zero padding).
+  template <class T>
+  std::vector<T> pitched(const std::vector<T>& host, T fill) const {
+    if (pz_ == nz_ + 1) return host;
+    std::vector<T> out(std::size_t(nodes_), fill);
+    const std::size_t rows = std::size_t((nx_ + 1) * (ny_ + 1)), len = std::size_t(nz_ + 1);
+    for (std::size_t r = 0; r < rows; ++r)
+      std::copy(host.begin() + std::ptrdiff_t(r * len),
+                host.begin() + std::ptrdiff_t((r + 1) * len),
+                out.begin() + std::ptrdiff_t(r * std::size_t(pz_)));
+    return out;
+  }
+  std::vector<float> unpitched(const std::vector<float>& device) const {
+    if (pz_ == nz_ + 1) return device;
+    const std::size_t rows = std::size_t((nx_ + 1) * (ny_ + 1)), len = std::size_t(nz_ + 1);
+    std::vector<float> out(rows * len);
+    for (std::size_t r = 0; r < rows; ++r)
+      std::copy(device.begin() + std::ptrdiff_t(r * std::size_t(pz_)),
+                device.begin() + std::ptrdiff_t(r * std::size_t(pz_) + len),
+                out.begin() + std::ptrdiff_t(r * len));
+    return out;
+  }
+
+  // Two-kernel sum: per-group partial energies, then reduce_sum until one value.
+  double total_energy() {
+    cl_command_queue queue = opencl::Context::get().queue();
+    const std::size_t group = reduction_group_;
+    const cl_long items = vectorized_ ? nodes_ / 4 : nodes_;
+    std::size_t groups = std::min(max_reduction_groups, (std::size_t(items) + group - 1) / group);
+    opencl::set_args(*energy_, items, fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
+                     fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_.mem(),
+                     table_.mem(), partial_[0].mem());
+    PPKIT_CL_CHECK(clSetKernelArg(*energy_, 10, group * sizeof(float), nullptr));
+    std::size_t global = groups * group;
+    PPKIT_CL_CHECK(
+        clEnqueueNDRangeKernel(queue, *energy_, 1, nullptr, &global, &group, 0, nullptr, nullptr));
+    int current = 0;
+    while (groups > 1) {
+      const cl_long n = cl_long(groups);
+      groups = std::min(max_reduction_groups, (groups + group - 1) / group);
+      opencl::set_args(*reduce_, n, partial_[current].mem(), partial_[1 - current].mem());
+      PPKIT_CL_CHECK(clSetKernelArg(*reduce_, 3, group * sizeof(float), nullptr));
+      global = groups * group;
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *reduce_, 1, nullptr, &global, &group, 0,
+                                            nullptr, nullptr));
+      current = 1 - current;
+    }
+    float sum = 0;
+    PPKIT_CL_CHECK(clEnqueueReadBuffer(queue, partial_[current].mem(), CL_TRUE, 0, sizeof(float),
+                                       &sum, 0, nullptr, nullptr));
+    return double(sum);
+  }
+
+  FdtdStep::Problem problem_;
+  StepSetup setup_;
+  bool vectorized_;
+  index_t nx_ = 0, ny_ = 0, nz_ = 0, pz_ = 0, layers_ = 0, nodes_ = 0;
+  index_t psi_size_[3] = {0, 0, 0};
+  cl_program program_ = nullptr;  // owned by the context's program cache
+  std::unique_ptr<opencl::Kernel> update_h_, update_e_, sources_, probes_, energy_, reduce_;
+  Buffer<float> fields_[6], initial_[6], table_, profiles_[3], psi_[3], source_values_,
+      probe_values_, partial_[2];
+  Buffer<std::uint32_t> material_;
+  Buffer<std::int32_t> slots_[3], source_component_, source_hard_, probe_component_;
+  Buffer<cl_long> source_index_, probe_index_;
+  std::size_t reduction_group_ = 1;
+  std::vector<double> energy_values_;
+};
+
+}  // namespace
+}  // namespace ppkit::fdtd
+
+namespace ppkit::registration {
+void register_fdtd_opencl_variants() {
+  for (bool vectorized : {false, true}) {
+    auto v = opencl::opencl_variant<FdtdStep>(vectorized ? "float4" : "plain", vectorized ? 5 : 4);
+    v.prepare = [vectorized](const FdtdStep::Problem& p) {
+      return std::make_unique<fdtd::OpenClStep>(p, vectorized);
+    };
+    Registry<FdtdStep>::add(std::move(v));
+  }
+}
+}  // namespace ppkit::registration

@@ -1,0 +1,310 @@
+#include "ppkit/fdtd/cases.hpp"
+
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "ppkit/core/error.hpp"
+
+namespace ppkit::fdtd {
+
+FdtdStep::Problem make_cavity_problem(const std::array<double, 3>& size,
+                                      const std::array<index_t, 3>& cells, std::int64_t steps) {
+  FdtdStep::Problem p;
+  p.grid = make_grid(cells[0], cells[1], cells[2], size[0], size[1], size[2], 0.99);
+  p.steps = steps;
+  // Off-centre source and probes (about 1/3 and 2/7 of each axis) couple to every low mode.
+  auto at = [&](int axis, double fraction) {
+    const index_t n = cells[std::size_t(axis)];
+    return std::max<index_t>(1,
+                             std::min<index_t>(n - 1, index_t(std::lround(fraction * double(n)))));
+  };
+  // Broadband: the gaussian's spectrum exp(-f^2 / (2 f0^2)) covers the lowest modes.
+  const double lowest = cavity_frequency_continuum(size, {1, 1, 0});
+  PointSource s;
+  s.component = Component::ez;
+  s.i = at(0, 0.31);
+  s.j = at(1, 0.37);
+  s.k = std::min<index_t>(cells[2] - 1, at(2, 0.23));
+  s.waveform = Waveform::gaussian;
+  s.frequency = 2 * lowest;
+  s.amplitude = 1e-3;
+  p.sources.push_back(s);
+  for (Component c : {Component::ex, Component::ey, Component::ez}) {
+    Probe pr;
+    pr.component = c;
+    pr.i = std::min<index_t>(cells[0] - 1, at(0, 0.71));
+    pr.j = std::min<index_t>(cells[1] - 1, at(1, 0.29));
+    pr.k = std::min<index_t>(cells[2] - 1, at(2, 0.62));
+    p.probes.push_back(pr);
+  }
+  return p;
+}
+
+double cavity_frequency_continuum(const std::array<double, 3>& size,
+                                  const std::array<int, 3>& mode) {
+  double sum = 0;
+  for (int u = 0; u < 3; ++u) sum += std::pow(mode[std::size_t(u)] / size[std::size_t(u)], 2);
+  return 0.5 * speed_of_light * std::sqrt(sum);
+}
+
+double cavity_frequency_yee(const YeeGrid& g, const std::array<int, 3>& mode) {
+  constexpr double pi = 3.14159265358979323846;
+  const double d[3] = {g.dx, g.dy, g.dz};
+  const double n[3] = {double(g.nx), double(g.ny), double(g.nz)};
+  double sum = 0;
+  for (int u = 0; u < 3; ++u) {
+    const double k = pi * mode[std::size_t(u)] / (n[u] * d[u]);  // k_u = pi m_u / L_u
+    sum += std::pow(std::sin(0.5 * k * d[u]) / d[u], 2);
+  }
+  const double s = speed_of_light * g.dt * std::sqrt(sum);
+  return 2 * std::asin(s) / g.dt / (2 * pi);
+}
+
+FdtdStep::Problem make_dipole_problem(index_t n, double dx, int thickness, std::int64_t steps,
+                                      const std::vector<index_t>& probe_distances) {
+  FdtdStep::Problem p;
+  p.grid = make_grid(n, n, n, double(n) * dx, double(n) * dx, double(n) * dx, 0.99);
+  p.cpml.thickness = thickness;
+  p.steps = steps;
+  const index_t c = n / 2;
+  PointSource s;
+  s.component = Component::ez;
+  s.i = s.j = s.k = c;
+  s.waveform = Waveform::gaussian;
+  // 20 cells per wavelength at 3 f0, where the gaussian's spectrum is down to 1%.
+  s.frequency = speed_of_light / (20 * dx) / 3;
+  s.amplitude = 1e-6;  // I dl in A m
+  p.sources.push_back(s);
+  for (index_t r : probe_distances) {
+    require(c + r < n - thickness,
+            "dipole probe " + std::to_string(r) + " cells away is inside the CPML",
+            "distances < " + std::to_string(n - thickness - c));
+    Probe pr;
+    pr.component = Component::ez;
+    pr.i = c + r;
+    pr.j = c;
+    pr.k = c;
+    p.probes.push_back(pr);
+  }
+  return p;
+}
+
+FdtdStep::Problem make_benchmark_problem(index_t n, int thickness, std::int64_t steps) {
+  FdtdStep::Problem p;
+  const double dx = 1e-3;
+  p.grid = make_grid(n, n, n, double(n) * dx, double(n) * dx, double(n) * dx, 0.99);
+  p.cpml.thickness = thickness;
+  p.steps = steps;
+  PointSource s;
+  s.component = Component::ez;
+  s.i = n / 2;
+  s.j = n / 3;
+  s.k = n / 2;
+  s.waveform = Waveform::ricker;
+  s.frequency = speed_of_light / (20 * dx);
+  s.amplitude = 1e-6;
+  p.sources.push_back(s);
+  return p;
+}
+
+// ---- JSON case files --------------------------------------------------------
+namespace {
+using nlohmann::json;
+
+void check_keys(const json& obj, const std::set<std::string>& allowed, const std::string& where) {
+  if (!obj.is_object()) throw Error(where + " must be a JSON object");
+  std::string valid;
+  for (const auto& k : allowed) valid += (valid.empty() ? "" : ", ") + k;
+  for (auto it = obj.begin(); it != obj.end(); ++it)
+    if (!allowed.count(it.key())) throw Error("unknown key '" + it.key() + "' in " + where, valid);
+}
+
+template <class T>
+T get(const json& obj, const std::string& key, const std::string& where) {
+  if (!obj.contains(key)) throw Error("missing key '" + key + "' in " + where);
+  try {
+    return obj.at(key).get<T>();
+  } catch (const json::exception&) {
+    throw Error("key '" + key + "' in " + where + " has the wrong type: " + obj.at(key).dump());
+  }
+}
+
+template <class T>
+T get_or(const json& obj, const std::string& key, T fallback, const std::string& where) {
+  return obj.contains(key) ? get<T>(obj, key, where) : fallback;
+}
+
+template <class T>
+std::array<T, 3> triple(const json& obj, const std::string& key, const std::string& where) {
+  const auto v = get<std::vector<T>>(obj, key, where);
+  if (v.size() != 3) throw Error("key '" + key + "' in " + where + " needs 3 values", "[x, y, z]");
+  return {v[0], v[1], v[2]};
+}
+
+// A node given as "node": [i, j, k] or "position": [x, y, z] metres (nearest node).
+std::array<index_t, 3> node_of(const json& obj, const YeeGrid& g, const std::string& where) {
+  if (obj.contains("node") == obj.contains("position"))
+    throw Error(where + " needs exactly one of 'node' or 'position'",
+                "\"node\": [i, j, k] or \"position\": [x, y, z]");
+  if (obj.contains("node")) {
+    const auto n = triple<std::int64_t>(obj, "node", where);
+    return {n[0], n[1], n[2]};
+  }
+  const auto x = triple<double>(obj, "position", where);
+  return {index_t(std::llround(x[0] / g.dx)), index_t(std::llround(x[1] / g.dy)),
+          index_t(std::llround(x[2] / g.dz))};
+}
+}  // namespace
+
+FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
+  check_keys(j,
+             {"grid", "steps", "energy_interval", "materials", "boxes", "cpml", "sources", "probes",
+              "outputs"},
+             where);
+  FdtdStep::Problem p;
+  const json& grid =
+      j.contains("grid") ? j.at("grid") : throw Error("missing key 'grid' in " + where);
+  const std::string gw = where + " grid";
+  check_keys(grid, {"cells", "size", "courant", "dt"}, gw);
+  const auto cells = triple<std::int64_t>(grid, "cells", gw);
+  const auto size = triple<double>(grid, "size", gw);
+  if (grid.contains("courant") && grid.contains("dt"))
+    throw Error("give either 'courant' or 'dt' in " + gw + ", not both");
+  p.grid = make_grid(cells[0], cells[1], cells[2], size[0], size[1], size[2],
+                     get_or<double>(grid, "courant", 0.99, gw));
+  if (grid.contains("dt")) {
+    p.grid.dt = get<double>(grid, "dt", gw);
+    require(p.grid.courant_number() <= 1.0,
+            "dt " + std::to_string(p.grid.dt) + " s in " + gw + " gives Courant number " +
+                std::to_string(p.grid.courant_number()) + ", above the 3D stability limit",
+            "dt <= " + std::to_string(p.grid.courant_limit()) + " s");
+  }
+  p.steps = get<std::int64_t>(j, "steps", where);
+  p.energy_interval = get_or<std::int64_t>(j, "energy_interval", 0, where);
+
+  std::vector<std::string> names{"vacuum"};
+  if (j.contains("materials")) {
+    for (const auto& m : j.at("materials")) {
+      const std::string mw = where + " materials[" + std::to_string(names.size() - 1) + "]";
+      check_keys(m, {"name", "eps_r", "mu_r", "sigma", "pec"}, mw);
+      Material mat;
+      mat.eps_r = get_or<double>(m, "eps_r", 1.0, mw);
+      mat.mu_r = get_or<double>(m, "mu_r", 1.0, mw);
+      mat.sigma = get_or<double>(m, "sigma", 0.0, mw);
+      mat.pec = get_or<bool>(m, "pec", false, mw);
+      const auto name = get<std::string>(m, "name", mw);
+      for (const auto& n : names)
+        if (n == name) throw Error("material name '" + name + "' in " + mw + " is used twice");
+      names.push_back(name);
+      p.materials.push_back(mat);
+    }
+  }
+  if (j.contains("boxes")) {
+    p.material_id.assign(std::size_t(p.grid.nodes()), 0u);
+    int b = 0;
+    for (const auto& box : j.at("boxes")) {
+      const std::string bw = where + " boxes[" + std::to_string(b++) + "]";
+      check_keys(box, {"material", "min", "max"}, bw);
+      const auto name = get<std::string>(box, "material", bw);
+      std::uint32_t id = 0;
+      bool found = false;
+      std::string valid;
+      for (std::size_t n = 0; n < names.size(); ++n) {
+        valid += (valid.empty() ? "" : ", ") + names[n];
+        if (names[n] == name) {
+          id = std::uint32_t(n);
+          found = true;
+        }
+      }
+      if (!found) throw Error("unknown material '" + name + "' in " + bw, valid);
+      const auto lo = triple<std::int64_t>(box, "min", bw),
+                 hi = triple<std::int64_t>(box, "max", bw);
+      const index_t n[3] = {p.grid.nx, p.grid.ny, p.grid.nz};
+      for (int u = 0; u < 3; ++u)
+        require(lo[std::size_t(u)] >= 0 && lo[std::size_t(u)] <= hi[std::size_t(u)] &&
+                    hi[std::size_t(u)] <= n[u] + 1,
+                "box " + bw + " lies outside the grid",
+                "0 <= min <= max <= cells + 1 (node ranges [min, max))");
+      for (index_t i = lo[0]; i < hi[0]; ++i)
+        for (index_t jj = lo[1]; jj < hi[1]; ++jj)
+          for (index_t k = lo[2]; k < hi[2]; ++k)
+            p.material_id[std::size_t(p.grid.index(i, jj, k))] = id;
+    }
+  }
+  if (j.contains("cpml")) {
+    const std::string cw = where + " cpml";
+    const json& c = j.at("cpml");
+    check_keys(c, {"thickness", "order", "reflection", "kappa_max", "alpha_max", "alpha_order"},
+               cw);
+    p.cpml.thickness = get_or<int>(c, "thickness", 10, cw);
+    p.cpml.grading_order = get_or<double>(c, "order", 3.0, cw);
+    p.cpml.reflection = get_or<double>(c, "reflection", 1e-6, cw);
+    p.cpml.kappa_max = get_or<double>(c, "kappa_max", 1.0, cw);
+    p.cpml.alpha_max = get_or<double>(c, "alpha_max", 0.0, cw);
+    p.cpml.alpha_order = get_or<double>(c, "alpha_order", 1.0, cw);
+  }
+  int n = 0;
+  if (j.contains("sources"))
+    for (const auto& s : j.at("sources")) {
+      const std::string sw = where + " sources[" + std::to_string(n++) + "]";
+      check_keys(
+          s,
+          {"component", "node", "position", "waveform", "frequency", "amplitude", "delay", "type"},
+          sw);
+      PointSource src;
+      src.component = parse_component(get_or<std::string>(s, "component", "ez", sw));
+      const auto node = node_of(s, p.grid, sw);
+      src.i = node[0];
+      src.j = node[1];
+      src.k = node[2];
+      src.waveform = parse_waveform(get_or<std::string>(s, "waveform", "gaussian", sw));
+      src.frequency = get<double>(s, "frequency", sw);
+      src.amplitude = get_or<double>(s, "amplitude", 1.0, sw);
+      src.delay = get_or<double>(s, "delay", 0.0, sw);
+      const auto type = get_or<std::string>(s, "type", "soft", sw);
+      if (type != "soft" && type != "hard")
+        throw Error("unknown source type '" + type + "' in " + sw, "soft, hard");
+      src.hard = type == "hard";
+      p.sources.push_back(src);
+    }
+  n = 0;
+  if (j.contains("probes"))
+    for (const auto& pj : j.at("probes")) {
+      const std::string pw = where + " probes[" + std::to_string(n++) + "]";
+      check_keys(pj, {"component", "node", "position", "name"}, pw);
+      Probe pr;
+      pr.component = parse_component(get<std::string>(pj, "component", pw));
+      const auto node = node_of(pj, p.grid, pw);
+      pr.i = node[0];
+      pr.j = node[1];
+      pr.k = node[2];
+      pr.name = get_or<std::string>(pj, "name", "", pw);
+      p.probes.push_back(pr);
+    }
+  if (j.contains("outputs")) check_keys(j.at("outputs"), {"probes", "energy"}, where + " outputs");
+  validate(p);
+  return p;
+}
+
+std::string probes_csv(const FdtdStep::Problem& p, const FdtdStep::Result& r) {
+  std::ostringstream out;
+  out.precision(9);
+  out << "time";
+  for (const auto& pr : p.probes) {
+    if (!pr.name.empty())
+      out << ',' << pr.name;
+    else
+      out << ',' << to_string(pr.component) << '(' << pr.i << ' ' << pr.j << ' ' << pr.k << ')';
+  }
+  out << '\n';
+  const std::size_t steps = std::size_t(p.steps);
+  for (std::size_t s = 0; s < steps; ++s) {
+    out << double(s + 1) * p.grid.dt;  // E time; H probes are half a step earlier (see docs)
+    for (std::size_t q = 0; q < p.probes.size(); ++q) out << ',' << r.probe_values[q * steps + s];
+    out << '\n';
+  }
+  return out.str();
+}
+
+}  // namespace ppkit::fdtd

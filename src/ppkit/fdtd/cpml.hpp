@@ -1,0 +1,47 @@
+#pragma once
+// Convolutional PML (Roden & Gedney, Microw. Opt. Technol. Lett. 27 (2000) 334;
+// Taflove & Hagness 3rd ed. sec. 7.9). In a layer of `thickness` cells at each
+// of the six faces, a spatial derivative d/du becomes
+//   (1/kappa_u) d/du + psi_u,   psi_u^{n+1} = b_u psi_u^n + c_u (d/du)^{n+1/2}
+//   b_u = exp(-(sigma_u/kappa_u + alpha_u) dt / eps0)
+//   c_u = sigma_u (b_u - 1) / (sigma_u kappa_u + kappa_u^2 alpha_u)
+// with polynomial grading over the depth d / delta (Taflove eq. 7.60, 7.79):
+//   sigma = sigma_max (d/delta)^m,  kappa = 1 + (kappa_max - 1) (d/delta)^m,
+//   alpha = alpha_max (1 - d/delta)^ma,
+//   sigma_max = -(m + 1) ln(R0) / (2 eta0 delta)                (eq. 7.61).
+// The layer is backed by the PEC outer boundary.
+#include <cstdint>
+#include <vector>
+
+#include "ppkit/fdtd/yee_grid.hpp"
+
+namespace ppkit::fdtd {
+
+struct CpmlConfig {
+  int thickness = 0;         // cells per face; 0: a bare PEC box
+  double grading_order = 3;  // m
+  double reflection = 1e-6;  // R0, the theoretical normal-incidence reflection
+  double kappa_max = 1;      // >= 1
+  double alpha_max = 0;      // S/m (complex-frequency shift)
+  double alpha_order = 1;    // ma
+};
+
+// Coefficients along one axis of n cells, at the E nodes (integer positions
+// u = 0..n, derivatives of H) and the H nodes (u + 1/2, derivatives of E).
+// inv_kd = 1 / (kappa du), c_d = c / du, b; slot = index of the node's psi
+// layer in [0, 2 thickness) or -1 outside the layer. Sizes n + 1.
+struct CpmlAxis {
+  std::vector<float> e_inv_kd, e_b, e_c_d, h_inv_kd, h_b, h_c_d;
+  std::vector<std::int32_t> e_slot, h_slot;
+};
+
+struct CpmlProfiles {
+  CpmlAxis axis[3];   // x, y, z
+  int thickness = 0;  // psi layers per axis: 2 * thickness
+};
+
+// Throws ppkit::Error when the configuration does not fit the grid.
+CpmlProfiles make_cpml_profiles(const YeeGrid& grid, const CpmlConfig& config);
+void validate(const CpmlConfig& config, const YeeGrid& grid);
+
+}  // namespace ppkit::fdtd

@@ -1,0 +1,87 @@
+// `ppkit compare --workloads fdtd`: fdtd.step on CPML-bounded cubes, cells/s
+// for full E+H steps and the fraction of the roofline from step_bytes().
+// quick: 48^3 verified against the serial reference; default: 256^3; large:
+// 256^3, 512^3, 768^3, verified against the kokkos/plain variant of the most
+// preferred available Kokkos space (the serial reference is too slow there).
+#include <fmt/format.h>
+
+#include "ppkit/core/compare.hpp"
+#include "ppkit/fdtd/cases.hpp"
+
+namespace ppkit::fdtd {
+namespace {
+
+std::vector<index_t> sizes_for(ProblemSize s) {
+  switch (s) {
+    case ProblemSize::quick:
+      return {48};
+    case ProblemSize::standard:
+      return {256};
+    case ProblemSize::large:
+      return {256, 512, 768};
+  }
+  return {};
+}
+
+constexpr int cpml_thickness = 10;
+constexpr std::int64_t compare_steps = 20;
+
+// The result every variant is checked against and its name.
+std::pair<FdtdStep::Result, std::string> baseline(const FdtdStep::Problem& p, ProblemSize size) {
+  if (size == ProblemSize::quick) return {reference_step(p), "serial reference"};
+  const Variant<FdtdStep>* best = nullptr;
+  for (const auto& v : Registry<FdtdStep>::all())
+    if (v.strategy == "plain" && v.backend.rfind("kokkos-", 0) == 0 && v.availability().available &&
+        (!best || v.preference > best->preference))
+      best = &v;
+  if (!best) return {reference_step(p), "serial reference"};
+  auto run = best->prepare(p);
+  run->run();
+  return {run->result(), best->name};
+}
+
+std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
+  std::vector<CompareRow> rows;
+  for (index_t n : sizes_for(ctx.options().size)) {
+    const auto problem = make_benchmark_problem(n, cpml_thickness, compare_steps);
+    CaseModel model;
+    model.workload = "fdtd";
+    model.case_name = fmt::format("step cube {}^3 cpml {}", n, cpml_thickness);
+    model.size = fmt::format("{} cells x {} steps", problem.grid.cells(), compare_steps);
+    model.work_units = double(problem.grid.cells()) * double(compare_steps);
+    model.throughput_unit = "cells/s";
+    model.bytes = step_bytes(problem);
+    model.flops = step_flops(problem);
+    // fp32 over 20 steps on different devices and summation orders.
+    model.tolerance = 1e-4;
+    model.baseline_strategy = "plain";
+    const auto [expected, against] = baseline(problem, ctx.options().size);
+    auto case_rows = compare_variants<FdtdStep>(
+        ctx, model, problem, [&expected = expected](const FdtdStep::Result& r) {
+          return fields_relative_error(r.fields, expected.fields);
+        });
+    for (auto& row : case_rows) {
+      row.extra["verified_against"] = against;
+      row.extra["steps"] = compare_steps;
+      row.extra["bytes_per_cell_step"] = model.bytes / model.work_units;
+    }
+    rows.insert(rows.end(), case_rows.begin(), case_rows.end());
+  }
+  return rows;
+}
+
+}  // namespace
+}  // namespace ppkit::fdtd
+
+namespace ppkit::registration {
+void register_fdtd_compare() {
+  register_workload({"fdtd", "3D Yee FDTD step with CPML (cells/s for a full E+H step)",
+                     [](const CompareContext& ctx) {
+                       int selected = 0;
+                       for (const auto& v : Registry<FdtdStep>::all())
+                         selected += ctx.variant_selected(v.name);
+                       return selected * int(fdtd::sizes_for(ctx.options().size).size());
+                     },
+                     fdtd::run_fdtd});
+}
+}  // namespace ppkit::registration

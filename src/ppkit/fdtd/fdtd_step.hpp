@@ -1,0 +1,88 @@
+#pragma once
+// Operation fdtd.step: advance Maxwell's equations on a Yee grid by n steps
+// (leapfrog: H^{n+1/2} from E^n, then E^{n+1} from H^{n+1/2}), with materials,
+// CPML, point sources, probes and the total field energy.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ppkit/core/registry.hpp"
+#include "ppkit/fdtd/cpml.hpp"
+#include "ppkit/fdtd/materials.hpp"
+#include "ppkit/fdtd/sources.hpp"
+#include "ppkit/fdtd/yee_grid.hpp"
+
+namespace ppkit::fdtd {
+
+// Ex, Ey, Ez, Hx, Hy, Hz on grid.nodes() nodes each (yee_grid.hpp layout).
+using FieldSet = std::array<std::vector<float>, 6>;
+
+}  // namespace ppkit::fdtd
+
+namespace ppkit {
+
+struct FdtdStep {
+  static constexpr const char* name = "fdtd.step";
+  struct Problem {
+    fdtd::YeeGrid grid;
+    std::vector<fdtd::Material> materials{fdtd::Material{}};
+    std::vector<std::uint32_t> material_id;  // per node; empty: material 0 everywhere
+    fdtd::CpmlConfig cpml;
+    std::vector<fdtd::PointSource> sources;
+    std::vector<fdtd::Probe> probes;
+    std::int64_t steps = 0;
+    // Total energy every energy_interval steps (0: only after the last step).
+    std::int64_t energy_interval = 0;
+    fdtd::FieldSet initial;  // E^0 and H^{-1/2}; empty vectors: zero fields
+  };
+  struct Result {
+    fdtd::FieldSet fields;  // E^n and H^{n-1/2} after n steps
+    // probe_values[p * steps + s]: probe p after step s (E at (s+1) dt, H at (s+1/2) dt)
+    std::vector<float> probe_values;
+    std::vector<std::int64_t> energy_steps;  // steps after which energy was taken
+    std::vector<double> energy;              // J: 1/2 sum(eps E^2 + mu H^2) dV
+  };
+};
+
+namespace fdtd {
+
+// Everything the variants derive from a Problem on the host, validated once:
+// coefficient table, CPML profiles, per-step source values, flat indices.
+struct StepSetup {
+  std::vector<float> material_table;       // material_stride floats per material
+  std::vector<std::uint32_t> material_id;  // per node (filled with 0 when the problem's is empty)
+  CpmlProfiles cpml;
+  // Sources: node index, component, hard flag, and per-step values
+  // source_values[s * steps + n]: soft: -cb I dl w((n+1/2) dt) / dV (added to E),
+  // hard: amplitude w((n+1) dt) (assigned to E).
+  std::vector<index_t> source_index;
+  std::vector<int> source_component, source_hard;
+  std::vector<float> source_values;
+  std::vector<index_t> probe_index;
+  std::vector<int> probe_component;
+  std::vector<std::int64_t> energy_steps;  // 0-based steps after which energy is taken
+  double cell_volume = 0;
+};
+
+// Validates the problem (grid, Courant number, ids, sources, probes, CPML) and
+// derives the StepSetup; throws ppkit::Error naming what is wrong.
+StepSetup make_step_setup(const FdtdStep::Problem& problem);
+void validate(const FdtdStep::Problem& problem);
+
+// The serial reference: plain loops over each component, written for clarity.
+FdtdStep::Result reference_step(const FdtdStep::Problem& problem);
+
+// Relative L2 error of all six fields against a reference result, normalised
+// per field group (E and H separately, because their magnitudes differ by eta0).
+double fields_relative_error(const FieldSet& a, const FieldSet& reference);
+
+// Bytes the E+H update of one step really moves per node at least: every field
+// read once and written once (48), neighbour reads served from cache, the
+// material id twice (8) and the 3 coefficients from a cached table; plus the
+// psi arrays in the CPML layers (read + write). See docs/fdtd.md.
+double step_bytes(const FdtdStep::Problem& problem);
+double step_flops(const FdtdStep::Problem& problem);
+
+}  // namespace fdtd
+}  // namespace ppkit

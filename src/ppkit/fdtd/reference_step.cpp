@@ -1,0 +1,135 @@
+// The serial reference of fdtd.step, written for clarity rather than speed:
+// one loop nest per field component, psi kept on the whole grid (it stays zero
+// outside the CPML, where b = 1 and c = 0), energy summed in double.
+// Update equations: Taflove & Hagness 3rd ed. eq. 3.19 (E) and 3.18 (H), with
+// the CPML derivative replacement of sec. 7.9 (see cpml.hpp).
+#include "ppkit/fdtd/fdtd_step.hpp"
+
+namespace ppkit::fdtd {
+
+FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
+  const StepSetup setup = make_step_setup(p);
+  const YeeGrid& g = p.grid;
+  const std::size_t nodes = std::size_t(g.nodes());
+  FieldSet f;
+  for (int c = 0; c < 6; ++c)
+    f[c] = p.initial[c].empty() ? std::vector<float>(nodes, 0.0f) : p.initial[c];
+  auto& ex = f[0];
+  auto& ey = f[1];
+  auto& ez = f[2];
+  auto& hx = f[3];
+  auto& hy = f[4];
+  auto& hz = f[5];
+  // psi_<field><axis>: the CPML memory of field's derivative along axis.
+  std::vector<float> psi_exy(nodes), psi_exz(nodes), psi_eyx(nodes), psi_eyz(nodes), psi_ezx(nodes),
+      psi_ezy(nodes), psi_hxy(nodes), psi_hxz(nodes), psi_hyx(nodes), psi_hyz(nodes),
+      psi_hzx(nodes), psi_hzy(nodes);
+  const CpmlAxis& X = setup.cpml.axis[0];
+  const CpmlAxis& Y = setup.cpml.axis[1];
+  const CpmlAxis& Z = setup.cpml.axis[2];
+  auto id = [&](index_t i, index_t j, index_t k) { return std::size_t(g.index(i, j, k)); };
+  auto coef = [&](std::size_t n, int which) {
+    return setup.material_table[setup.material_id[n] * material_stride + which];
+  };
+
+  FdtdStep::Result r;
+  const std::size_t steps = std::size_t(p.steps);
+  r.probe_values.assign(p.probes.size() * steps, 0.0f);
+  std::size_t next_energy = 0;
+
+  for (std::size_t step = 0; step < steps; ++step) {
+    // ---- H^{n+1/2} = H^{n-1/2} - dh curl E^n -----------------------------
+    for (index_t i = 0; i <= g.nx; ++i)
+      for (index_t j = 0; j < g.ny; ++j)
+        for (index_t k = 0; k < g.nz; ++k) {
+          const std::size_t n = id(i, j, k);
+          const float dez = ez[id(i, j + 1, k)] - ez[n], dey = ey[id(i, j, k + 1)] - ey[n];
+          psi_hxy[n] = Y.h_b[j] * psi_hxy[n] + Y.h_c_d[j] * dez;
+          psi_hxz[n] = Z.h_b[k] * psi_hxz[n] + Z.h_c_d[k] * dey;
+          const float curl =
+              (dez * Y.h_inv_kd[j] + psi_hxy[n]) - (dey * Z.h_inv_kd[k] + psi_hxz[n]);
+          hx[n] -= coef(n, coef_dh) * curl;
+        }
+    for (index_t i = 0; i < g.nx; ++i)
+      for (index_t j = 0; j <= g.ny; ++j)
+        for (index_t k = 0; k < g.nz; ++k) {
+          const std::size_t n = id(i, j, k);
+          const float dex = ex[id(i, j, k + 1)] - ex[n], dez = ez[id(i + 1, j, k)] - ez[n];
+          psi_hyz[n] = Z.h_b[k] * psi_hyz[n] + Z.h_c_d[k] * dex;
+          psi_hyx[n] = X.h_b[i] * psi_hyx[n] + X.h_c_d[i] * dez;
+          const float curl =
+              (dex * Z.h_inv_kd[k] + psi_hyz[n]) - (dez * X.h_inv_kd[i] + psi_hyx[n]);
+          hy[n] -= coef(n, coef_dh) * curl;
+        }
+    for (index_t i = 0; i < g.nx; ++i)
+      for (index_t j = 0; j < g.ny; ++j)
+        for (index_t k = 0; k <= g.nz; ++k) {
+          const std::size_t n = id(i, j, k);
+          const float dey = ey[id(i + 1, j, k)] - ey[n], dex = ex[id(i, j + 1, k)] - ex[n];
+          psi_hzx[n] = X.h_b[i] * psi_hzx[n] + X.h_c_d[i] * dey;
+          psi_hzy[n] = Y.h_b[j] * psi_hzy[n] + Y.h_c_d[j] * dex;
+          const float curl =
+              (dey * X.h_inv_kd[i] + psi_hzx[n]) - (dex * Y.h_inv_kd[j] + psi_hzy[n]);
+          hz[n] -= coef(n, coef_dh) * curl;
+        }
+    // ---- E^{n+1} = ca E^n + cb curl H^{n+1/2} (tangential E on the faces stays 0) ----
+    for (index_t i = 0; i < g.nx; ++i)
+      for (index_t j = 1; j < g.ny; ++j)
+        for (index_t k = 1; k < g.nz; ++k) {
+          const std::size_t n = id(i, j, k);
+          const float dhz = hz[n] - hz[id(i, j - 1, k)], dhy = hy[n] - hy[id(i, j, k - 1)];
+          psi_exy[n] = Y.e_b[j] * psi_exy[n] + Y.e_c_d[j] * dhz;
+          psi_exz[n] = Z.e_b[k] * psi_exz[n] + Z.e_c_d[k] * dhy;
+          const float curl =
+              (dhz * Y.e_inv_kd[j] + psi_exy[n]) - (dhy * Z.e_inv_kd[k] + psi_exz[n]);
+          ex[n] = coef(n, coef_ca) * ex[n] + coef(n, coef_cb) * curl;
+        }
+    for (index_t i = 1; i < g.nx; ++i)
+      for (index_t j = 0; j < g.ny; ++j)
+        for (index_t k = 1; k < g.nz; ++k) {
+          const std::size_t n = id(i, j, k);
+          const float dhx = hx[n] - hx[id(i, j, k - 1)], dhz = hz[n] - hz[id(i - 1, j, k)];
+          psi_eyz[n] = Z.e_b[k] * psi_eyz[n] + Z.e_c_d[k] * dhx;
+          psi_eyx[n] = X.e_b[i] * psi_eyx[n] + X.e_c_d[i] * dhz;
+          const float curl =
+              (dhx * Z.e_inv_kd[k] + psi_eyz[n]) - (dhz * X.e_inv_kd[i] + psi_eyx[n]);
+          ey[n] = coef(n, coef_ca) * ey[n] + coef(n, coef_cb) * curl;
+        }
+    for (index_t i = 1; i < g.nx; ++i)
+      for (index_t j = 1; j < g.ny; ++j)
+        for (index_t k = 0; k < g.nz; ++k) {
+          const std::size_t n = id(i, j, k);
+          const float dhy = hy[n] - hy[id(i - 1, j, k)], dhx = hx[n] - hx[id(i, j - 1, k)];
+          psi_ezx[n] = X.e_b[i] * psi_ezx[n] + X.e_c_d[i] * dhy;
+          psi_ezy[n] = Y.e_b[j] * psi_ezy[n] + Y.e_c_d[j] * dhx;
+          const float curl =
+              (dhy * X.e_inv_kd[i] + psi_ezx[n]) - (dhx * Y.e_inv_kd[j] + psi_ezy[n]);
+          ez[n] = coef(n, coef_ca) * ez[n] + coef(n, coef_cb) * curl;
+        }
+    // ---- sources, probes, energy --------------------------------------------
+    for (std::size_t s = 0; s < p.sources.size(); ++s) {
+      float& e = f[std::size_t(setup.source_component[s])][std::size_t(setup.source_index[s])];
+      const float value = setup.source_values[s * steps + step];
+      e = setup.source_hard[s] ? value : e + value;
+    }
+    for (std::size_t q = 0; q < p.probes.size(); ++q)
+      r.probe_values[q * steps + step] =
+          f[std::size_t(setup.probe_component[q])][std::size_t(setup.probe_index[q])];
+    if (next_energy < setup.energy_steps.size() &&
+        setup.energy_steps[next_energy] == std::int64_t(step)) {
+      double sum = 0;
+      for (std::size_t n = 0; n < nodes; ++n) {
+        const double e2 = double(ex[n]) * ex[n] + double(ey[n]) * ey[n] + double(ez[n]) * ez[n];
+        const double h2 = double(hx[n]) * hx[n] + double(hy[n]) * hy[n] + double(hz[n]) * hz[n];
+        sum += 0.5 * (coef(n, coef_eps) * e2 + coef(n, coef_mu) * h2);
+      }
+      r.energy_steps.push_back(std::int64_t(step));
+      r.energy.push_back(sum * setup.cell_volume);
+      ++next_energy;
+    }
+  }
+  r.fields = std::move(f);
+  return r;
+}
+
+}  // namespace ppkit::fdtd

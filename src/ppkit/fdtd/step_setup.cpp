@@ -1,0 +1,166 @@
+// Validation of an fdtd.step problem and the host-side data every variant uploads.
+#include <cmath>
+#include <string>
+
+#include "ppkit/core/error.hpp"
+#include "ppkit/fdtd/fdtd_step.hpp"
+
+namespace ppkit::fdtd {
+namespace {
+
+std::string node_text(index_t i, index_t j, index_t k) {
+  return "(" + std::to_string(i) + "," + std::to_string(j) + "," + std::to_string(k) + ")";
+}
+
+std::string extent_text(const YeeGrid& g) {
+  return "i in 0.." + std::to_string(g.nx) + ", j in 0.." + std::to_string(g.ny) + ", k in 0.." +
+         std::to_string(g.nz) + " on the component's own extent";
+}
+
+// Sources drive E nodes that are updated: not on the PEC faces.
+bool updated_e_node(const YeeGrid& g, Component c, index_t i, index_t j, index_t k) {
+  const bool ix = i >= 1 && i <= g.nx - 1, jy = j >= 1 && j <= g.ny - 1,
+             kz = k >= 1 && k <= g.nz - 1;
+  switch (c) {
+    case Component::ex:
+      return i >= 0 && i < g.nx && jy && kz;
+    case Component::ey:
+      return j >= 0 && j < g.ny && ix && kz;
+    case Component::ez:
+      return k >= 0 && k < g.nz && ix && jy;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+void validate(const FdtdStep::Problem& p) {
+  const YeeGrid& g = p.grid;
+  require(g.nx >= 2 && g.ny >= 2 && g.nz >= 2, "grid needs at least 2 cells per axis",
+          "nx, ny, nz >= 2");
+  require(g.dx > 0 && g.dy > 0 && g.dz > 0, "cell sizes must be positive", "dx, dy, dz > 0");
+  require(g.dt > 0, "time step must be positive", "0 < dt <= Courant limit");
+  require(g.courant_number() <= 1.0 + 1e-12,
+          "time step " + std::to_string(g.dt) + " s gives Courant number " +
+              std::to_string(g.courant_number()) + ", above the 3D stability limit",
+          "dt <= " + std::to_string(g.courant_limit()) + " s (Courant number <= 1)");
+  require(p.steps >= 1, "steps must be at least 1", ">= 1");
+  require(p.energy_interval >= 0, "energy interval must not be negative",
+          "0 (last step only) or >= 1");
+  require(p.material_id.empty() || index_t(p.material_id.size()) == g.nodes(),
+          "material id array has " + std::to_string(p.material_id.size()) + " entries",
+          std::to_string(g.nodes()) + " (one per node) or none");
+  for (std::size_t n = 0; n < p.material_id.size(); ++n)
+    if (p.material_id[n] >= p.materials.size())
+      throw Error("material id " + std::to_string(p.material_id[n]) + " at node " +
+                      std::to_string(n) + " has no material",
+                  "ids 0.." + std::to_string(p.materials.size() - 1));
+  for (int c = 0; c < 6; ++c)
+    require(p.initial[c].empty() || index_t(p.initial[c].size()) == g.nodes(),
+            std::string("initial field ") + to_string(Component(c)) + " has the wrong size",
+            std::to_string(g.nodes()) + " nodes or empty");
+  validate(p.cpml, g);
+  for (const auto& s : p.sources) {
+    require(is_electric(s.component),
+            std::string("source component ") + to_string(s.component) + " is not electric",
+            "ex, ey, ez");
+    require(updated_e_node(g, s.component, s.i, s.j, s.k),
+            std::string("source ") + to_string(s.component) + " at node " +
+                node_text(s.i, s.j, s.k) + " is outside the grid or on its PEC boundary",
+            "an interior node: " + extent_text(g));
+    require(s.frequency > 0, "source frequency must be positive", "> 0 Hz");
+  }
+  for (const auto& pr : p.probes)
+    require(g.holds(pr.component, pr.i, pr.j, pr.k),
+            std::string("probe ") + to_string(pr.component) + " at node " +
+                node_text(pr.i, pr.j, pr.k) + " is outside the grid",
+            extent_text(g));
+}
+
+StepSetup make_step_setup(const FdtdStep::Problem& p) {
+  validate(p);
+  const YeeGrid& g = p.grid;
+  StepSetup s;
+  s.material_table = material_table(p.materials, g.dt);
+  s.material_id = p.material_id.empty() ? std::vector<std::uint32_t>(std::size_t(g.nodes()), 0u)
+                                        : p.material_id;
+  s.cpml = make_cpml_profiles(g, p.cpml);
+  s.cell_volume = g.dx * g.dy * g.dz;
+  const std::size_t steps = std::size_t(p.steps);
+  s.source_values.resize(p.sources.size() * steps);
+  for (std::size_t n = 0; n < p.sources.size(); ++n) {
+    const PointSource& src = p.sources[n];
+    const index_t node = g.index(src.i, src.j, src.k);
+    s.source_index.push_back(node);
+    s.source_component.push_back(int(src.component));
+    s.source_hard.push_back(src.hard ? 1 : 0);
+    const double cb =
+        s.material_table[s.material_id[std::size_t(node)] * material_stride + coef_cb];
+    for (std::size_t step = 0; step < steps; ++step) {
+      double value;
+      if (src.hard) {
+        value = src.amplitude *
+                waveform_value(src.waveform, src.frequency, double(step + 1) * g.dt - src.delay);
+      } else {  // J at (n + 1/2) dt, as in E^{n+1} = ca E^n + cb (curl H^{n+1/2} - J^{n+1/2})
+        const double t = (double(step) + 0.5) * g.dt - src.delay;
+        value =
+            -cb * src.amplitude * waveform_value(src.waveform, src.frequency, t) / s.cell_volume;
+      }
+      s.source_values[n * steps + step] = float(value);
+    }
+  }
+  for (const auto& pr : p.probes) {
+    s.probe_index.push_back(g.index(pr.i, pr.j, pr.k));
+    s.probe_component.push_back(int(pr.component));
+  }
+  if (p.energy_interval > 0)
+    for (std::int64_t step = p.energy_interval - 1; step < p.steps; step += p.energy_interval)
+      s.energy_steps.push_back(step);
+  if (s.energy_steps.empty() || s.energy_steps.back() != p.steps - 1)
+    s.energy_steps.push_back(p.steps - 1);
+  return s;
+}
+
+double fields_relative_error(const FieldSet& a, const FieldSet& ref) {
+  double worst = 0;
+  for (int group = 0; group < 2; ++group) {
+    double diff = 0, norm = 0;
+    for (int c = 3 * group; c < 3 * group + 3; ++c) {
+      if (a[c].size() != ref[c].size()) return std::nan("");
+      for (std::size_t n = 0; n < a[c].size(); ++n) {
+        const double d = double(a[c][n]) - double(ref[c][n]);
+        diff += d * d;
+        norm += double(ref[c][n]) * double(ref[c][n]);
+      }
+    }
+    if (std::isnan(diff)) return std::nan("");
+    worst = std::max(worst, norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff));
+  }
+  return worst;
+}
+
+namespace {
+// Nodes in the psi layers of all three axes, times the 4 psi arrays per axis.
+double psi_nodes(const FdtdStep::Problem& p) {
+  const YeeGrid& g = p.grid;
+  const double t2 = 2.0 * p.cpml.thickness;
+  return 4 * t2 *
+         (double(g.ny + 1) * double(g.nz + 1) + double(g.nx + 1) * double(g.nz + 1) +
+          double(g.nx + 1) * double(g.ny + 1));
+}
+}  // namespace
+
+double step_bytes(const FdtdStep::Problem& p) {
+  const double nodes = double(p.grid.nodes());
+  return double(p.steps) * (nodes * (12 * sizeof(float) + 2 * sizeof(std::uint32_t)) +
+                            psi_nodes(p) * 2 * sizeof(float));
+}
+
+double step_flops(const FdtdStep::Problem& p) {
+  // E: 3 x (2 differences, 2 scalings, 1 subtraction, ca E + cb curl = 3) = 24;
+  // H: 3 x (2 + 2 + 1 + 2) = 21; each psi update b psi + c d plus its add: 4.
+  return double(p.steps) * (double(p.grid.nodes()) * 45 + psi_nodes(p) * 4);
+}
+
+}  // namespace ppkit::fdtd

@@ -1,0 +1,90 @@
+// MPI slabs along x equal the single-rank run: run with
+// `mpirun --oversubscribe -np 2 ppkit_fdtd_mpi_test`. The problem has CPML on
+// all faces (so the x layers and the y/z layers cross the slab boundary),
+// random materials and initial fields, sources and probes on both ranks.
+// Exit status 0 when every check passes.
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "ppkit/core/runtime.hpp"
+#include "ppkit/fdtd/mpi_slabs.hpp"
+
+namespace {
+using namespace ppkit::fdtd;
+
+ppkit::FdtdStep::Problem make_problem(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  ppkit::FdtdStep::Problem p;
+  p.grid = make_grid(17, 12, 11, 17e-3, 12e-3, 11e-3, 0.95);
+  p.cpml.thickness = 3;
+  p.cpml.kappa_max = 2;
+  p.cpml.alpha_max = 0.05;
+  p.steps = 25;
+  p.energy_interval = 5;
+  p.materials = {Material{}, Material{3.0, 1.0, 0.01, false}, Material{1, 1, 0, true}};
+  p.material_id.resize(std::size_t(p.grid.nodes()));
+  for (auto& id : p.material_id) id = std::uint32_t(rng() % 3);
+  for (int c = 0; c < 6; ++c) {
+    p.initial[c].resize(std::size_t(p.grid.nodes()));
+    for (auto& v : p.initial[c]) v = float((c < 3 ? 1.0 : 1.0 / eta0) * unit(rng));
+  }
+  for (index_t i : {4, 9, 13}) {  // sources and probes in both slabs and at the seam
+    PointSource s;
+    s.component = Component::ez;
+    s.i = i, s.j = 5, s.k = 4;
+    s.waveform = Waveform::ricker;
+    s.frequency = 2e10;
+    s.amplitude = 1e-8;
+    p.sources.push_back(s);
+    for (Component c : {Component::ey, Component::hz}) {
+      Probe pr;
+      pr.component = c;
+      pr.i = i, pr.j = 6, pr.k = 7;
+      p.probes.push_back(pr);
+    }
+  }
+  return p;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0, ranks = 1, failures = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  {
+    ppkit::Runtime runtime;
+    unsigned seed = 12345;
+    if (rank == 0) seed = unsigned(std::random_device{}());
+    MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+    const auto problem = make_problem(seed);
+    const auto slabs = run_mpi_slabs(problem, MPI_COMM_WORLD);
+    if (rank == 0) {
+      const auto single = reference_step(problem);
+      auto check = [&](bool ok, const char* what, double value) {
+        std::printf("%s %s: %g (seed %u, %d ranks)\n", ok ? "PASS" : "FAIL", what, value, seed,
+                    ranks);
+        failures += ok ? 0 : 1;
+      };
+      const double fields = fields_relative_error(slabs.fields, single.fields);
+      check(fields < 2e-5, "fields vs single rank", fields);
+      double probes = 0;
+      for (std::size_t n = 0; n < single.probe_values.size(); ++n)
+        probes = std::max(probes, double(std::abs(slabs.probe_values[n] - single.probe_values[n])) /
+                                      (std::abs(double(single.probe_values[n])) + 1e-6));
+      check(probes < 1e-3 && slabs.probe_values.size() == single.probe_values.size(),
+            "probes vs single rank", probes);
+      double energy = slabs.energy.size() == single.energy.size() ? 0 : 1;
+      for (std::size_t n = 0; n < single.energy.size() && n < slabs.energy.size(); ++n)
+        energy = std::max(energy, std::abs(slabs.energy[n] / single.energy[n] - 1));
+      check(energy < 1e-5, "energy vs single rank", energy);
+    }
+  }
+  MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return failures == 0 ? 0 : 1;
+}

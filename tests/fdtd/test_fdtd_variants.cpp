@@ -1,0 +1,94 @@
+// Every fdtd.step variant against the serial reference on a random problem:
+// random initial fields, random materials (lossy, dense, PEC) per node, CPML on
+// all faces, a soft and a hard source, probes on E and H, energy every 4 steps.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "harness/variant_test.hpp"
+#include "ppkit/fdtd/fdtd_step.hpp"
+
+namespace {
+using namespace ppkit;
+using namespace ppkit::fdtd;
+
+FdtdStep::Problem random_problem(unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  FdtdStep::Problem p;
+  p.grid = make_grid(15, 12, 11, 15e-3, 13e-3, 10e-3, 0.95);
+  p.cpml.thickness = 3;
+  p.cpml.kappa_max = 2;
+  p.cpml.alpha_max = 0.05;
+  p.steps = 21;
+  p.energy_interval = 4;
+  p.materials = {Material{}, Material{4.0, 1.0, 0.02, false}, Material{2.5, 1.5, 0, false},
+                 Material{1, 1, 0, true}};
+  p.material_id.resize(std::size_t(p.grid.nodes()));
+  for (auto& id : p.material_id) id = std::uint32_t(rng() % 4);
+  for (int c = 0; c < 6; ++c) {
+    p.initial[c].resize(std::size_t(p.grid.nodes()));
+    const double scale = c < 3 ? 1.0 : 1.0 / eta0;
+    for (auto& v : p.initial[c]) v = float(scale * unit(rng));
+  }
+  PointSource soft;
+  soft.component = Component::ez;
+  soft.i = 7, soft.j = 5, soft.k = 4;
+  soft.waveform = Waveform::ricker;
+  soft.frequency = 2e10;
+  soft.amplitude = 1e-8;
+  p.sources.push_back(soft);
+  PointSource hard = soft;
+  hard.component = Component::ex;
+  hard.i = 9, hard.j = 6, hard.k = 6;
+  hard.hard = true;
+  hard.waveform = Waveform::modulated_gaussian;
+  hard.amplitude = 0.5;
+  p.sources.push_back(hard);
+  for (Component c : {Component::ex, Component::ez, Component::hy, Component::hz}) {
+    Probe pr;
+    pr.component = c;
+    pr.i = 1 + rng() % 13, pr.j = 1 + rng() % 10, pr.k = 1 + rng() % 9;
+    p.probes.push_back(pr);
+  }
+  return p;
+}
+
+class FdtdVariantTest : public ppkit::testing::VariantTest<FdtdStep> {};
+
+TEST_P(FdtdVariantTest, MatchesSerialReference) {
+  const auto problem = random_problem(ppkit::testing::test_seed());
+  const auto reference = reference_step(problem);
+  auto run = variant().prepare(problem);
+  run->run();
+  run->run();  // runs restart from the initial state
+  const auto result = run->result();
+  // fp32 over 21 steps: rounding of differently ordered sums stays ~1e-6.
+  EXPECT_LT(fields_relative_error(result.fields, reference.fields), 2e-5);
+  ASSERT_EQ(result.probe_values.size(), reference.probe_values.size());
+  EXPECT_LT(ppkit::testing::relative_l2_error(result.probe_values, reference.probe_values), 2e-5);
+  ASSERT_EQ(result.energy_steps, reference.energy_steps);
+  ASSERT_EQ(result.energy.size(), reference.energy.size());
+  for (std::size_t n = 0; n < result.energy.size(); ++n)
+    EXPECT_NEAR(result.energy[n], reference.energy[n], 1e-4 * reference.energy[n])
+        << "record " << n;
+}
+
+PPKIT_INSTANTIATE_VARIANT_TESTS(FdtdVariantTest, FdtdStep);
+
+TEST(FdtdReference, CpmlAbsorbsOnlyInsideTheLayers) {
+  auto p = random_problem(1);
+  const auto profiles = make_cpml_profiles(p.grid, p.cpml);
+  for (int axis = 0; axis < 3; ++axis) {
+    const auto& a = profiles.axis[axis];
+    for (std::size_t u = 0; u < a.e_b.size(); ++u) {
+      if (a.e_slot[u] < 0) {
+        EXPECT_EQ(a.e_b[u], 1.0f);
+        EXPECT_EQ(a.e_c_d[u], 0.0f);
+      } else {
+        EXPECT_LT(a.e_b[u], 1.0f);
+      }
+    }
+  }
+}
+}  // namespace
