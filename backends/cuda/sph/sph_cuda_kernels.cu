@@ -36,6 +36,23 @@ __global__ void scatter(ParticleBuffers p, CellBuffers c, int* fill) {
   c.permutation[c.cell_start[cell] + atomicAdd(&fill[cell], 1)] = i;
 }
 
+// Atomics fill a cell in any order; sorting each cell's few indices makes the
+// numbering (and so every sum) reproducible run to run.
+__global__ void sort_cells(CellBuffers c, int cells) {
+  const int cell = blockIdx.x * blockDim.x + threadIdx.x;
+  if (cell > cells) return;
+  const int begin = c.cell_start[cell], end = c.cell_start[cell + 1];
+  for (int a = begin + 1; a < end; ++a) {
+    const int value = c.permutation[a];
+    int b = a - 1;
+    while (b >= begin && c.permutation[b] > value) {
+      c.permutation[b + 1] = c.permutation[b];
+      --b;
+    }
+    c.permutation[b + 1] = value;
+  }
+}
+
 __global__ void gather(ParticleBuffers from, ParticleBuffers to, const int* permutation) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= from.n) return;
@@ -246,6 +263,7 @@ void bin(const CellGrid& g, const ParticleBuffers& p, const CellBuffers& c) {
   // The running fill count per cell reuses cell_count.
   cudaMemsetAsync(c.cell_count, 0, sizeof(int) * (cells + 2));
   scatter<<<blocks(p.n), kBlock>>>(p, c, c.cell_count);
+  sort_cells<<<blocks(cells + 1), kBlock>>>(c, cells);
 }
 
 void renumber(const CellGrid& g, const ParticleBuffers& p, const ParticleBuffers& scratch,

@@ -131,6 +131,21 @@ void renumber_by_cell(const CellGrid& g, ParticleArrays<typename Space::memory_s
         const int c = cell(i);
         permutation(start(c) + Kokkos::atomic_fetch_add(&count(c), 1)) = i;
       });
+  // Atomics fill a cell in any order; sorting each cell's few indices makes
+  // the numbering (and so every sum) reproducible run to run.
+  Kokkos::parallel_for(
+      "sph.sort_cells", Kokkos::RangePolicy<Space>(0, cells + 1), KOKKOS_LAMBDA(int c) {
+        const int begin = start(c), end = start(c + 1);
+        for (int a = begin + 1; a < end; ++a) {
+          const int value = permutation(a);
+          int b = a - 1;
+          while (b >= begin && permutation(b) > value) {
+            permutation(b + 1) = permutation(b);
+            --b;
+          }
+          permutation(b + 1) = value;
+        }
+      });
   auto src = p;
   auto dst = scratch;
   Kokkos::parallel_for(
