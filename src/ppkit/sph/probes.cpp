@@ -1,0 +1,152 @@
+#include "ppkit/sph/probes.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "ppkit/core/error.hpp"
+#include "ppkit/sph/reference.hpp"
+#include "ppkit/sph/sph_pair.hpp"
+
+namespace ppkit::sph {
+
+ProbeLayout spheric_test2_probes(const Parameters& p) {
+  ProbeLayout l;
+  const double xs[4] = {0.496, 0.992, 1.488, 2.638};
+  for (int k = 0; k < 4; ++k) l.height_xy[k] = {xs[k], 0.5};
+  const double y_centre = 0.5 * (0.2955 + 0.6985);
+  const double face_z[4] = {0.021, 0.061, 0.101, 0.141};
+  for (int k = 0; k < 4; ++k) l.pressure_xyz[k] = {0.8245 + p.h, y_centre, face_z[k]};
+  const double top_x[4] = {0.8035, 0.7635, 0.7235, 0.6835};
+  for (int k = 0; k < 4; ++k) l.pressure_xyz[4 + k] = {top_x[k], y_centre, 0.161 + p.h};
+  l.floor_z = 0;
+  l.top_z = 1.0;
+  return l;
+}
+
+namespace {
+
+// Kernel sums at a point: sum V_j W over fluid and boundary, and sum p_j V_j W over fluid.
+struct PointSums {
+  double fluid = 0, boundary = 0, pressure = 0;
+};
+
+PointSums sums_at(const Parameters& p, const KernelConstants& k, const Particles& s,
+                  const std::vector<std::size_t>& candidates, double x, double y, double z) {
+  PointSums out;
+  for (std::size_t j : candidates) {
+    const double dx = x - s.x[j], dy = y - s.y[j], dz = z - s.z[j];
+    const double r = std::sqrt(dx * dx + dy * dy + dz * dz);
+    if (r >= 2 * p.h) continue;
+    const double vw = p.mass / s.rho[j] * reference::wendland(r, p.h);
+    if (s.kind[j] == kFluid) {
+      out.fluid += vw;
+      out.pressure += vw * tait_pressure(k, s.rho[j]);
+    } else {
+      out.boundary += vw;
+    }
+  }
+  return out;
+}
+
+// Particles within the kernel support of a vertical line (r_h < 2h) or of a point.
+std::vector<std::size_t> near_line(const Parameters& p, const Particles& s, double x, double y,
+                                   double z_lo, double z_hi) {
+  std::vector<std::size_t> out;
+  const double reach = 2 * p.h;
+  for (std::size_t j = 0; j < s.size(); ++j) {
+    if (s.kind[j] == kEscaped) continue;
+    const double dx = s.x[j] - x, dy = s.y[j] - y;
+    if (dx * dx + dy * dy >= reach * reach) continue;
+    if (s.z[j] < z_lo - reach || s.z[j] > z_hi + reach) continue;
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace
+
+ProbeSample measure_probes(const ProbeLayout& layout, const Parameters& p, const Particles& s,
+                           double time) {
+  const KernelConstants k = make_kernel_constants(p);
+  ProbeSample out;
+  out.time = time;
+  for (int h = 0; h < 4; ++h) {
+    const double x = layout.height_xy[h][0], y = layout.height_xy[h][1];
+    const auto cand = near_line(p, s, x, y, layout.floor_z, layout.top_z);
+    auto phi = [&](double z) {
+      const PointSums ps = sums_at(p, k, s, cand, x, y, z);
+      return ps.fluid / std::max(1.0 - ps.boundary, 0.1);
+    };
+    const double step = 0.25 * p.dp;
+    double z = layout.floor_z + 0.5 * p.dp;
+    double previous = phi(z);
+    double height = 0;
+    if (previous >= 0.5) {
+      height = z;
+      for (z += step; z <= layout.top_z; z += step) {
+        const double current = phi(z);
+        if (current < 0.5) {
+          height = z - step + step * (previous - 0.5) / (previous - current);
+          break;
+        }
+        previous = current;
+        height = z;
+      }
+    }
+    out.height[h] = height;
+  }
+  for (int q = 0; q < 8; ++q) {
+    const auto& pt = layout.pressure_xyz[q];
+    const auto cand = near_line(p, s, pt[0], pt[1], pt[2], pt[2]);
+    const PointSums ps = sums_at(p, k, s, cand, pt[0], pt[1], pt[2]);
+    out.pressure[q] = ps.fluid < 0.1 ? 0.0 : ps.pressure / ps.fluid;
+  }
+  return out;
+}
+
+std::string probe_csv_header() { return "time,H1,H2,H3,H4,P1,P2,P3,P4,P5,P6,P7,P8"; }
+
+std::string probe_csv_row(const ProbeSample& sample) {
+  std::ostringstream o;
+  o.precision(6);
+  o << std::fixed << sample.time;
+  o.precision(5);
+  for (double h : sample.height) o << ',' << h;
+  o.precision(1);
+  for (double v : sample.pressure) o << ',' << v;
+  return o.str();
+}
+
+MeasuredSeries load_spheric_test2(const std::string& path) {
+  std::ifstream in(path);
+  require(bool(in), "cannot read the SPHERIC test 2 data '" + path + "'",
+          "../shared/data/spheric_test2/test_case_2_exp_data.dat");
+  std::string line;
+  std::getline(in, line);  // header
+  MeasuredSeries m;
+  while (std::getline(in, line)) {
+    std::istringstream row(line);
+    double t, v[12];
+    if (!(row >> t)) continue;
+    for (double& x : v) row >> x;
+    if (!row) throw Error("malformed row in '" + path + "': " + line, "13 numbers per row");
+    m.time.push_back(t);
+    std::array<double, 8> pressure;
+    for (int k = 0; k < 8; ++k) pressure[k] = v[k];
+    m.pressure.push_back(pressure);
+    // File columns labelled H1, H2, H3, H4 hold the probes H3, H2, H1, H4.
+    m.height.push_back({v[10], v[9], v[8], v[11]});
+  }
+  require(!m.time.empty(), "no data rows in '" + path + "'");
+  return m;
+}
+
+double arrival_time(const std::vector<double>& time, const std::vector<double>& height,
+                    double threshold) {
+  for (std::size_t i = 0; i < time.size() && i < height.size(); ++i)
+    if (height[i] > threshold) return time[i];
+  return std::nan("");
+}
+
+}  // namespace ppkit::sph
