@@ -1,0 +1,137 @@
+#pragma once
+// One kernel source for CUDA (nvcc) and HIP (clang, AMD CDNA and Hygon DCU).
+//
+// Only what differs cleanly is wrapped here; kernels whose best shape differs
+// with the hardware (matrix cores, LDS layout) stay separate per backend.
+//
+//   what                  CUDA                        HIP (AMD / DCU)
+//   lanes per warp        32                          64 (wavefront)
+//   shuffles              __shfl_*_sync(mask, ...)    __shfl_*(...), no mask
+//   warp barrier          __syncwarp()                wavefront fence + wave barrier
+//   fp64 atomicAdd        native from sm_60           native (gfx90a) or compiler CAS
+//
+// "Warp per element" on a 64-lane wavefront (docs/targets.md): the paper's
+// algorithms are written for 32 lanes per element. ppkit keeps that logical
+// width, kSubgroupWidth = 32, on every GPU: a CUDA warp holds one element and
+// an AMD wavefront holds two, each in its own 32-lane sub-group. All shuffles
+// take an explicit width of kSubgroupWidth, so they never cross from one
+// element's sub-group into the other's.
+//
+// Include only from translation units compiled by nvcc (.cu) or a HIP compiler
+// (.hip); host-only glue includes hip_device.hpp / cuda_device.hpp instead.
+
+#if defined(__HIPCC__) && !defined(__CUDACC__)
+#include <hip/hip_runtime.h>
+#define PPKIT_GPU_HIP 1
+#elif defined(__CUDACC__)
+#include <cuda_runtime.h>
+#define PPKIT_GPU_CUDA 1
+#else
+#error "gpu_portability.hpp needs a CUDA or HIP compiler (.cu or .hip translation unit)"
+#endif
+
+namespace ppkit::gpu {
+
+// Lanes that execute in lockstep and exchange registers by shuffles. Both the
+// host pass and the device pass of a HIP translation unit must agree on it,
+// since the host side sizes launches with it: ppkit's AMD targets (gfx906,
+// gfx90a, Hygon DCU) are wave64, and the device pass checks that.
+#if defined(PPKIT_GPU_HIP)
+inline constexpr int kWarpSize = 64;
+#if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN_WAVEFRONT_SIZE)
+static_assert(__AMDGCN_WAVEFRONT_SIZE == kWarpSize,
+              "ppkit's HIP kernels assume 64-lane wavefronts (CDNA, DCU); compile wave32 "
+              "targets (RDNA) with -mwavefrontsize64");
+#endif
+#else
+inline constexpr int kWarpSize = 32;
+#endif
+
+// The paper's "warp": lanes cooperating on one element.
+inline constexpr int kSubgroupWidth = 32;
+// Elements a warp/wavefront processes at once: 1 on NVIDIA, 2 on AMD/DCU.
+inline constexpr int kSubgroupsPerWarp = kWarpSize / kSubgroupWidth;
+static_assert(kWarpSize % kSubgroupWidth == 0, "a warp holds whole sub-groups");
+
+// Lane within the 32-lane sub-group and sub-group within the block, for 1-D
+// blocks whose size is a multiple of kSubgroupWidth.
+__device__ __forceinline__ int subgroup_lane() {
+  return static_cast<int>(threadIdx.x) % kSubgroupWidth;
+}
+__device__ __forceinline__ int subgroup_in_block() {
+  return static_cast<int>(threadIdx.x) / kSubgroupWidth;
+}
+
+// Shuffles within groups of `width` lanes (a power of two <= kWarpSize; ppkit
+// kernels pass kSubgroupWidth). All lanes of the warp must take part (the CUDA
+// versions use the full mask), i.e. call them from converged code.
+template <class T>
+__device__ __forceinline__ T shfl(T value, int source_lane, int width) {
+#if defined(PPKIT_GPU_HIP)
+  return __shfl(value, source_lane, width);
+#else
+  return __shfl_sync(0xffffffffu, value, source_lane, width);
+#endif
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_down(T value, unsigned int delta, int width) {
+#if defined(PPKIT_GPU_HIP)
+  return __shfl_down(value, delta, width);
+#else
+  return __shfl_down_sync(0xffffffffu, value, delta, width);
+#endif
+}
+
+template <class T>
+__device__ __forceinline__ T shfl_xor(T value, int lane_mask, int width) {
+#if defined(PPKIT_GPU_HIP)
+  return __shfl_xor(value, lane_mask, width);
+#else
+  return __shfl_xor_sync(0xffffffffu, value, lane_mask, width);
+#endif
+}
+
+// Sum over a sub-group of `Width` lanes; every lane of the sub-group receives
+// the total (butterfly: log2(Width) xor-shuffles).
+template <int Width = kSubgroupWidth, class T>
+__device__ __forceinline__ T subgroup_sum(T value) {
+  static_assert(Width > 0 && (Width & (Width - 1)) == 0 && Width <= kWarpSize,
+                "sub-group width must be a power of two no larger than the warp");
+#pragma unroll
+  for (int mask = Width / 2; mask > 0; mask /= 2) value += shfl_xor(value, mask, Width);
+  return value;
+}
+
+// Orders shared-memory (LDS) accesses among the lanes of one warp/wavefront,
+// e.g. between a sub-group writing a scratch row and reading it back.
+__device__ __forceinline__ void warp_sync() {
+#if defined(PPKIT_GPU_HIP)
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+#else
+  __syncwarp();
+#endif
+}
+
+// atomicAdd on doubles everywhere: sm_35 (K40) and sm_50 have no fp64
+// atomicAdd, so they take a compare-and-swap loop; sm_60+ and HIP use the
+// native instruction (or the compiler's own loop where the ISA has none).
+__device__ __forceinline__ double atomic_add(double* address, double value) {
+#if defined(PPKIT_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
+  auto* word = reinterpret_cast<unsigned long long*>(address);
+  unsigned long long observed = *word;
+  unsigned long long assumed = 0;
+  do {
+    assumed = observed;
+    const double sum = value + __longlong_as_double(static_cast<long long>(assumed));
+    observed = atomicCAS(word, assumed, static_cast<unsigned long long>(__double_as_longlong(sum)));
+  } while (assumed != observed);  // integer compare: also terminates when the value is NaN
+  return __longlong_as_double(static_cast<long long>(observed));
+#else
+  return atomicAdd(address, value);
+#endif
+}
+
+}  // namespace ppkit::gpu
