@@ -102,14 +102,14 @@ endif()
 
 # ---- 2. helpers (after enable_language(HIP)) ---------------------------------------
 # ppkit_hip_configure_library(<target>): what a target with HIP sources and
-# HIP-runtime host glue needs: C++17 for HIP, the AMD platform macro for host
-# translation units that include <hip/hip_runtime_api.h>, the HIP runtime
-# library, and warnings on HIP sources like on C++ ones.
+# HIP-runtime host glue needs: C++17 for HIP, the HIP runtime library, and
+# warnings on HIP sources like on C++ ones. (Host glue gets the AMD platform
+# macro from backends/hip/core/hip_check.hpp, so it builds with g++ as well as
+# with hipcc as the C++ compiler.)
 function(ppkit_hip_configure_library target)
   set_target_properties(${target} PROPERTIES HIP_STANDARD 17 HIP_STANDARD_REQUIRED ON
                                              HIP_EXTENSIONS OFF)
-  target_compile_definitions(${target} PRIVATE PPKIT_HAVE_HIP=1
-                             $<$<COMPILE_LANGUAGE:CXX>:__HIP_PLATFORM_AMD__=1>)
+  target_compile_definitions(${target} PRIVATE PPKIT_HAVE_HIP=1)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:HIP>:-Wall -Wextra -Wno-unused-command-line-argument>)
   if(PPKIT_WARNINGS_AS_ERRORS)

@@ -1,5 +1,12 @@
 #pragma once
 // Turns HIP runtime failures into ppkit::Error naming the call and location.
+//
+// Host glue (.cpp) is compiled by the C++ compiler, which does not define the
+// HIP platform macro that hipcc/clang -x hip define; the runtime API header
+// needs one of them. ppkit's HIP backend targets AMD (ROCm) and Hygon (DTK).
+#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)
+#define __HIP_PLATFORM_AMD__ 1
+#endif
 #include <hip/hip_runtime_api.h>
 
 #include <string>

@@ -2,8 +2,6 @@
 // HIP device discovery and device buffers for the hand-tuned HIP variants
 // (AMD CDNA and Hygon DCU through ROCm/DTK). Host code only: kernels live in
 // `.hip` files that see plain structs of raw pointers.
-#include <hip/hip_runtime_api.h>
-
 #include <cstddef>
 #include <string>
 #include <utility>
