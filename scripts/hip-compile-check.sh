@@ -6,7 +6,7 @@
 # hipcc, libamdhip64-dev and rocm-device-libs (scripts/setup-debian.sh).
 #
 #   scripts/hip-compile-check.sh            configure + build libppkit, the ppkit
-#                                           CLI and the core tests; check objects
+#                                           CLI, the core and HIP tests; check objects
 #   scripts/hip-compile-check.sh --all      build every target of the HIP build
 #
 # Environment: PPKIT_HIP_BUILD_DIR (default build/hip-check),
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 build_dir=${PPKIT_HIP_BUILD_DIR:-build/hip-check}
 archs=${PPKIT_HIP_ARCHS:-gfx906;gfx90a}
 jobs=${PPKIT_JOBS:-2}
-targets=(ppkit ppkit_cli ppkit_core_tests)
+targets=(ppkit ppkit_cli ppkit_core_tests ppkit_hip_tests)
 [ "${1:-}" = "--all" ] && targets=(all)
 
 fail() { echo "hip-compile-check: $*" >&2; exit 1; }

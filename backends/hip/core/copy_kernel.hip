@@ -29,8 +29,8 @@ void launch_copy_kernel(const double* source, double* destination, std::size_t n
   if (n == 0) return;
   int device = 0, compute_units = 0;
   PPKIT_HIP_CHECK(hipGetDevice(&device));
-  PPKIT_HIP_CHECK(hipDeviceGetAttribute(&compute_units, hipDeviceAttributeMultiprocessorCount,
-                                        device));
+  PPKIT_HIP_CHECK(
+      hipDeviceGetAttribute(&compute_units, hipDeviceAttributeMultiprocessorCount, device));
   // Enough blocks to fill every CU several times over, no more than the data needs.
   const std::size_t needed = (n + kCopyBlock - 1) / kCopyBlock;
   const auto blocks = static_cast<unsigned int>(
