@@ -2,7 +2,9 @@
 //
 // v_mfma_f64_16x16x4f64 computes C (16x16) += A (16x4) * B (4x16) for a whole
 // wavefront; lane l holds A[l % 16][l / 16], B[l / 16][l % 16] and the four
-// accumulator items C[4 * (l / 16) + r][l % 16], r = 0..3. Two slabs a and b
+// accumulator items C[l / 16 + 4 r][l % 16], r = 0..3 (the fp64 instruction
+// strides the rows by 4, unlike the fp32 16x16x4 one, whose lane holds four
+// consecutive rows 4 (l / 16) + r). Two slabs a and b
 // share one wavefront: A = diag(D, D) (16 x 16, fed in four k-steps of 4), B
 // stacks X_a (rows 0-7) over X_b (rows 8-15), so C rows 0-7 are D X_a and
 // rows 8-15 are D X_b.
@@ -66,7 +68,7 @@ __global__ void __launch_bounds__(kBlock)
   double result[4];
 #pragma unroll
   for (int r = 0; r < 4; ++r) {
-    const int row = 4 * row_group + r;
+    const int row = row_group + 4 * r;
     double sum = 0.0;
 #pragma unroll
     for (int k = 0; k < kTile; ++k)
@@ -77,7 +79,7 @@ __global__ void __launch_bounds__(kBlock)
 
 #pragma unroll
   for (int r = 0; r < 4; ++r) {
-    const int row = 4 * row_group + r;  // C[row][column]
+    const int row = row_group + 4 * r;  // C[row][column] held in item r
     const std::size_t slab = first_slab + static_cast<std::size_t>(row / kLinePoints);
     if (slab < slabs) y[slab * kSlabSize + (row % kLinePoints) * kSlabLines + column] = result[r];
   }
