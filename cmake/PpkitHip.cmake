@@ -50,10 +50,9 @@ if(PPKIT_ENABLE_HIP AND NOT CMAKE_HIP_COMPILER_LOADED)
     message(STATUS "ppkit HIP: distribution ROCm layout in /usr (${_ppkit_multiarch}); "
                    "adapting CMake's HIP language to it")
 
-    # The clang that hipcc drives (Debian: clang++-15 next to hipcc).
+    # The clang that hipcc drives (Debian 12: clang++-15; the device bitcode is
+    # LLVM 15's, so the unversioned clang++, 14 on Debian 12, is the last resort).
     if(NOT CMAKE_HIP_COMPILER AND "$ENV{HIPCXX}" STREQUAL "")
-      execute_process(COMMAND hipconfig --version OUTPUT_VARIABLE _ppkit_hip_version
-                      OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
       find_program(_ppkit_hip_clang NAMES clang++-15 clang++-16 clang++-17 clang++
                    HINTS /usr/lib/llvm-15/bin NO_CACHE)
       if(NOT _ppkit_hip_clang)
