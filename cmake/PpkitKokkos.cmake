@@ -51,8 +51,17 @@ if(NOT PPKIT_HAVE_KOKKOSKERNELS)
 endif()
 
 # A GPU target needs a Kokkos with that GPU's backend; tell the user how to get one.
+option(PPKIT_KOKKOS_MATCH_TARGET
+       "Require a Kokkos with the GPU target's backend (OFF: only the native variants use the GPU)" ON)
 function(ppkit_check_kokkos_matches_target)
   if(PPKIT_KOKKOS_EXPECTED_BACKEND STREQUAL "")
+    return()
+  endif()
+  if(NOT PPKIT_KOKKOS_MATCH_TARGET)
+    if(NOT "${PPKIT_KOKKOS_EXPECTED_BACKEND}" IN_LIST Kokkos_DEVICES)
+      message(WARNING "PPKIT_TARGET=${PPKIT_TARGET} with a Kokkos without ${PPKIT_KOKKOS_EXPECTED_BACKEND} "
+                      "(PPKIT_KOKKOS_MATCH_TARGET=OFF): only the native variants use the GPU.")
+    endif()
     return()
   endif()
   set(_hint "Build Kokkos >= 4.0 with -DKokkos_ENABLE_${PPKIT_KOKKOS_EXPECTED_BACKEND}=ON")

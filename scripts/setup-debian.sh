@@ -14,6 +14,8 @@ packages=(
   python3 python3-matplotlib                               # compare report plots
   clang-format                                             # formatting check
 )
+# HIP compile check (AMD gfx906/gfx90a): Debian's ROCm 5.2.
+[ "${PPKIT_SETUP_HIP:-0}" = 1 ] && packages+=(hipcc libamdhip64-dev rocm-device-libs binutils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

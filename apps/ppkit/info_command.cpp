@@ -43,7 +43,15 @@ void print_human(const nlohmann::json& info) {
                  d["l2_bytes"].get<int>() >> 20);
     if (c.contains("status")) fmt::print("  {}\n", c["status"].get<std::string>());
   }
-  if (info.contains("hip")) fmt::print("HIP: {}\n", info["hip"].dump());
+  if (info.contains("hip")) {
+    const auto& h = info["hip"];
+    fmt::print("HIP runtime {}, driver {}\n", h.value("runtime_version", "?"), h.value("driver_version", "?"));
+    for (const auto& d : h.value("devices", nlohmann::json::array()))
+      fmt::print("  [{}] {}: {}, {} CUs, wavefront {}, {:.1f} GiB\n", d.value("index", 0),
+                 d.value("name", "?"), d.value("architecture", "?"), d.value("compute_units", 0),
+                 d.value("wavefront_size", 0), d.value("memory_bytes", 0.0) / (1 << 30));
+    if (h.contains("status")) fmt::print("  {}\n", h["status"].get<std::string>());
+  }
 }
 
 void add_info_command(CLI::App& app) {
