@@ -6,7 +6,7 @@
 set -euo pipefail
 build=${1:?usage: gpu-bundle.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: gpu-bundle.sh BUILD_DIR OUT_DIR}
-kokkos_lib=$(sed -n 's/^Kokkos_DIR:PATH=\(.*\)\/cmake\/Kokkos$/\1/p' "$build/CMakeCache.txt")
+kokkos_lib=$(sed -n "s/^Kokkos_DIR:PATH=\(.*\)\/cmake\/Kokkos$/\1/p" "$build/CMakeCache.txt")
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
 find "$build" -type f -executable \( -name ppkit -o -name 'ppkit_*_tests' -o -name 'ppkit_bench_*' \
      -o -name 'ppkit_example_*' \) -exec cp {} "$out/bin/" \;

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds a GPU preset on the GPU node itself (many cores) from a Kokkos install
+# and a prefix holding ppkit's other dependencies, then bundles the result:
+#   scripts/gpu-build.sh KOKKOS_ROOT DEPS_PREFIX BUILD_DIR BUNDLE_DIR [preset-target]
+# DEPS_PREFIX holds CLI11, nlohmann-json, fmt, GoogleTest, Google Benchmark and
+# the OpenCL headers + ICD loader in a /usr-like layout (include/, lib/, share/).
+set -euo pipefail
+kokkos=$(cd "${1:?KOKKOS_ROOT}" && pwd)
+deps=$(cd "${2:?DEPS_PREFIX}" && pwd)
+build=${3:?BUILD_DIR}
+bundle=${4:?BUNDLE_DIR}
+target=${5:-h100}
+mkdir -p "$(dirname "$build")"
+export PATH="/usr/local/cuda/bin:$PATH"
+# A Kokkos Kernels install names the CUDA libraries by the path they had where it
+# was built (/usr/local/cuda/lib); on nodes that only have lib64, alias it.
+if [ ! -e /usr/local/cuda/lib/libcublas.so ] && [ -e /usr/local/cuda/lib64/libcublas.so ]; then
+  [ -e /usr/local/cuda/lib ] || ln -s lib64 /usr/local/cuda/lib
+fi
+# Distribution package configs may predate CMake 3.5; CMake 4 needs this to load them.
+export CMAKE_POLICY_VERSION_MINIMUM=3.5
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPPKIT_TARGET="$target" \
+  -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
+  -DCMAKE_PREFIX_PATH="$deps" -DOpenCL_INCLUDE_DIR="$deps/include" \
+  -DOpenCL_LIBRARY="$deps/lib/x86_64-linux-gnu/libOpenCL.so" -DPPKIT_BUILD_EXAMPLES=ON > "$build.configure.log" 2>&1 \
+  || { tail -n 40 "$build.configure.log"; exit 1; }
+cmake --build "$build" -j"$(nproc)" -- -k > "$build.build.log" 2>&1 \
+  || { grep -E "error|Error" -A3 "$build.build.log" | head -n 60; exit 1; }
+scripts/gpu-bundle.sh "$build" "$bundle"
