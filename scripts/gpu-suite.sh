@@ -3,6 +3,8 @@
 # on a GPU node and writes logs and reports under $OUT (default ./gpu-out):
 #   scripts/gpu-suite.sh BUNDLE [stages...]
 # Stages: info tests compare-default compare-large bench (default: all).
+# PPKIT_COMPARE_VARIANTS (globs) and PPKIT_BENCH_FILTER (regex, '-' negates)
+# narrow what runs, e.g. leave out the single-thread CPU rows at GPU sizes.
 # OpenCL on NVIDIA needs an ICD loader; when the node has none, pass a Debian
 # ocl-icd-libopencl1 .deb in PPKIT_OCL_ICD_DEB and it is unpacked under /tmp.
 set -uo pipefail
@@ -36,15 +38,15 @@ for stage in $stages; do
         "$t" --gtest_brief=1 --gtest_output=xml:"$OUT/$name.xml" > "$OUT/$name.log" 2>&1 || status=1
         tail -n 4 "$OUT/$name.log" | sed "s/^/$name: /"
       done ;;
-    compare-default) "$bundle/bin/ppkit" compare --default --out "$OUT/compare-default" --no-plots \
+    compare-default) "$bundle/bin/ppkit" compare --default --variants "${PPKIT_COMPARE_VARIANTS:-*}" --out "$OUT/compare-default" --no-plots \
                        > "$OUT/compare-default.txt" 2>&1 || status=1; tail -n 40 "$OUT/compare-default.txt" ;;
-    compare-large) "$bundle/bin/ppkit" compare --large --out "$OUT/compare-large" --no-plots \
+    compare-large) "$bundle/bin/ppkit" compare --large --variants "${PPKIT_COMPARE_VARIANTS:-*}" --out "$OUT/compare-large" --no-plots \
                      > "$OUT/compare-large.txt" 2>&1 || status=1; tail -n 40 "$OUT/compare-large.txt" ;;
     bench)
       for b in "$bundle"/bin/ppkit_bench_*; do
         name=$(basename "$b")
         "$b" --benchmark_out="$OUT/$name.json" --benchmark_out_format=json \
-             --benchmark_min_time=${PPKIT_BENCH_MIN_TIME:-0.2} > "$OUT/$name.txt" 2>&1 || status=1
+             --benchmark_min_time=${PPKIT_BENCH_MIN_TIME:-0.2} --benchmark_filter="${PPKIT_BENCH_FILTER:-.}" > "$OUT/$name.txt" 2>&1 || status=1
         tail -n 20 "$OUT/$name.txt"
       done ;;
     *) echo "unknown stage '$stage' (valid: info tests compare-default compare-large bench)"; status=2 ;;
