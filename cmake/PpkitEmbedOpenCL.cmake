@@ -13,5 +13,13 @@ function(ppkit_embed_opencl target)
       DEPENDS ${abs} ${PROJECT_SOURCE_DIR}/cmake/PpkitEmbedFile.cmake
       COMMENT "Embedding OpenCL kernel ${stem}.cl")
     target_sources(${target} PRIVATE ${out})
+    list(APPEND outputs ${out})
   endforeach()
+  # The rules above live in the calling directory, which may not be the one
+  # that defines <target>; Makefile generators only run them through a custom
+  # target of this directory that <target> depends on.
+  string(MD5 tag "${CMAKE_CURRENT_SOURCE_DIR}")
+  string(SUBSTRING ${tag} 0 8 tag)
+  add_custom_target(ppkit_opencl_kernels_${tag} DEPENDS ${outputs})
+  add_dependencies(${target} ppkit_opencl_kernels_${tag})
 endfunction()
