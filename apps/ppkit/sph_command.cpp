@@ -46,9 +46,9 @@ void run_dambreak(const DamBreakArgs& a) {
   auto solver = make_solver(a.variant, c, reorder);
   const auto& p = c.params;
   fmt::print("{}: {} particles ({} fluid, {} boundary), h = {:.4g} m, c0 = {:.3g} m/s, "
-             "reorder every {}, variant {}\n",
+             "reorder {}, variant {}\n",
              c.name, c.particles.size(), c.particles.count(kFluid), c.particles.count(kBoundary),
-             p.h, p.c0, reorder.every ? std::to_string(reorder.every) : "never",
+             p.h, p.c0, reorder.every ? "every " + std::to_string(reorder.every) + " steps" : "never",
              ppkit::Registry<Step>::find(a.variant).name);
   RunOptions run = a.run;
   run.progress = !a.quiet;
@@ -85,8 +85,8 @@ void run_history(const HistoryArgs& a) {
   ppkit::require(bool(out), "cannot write '" + a.csv + "'", "a writable --csv path");
   out << "step,time,step_seconds,reordered\n";
   const double n = double(c.particles.size());
-  fmt::print("{}: {} particles, {} steps, reorder every {}, variant {}\n", c.name, n, a.steps,
-             reorder.every ? std::to_string(reorder.every) : "never",
+  fmt::print("{}: {} particles, {} steps, reorder {}, variant {}\n", c.name, n, a.steps,
+             reorder.every ? "every " + std::to_string(reorder.every) + " steps" : "never",
              ppkit::Registry<Step>::find(a.variant).name);
   std::vector<double> seconds;
   for (long long s = 0; s < a.steps; ++s) {
