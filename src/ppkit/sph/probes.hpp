@@ -10,8 +10,8 @@
 namespace ppkit::sph {
 
 struct ProbeLayout {
-  std::array<std::array<double, 2>, 4> height_xy;      // H1..H4 (x, y)
-  std::array<std::array<double, 3>, 8> pressure_xyz;   // P1..P8 sampling points
+  std::array<std::array<double, 2>, 4> height_xy;     // H1..H4 (x, y)
+  std::array<std::array<double, 3>, 8> pressure_xyz;  // P1..P8 sampling points
   double floor_z = 0;
   double top_z = 1;
 };

@@ -169,9 +169,8 @@ RunSummary run_simulation(Solver& solver, const Case& c, const ProbeLayout& layo
       next_probe = next_multiple(o.probe_interval);
     }
     if (solver.time() >= next_checkpoint) {
-      write_checkpoint(o.checkpoint_file,
-                       Checkpoint{solver.state(), solver.time(), solver.steps_done(), c.params.dp,
-                                  c.params.h});
+      write_checkpoint(o.checkpoint_file, Checkpoint{solver.state(), solver.time(),
+                                                     solver.steps_done(), c.params.dp, c.params.h});
       next_checkpoint = next_multiple(o.checkpoint_every);
     }
     const double wall = seconds_since(start);
