@@ -54,11 +54,12 @@ void run_dambreak(const DamBreakArgs& a) {
   RunOptions run = a.run;
   run.progress = !a.quiet;
   const RunSummary s = run_simulation(*solver, c, spheric_test2_probes(p), run);
+  const double particle_steps = std::max(1.0, s.steps * double(c.particles.size()));
   fmt::print(
       "reached t = {:.4f} s in {} steps, {:.1f} s wall ({:.2f} M particle-steps/s, "
       "{:.0f} ns/particle/step); {} fluid particles escaped the domain\n",
-      s.time, s.steps, s.wall_seconds, s.steps * double(c.particles.size()) / s.wall_seconds * 1e-6,
-      s.wall_seconds / (s.steps * double(c.particles.size())) * 1e9, s.escaped);
+      s.time, s.steps, s.wall_seconds, particle_steps / s.wall_seconds * 1e-6,
+      s.wall_seconds / particle_steps * 1e9, s.escaped);
   if (!run.probes_csv.empty()) fmt::print("probes written to {}\n", run.probes_csv);
 }
 

@@ -36,7 +36,7 @@ std::vector<std::string> probe_rows_until(const std::string& path, double time) 
   std::string line;
   if (!std::getline(in, line) || line != probe_csv_header()) return rows;
   while (std::getline(in, line)) {
-    if (std::strtod(line.c_str(), nullptr) <= time + 1e-12) rows.push_back(line);
+    if (std::strtod(line.c_str(), nullptr) <= time + 1e-6) rows.push_back(line);  // 6 decimals
   }
   return rows;
 }
