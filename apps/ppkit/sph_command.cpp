@@ -45,19 +45,21 @@ void run_dambreak(const DamBreakArgs& a) {
   const Case c = make_spheric_dambreak(a.case_options);
   auto solver = make_solver(a.variant, c, reorder);
   const auto& p = c.params;
-  fmt::print("{}: {} particles ({} fluid, {} boundary), h = {:.4g} m, c0 = {:.3g} m/s, "
-             "reorder every {}, variant {}\n",
-             c.name, c.particles.size(), c.particles.count(kFluid), c.particles.count(kBoundary),
-             p.h, p.c0, reorder.every ? std::to_string(reorder.every) : "never",
-             ppkit::Registry<Step>::find(a.variant).name);
+  fmt::print(
+      "{}: {} particles ({} fluid, {} boundary), h = {:.4g} m, c0 = {:.3g} m/s, "
+      "reorder {}, variant {}\n",
+      c.name, c.particles.size(), c.particles.count(kFluid), c.particles.count(kBoundary), p.h,
+      p.c0, reorder.every ? "every " + std::to_string(reorder.every) + " steps" : "never",
+      ppkit::Registry<Step>::find(a.variant).name);
   RunOptions run = a.run;
   run.progress = !a.quiet;
   const RunSummary s = run_simulation(*solver, c, spheric_test2_probes(p), run);
-  fmt::print("reached t = {:.4f} s in {} steps, {:.1f} s wall ({:.2f} M particle-steps/s, "
-             "{:.0f} ns/particle/step); {} fluid particles escaped the domain\n",
-             s.time, s.steps, s.wall_seconds,
-             s.steps * double(c.particles.size()) / s.wall_seconds * 1e-6,
-             s.wall_seconds / (s.steps * double(c.particles.size())) * 1e9, s.escaped);
+  const double particle_steps = std::max(1.0, s.steps * double(c.particles.size()));
+  fmt::print(
+      "reached t = {:.4f} s in {} steps, {:.1f} s wall ({:.2f} M particle-steps/s, "
+      "{:.0f} ns/particle/step); {} fluid particles escaped the domain\n",
+      s.time, s.steps, s.wall_seconds, particle_steps / s.wall_seconds * 1e-6,
+      s.wall_seconds / particle_steps * 1e9, s.escaped);
   if (!run.probes_csv.empty()) fmt::print("probes written to {}\n", run.probes_csv);
 }
 
@@ -85,8 +87,8 @@ void run_history(const HistoryArgs& a) {
   ppkit::require(bool(out), "cannot write '" + a.csv + "'", "a writable --csv path");
   out << "step,time,step_seconds,reordered\n";
   const double n = double(c.particles.size());
-  fmt::print("{}: {} particles, {} steps, reorder every {}, variant {}\n", c.name, n, a.steps,
-             reorder.every ? std::to_string(reorder.every) : "never",
+  fmt::print("{}: {} particles, {} steps, reorder {}, variant {}\n", c.name, n, a.steps,
+             reorder.every ? "every " + std::to_string(reorder.every) + " steps" : "never",
              ppkit::Registry<Step>::find(a.variant).name);
   std::vector<double> seconds;
   for (long long s = 0; s < a.steps; ++s) {
@@ -94,8 +96,8 @@ void run_history(const HistoryArgs& a) {
     const auto info = solver->step();
     const double dt = ppkit::seconds_since(start);
     seconds.push_back(dt);
-    out << solver->steps_done() << ',' << solver->time() << ',' << dt << ','
-        << int(info.reordered) << '\n';
+    out << solver->steps_done() << ',' << solver->time() << ',' << dt << ',' << int(info.reordered)
+        << '\n';
   }
   const std::size_t tenth = std::max<std::size_t>(1, seconds.size() / 10);
   auto mean = [&](std::size_t from) {
@@ -105,10 +107,11 @@ void run_history(const HistoryArgs& a) {
   };
   const double first = mean(std::min<std::size_t>(1, seconds.size() - tenth)),
                last = mean(seconds.size() - tenth);
-  fmt::print("mean step time: first tenth {:.3f} ms ({:.2f} ns/particle/step), last tenth {:.3f} "
-             "ms ({:.2f} ns/particle/step), change {:+.1f}%; t = {:.4f} s; {} escaped\n",
-             first * 1e3, first / n * 1e9, last * 1e3, last / n * 1e9, (last / first - 1) * 100,
-             solver->time(), solver->escaped());
+  fmt::print(
+      "mean step time: first tenth {:.3f} ms ({:.2f} ns/particle/step), last tenth {:.3f} "
+      "ms ({:.2f} ns/particle/step), change {:+.1f}%; t = {:.4f} s; {} escaped\n",
+      first * 1e3, first / n * 1e9, last * 1e3, last / n * 1e9, (last / first - 1) * 100,
+      solver->time(), solver->escaped());
 }
 
 void add_sph_command(CLI::App& app) {
@@ -120,7 +123,8 @@ void add_sph_command(CLI::App& app) {
       ->required();
   d->add_option("--t-end", a->run.t_end, "Simulated end time [s]")->required();
   d->add_option("--variant", a->variant, "sph.step variant (auto = preferred available)");
-  d->add_option("--reorder-every", a->reorder, "Renumber particles by cell every K steps, or 'never'");
+  d->add_option("--reorder-every", a->reorder,
+                "Renumber particles by cell every K steps, or 'never'");
   d->add_option("--probes", a->run.probes_csv, "Probe CSV: time,H1..H4,P1..P8");
   d->add_option("--probe-interval", a->run.probe_interval, "Probe sampling interval [s]");
   d->add_option("--vtk", a->run.vtk_dir, "Directory for VTK particle snapshots");
@@ -140,7 +144,8 @@ void add_sph_command(CLI::App& app) {
   d->callback([a] { run_dambreak(*a); });
 
   auto h = std::make_shared<HistoryArgs>();
-  auto* hist = sph->add_subcommand("step-history", "Wall time of every step of the dam break (CSV)");
+  auto* hist =
+      sph->add_subcommand("step-history", "Wall time of every step of the dam break (CSV)");
   hist->add_option("--dp", h->case_options.dp, "Particle spacing [m]");
   hist->add_option("--particles", h->particles, "Choose dp for about this many particles");
   hist->add_option("--steps", h->steps, "Number of steps");

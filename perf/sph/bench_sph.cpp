@@ -31,8 +31,10 @@ std::vector<double> particle_counts() {
 
 std::string label(double n) {
   std::ostringstream o;
-  if (n >= 1e6) o << n / 1e6 << "M";
-  else o << n / 1e3 << "k";
+  if (n >= 1e6)
+    o << n / 1e6 << "M";
+  else
+    o << n / 1e3 << "k";
   return o.str();
 }
 
@@ -54,7 +56,8 @@ void ppkit::bench::register_benchmarks() {
           return Interaction::Problem{c.params, c.particles};
         },
         [](const Interaction::Problem& p) {
-          const double pairs = reference::estimate_interacting_pairs(p.params, p.particles, 20000, 5u);
+          const double pairs =
+              reference::estimate_interacting_pairs(p.params, p.particles, 20000, 5u);
           const double particles = double(p.particles.size());
           return BenchModel{pairs, "interactions/s", particles * 49.0, 60.0 * pairs};
         });
@@ -66,8 +69,8 @@ void ppkit::bench::register_benchmarks() {
             return Step::Problem{c.params, c.particles, 10, ReorderPolicy{every}};
           },
           [](const Step::Problem& p) {
-            return BenchModel{double(p.particles.size()) * p.steps, "particle-steps/s", std::nan(""),
-                              std::nan("")};
+            return BenchModel{double(p.particles.size()) * p.steps, "particle-steps/s",
+                              std::nan(""), std::nan("")};
           });
     }
   }

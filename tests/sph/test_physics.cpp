@@ -42,7 +42,8 @@ TEST(SphPhysics, HydrostaticTankSettles) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != kFluid) continue;
     max_speed = std::max(max_speed, double(std::hypot(s.vx[i], s.vy[i], s.vz[i])));
-    if (s.x[i] < 2 * o.dp || s.x[i] > 0.2 - 2 * o.dp || s.y[i] < 2 * o.dp || s.y[i] > 0.2 - 2 * o.dp)
+    if (s.x[i] < 2 * o.dp || s.x[i] > 0.2 - 2 * o.dp || s.y[i] < 2 * o.dp ||
+        s.y[i] > 0.2 - 2 * o.dp)
       continue;
     const int layer = std::clamp(static_cast<int>(s.z[i] / o.dp), 0, layers - 1);
     sum[layer] += tait_pressure(k, s.rho[i]) - rho_g * (depth - s.z[i]);

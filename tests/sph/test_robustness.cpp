@@ -48,8 +48,7 @@ TEST(SphRobustness, InvalidParametersAreRejected) {
   o.dp = 0.02;
   Case c = make_periodic_box(o, 6, 0.1, 1);
   EXPECT_THROW(make_cell_grid(c.params), ppkit::Error);
-  EXPECT_THROW(make_solver("no-such/variant", make_periodic_box(o, 10, 0.1, 1), {1}),
-               ppkit::Error);
+  EXPECT_THROW(make_solver("no-such/variant", make_periodic_box(o, 10, 0.1, 1), {1}), ppkit::Error);
 }
 
 // A fluid particle thrown out of the domain is excluded and counted; the run continues.

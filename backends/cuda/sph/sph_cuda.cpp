@@ -58,12 +58,15 @@ struct DeviceCells {
   DeviceBuffer<int> cell, cell_count, cell_start, cell_fluid, permutation;
   DeviceBuffer<char> scan_temp;
   DeviceCells(std::size_t n, long long cells)
-      : cell(n), cell_count(std::size_t(cells + 2)), cell_start(std::size_t(cells + 2)),
-        cell_fluid(std::size_t(cells + 1)), permutation(n),
+      : cell(n),
+        cell_count(std::size_t(cells + 2)),
+        cell_start(std::size_t(cells + 2)),
+        cell_fluid(std::size_t(cells + 1)),
+        permutation(n),
         scan_temp(std::max<std::size_t>(1, scan_temp_bytes(cells))) {}
   CellBuffers view() {
-    return {cell.data(),        cell_count.data(),  cell_start.data(), cell_fluid.data(),
-            permutation.data(), scan_temp.data(), scan_temp.size()};
+    return {cell.data(),        cell_count.data(), cell_start.data(), cell_fluid.data(),
+            permutation.data(), scan_temp.data(),  scan_temp.size()};
   }
 };
 
@@ -237,8 +240,8 @@ class CudaSolver final : public Solver {
     std::ostringstream what;
     what << "SPH blow-up at step " << steps_ << " (t = " << time_ << " s): particle " << s.id[k]
          << " (" << (s.kind[k] == kFluid ? "fluid" : "boundary") << ") has density " << s.rho[k]
-         << " kg/m^3, position (" << s.x[k] << ", " << s.y[k] << ", " << s.z[k]
-         << ") m, velocity (" << s.vx[k] << ", " << s.vy[k] << ", " << s.vz[k] << ") m/s";
+         << " kg/m^3, position (" << s.x[k] << ", " << s.y[k] << ", " << s.z[k] << ") m, velocity ("
+         << s.vx[k] << ", " << s.vy[k] << ", " << s.vz[k] << ") m/s";
     throw Error(what.str(), "a finite state with density below " +
                                 std::to_string(problem_.params.rho_blowup_factor) +
                                 " rho0; try a smaller CFL number or a finer --dp");

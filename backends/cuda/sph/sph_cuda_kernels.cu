@@ -65,8 +65,8 @@ __global__ void gather(ParticleBuffers from, ParticleBuffers to, const int* perm
 template <bool Indirect>
 __device__ __forceinline__ void visit_range(const KernelConstants& k, const ParticleBuffers& p,
                                             int i, bool fluid_i, float4 pi, float4 vi, float p_i,
-                                            float c_i, const int* permutation, int begin,
-                                            int end, PairSums& sums) {
+                                            float c_i, const int* permutation, int begin, int end,
+                                            PairSums& sums) {
   for (int slot = begin; slot < end; ++slot) {
     const int j = Indirect ? __ldg(&permutation[slot]) : slot;
     const float4 pj = __ldg(&p.pos_rho[j]);
@@ -84,9 +84,9 @@ __device__ __forceinline__ void visit_range(const KernelConstants& k, const Part
 }
 
 template <bool Indirect>
-__global__ void __launch_bounds__(kBlock) interaction_kernel(KernelConstants k, CellGrid g,
-                                                             ParticleBuffers p, CellBuffers c,
-                                                             RhsBuffers r) {
+__global__ void __launch_bounds__(kBlock)
+    interaction_kernel(KernelConstants k, CellGrid g, ParticleBuffers p, CellBuffers c,
+                       RhsBuffers r) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= p.n) return;
   const float4 pi = p.pos_rho[i];
@@ -118,14 +118,14 @@ __global__ void __launch_bounds__(kBlock) interaction_kernel(KernelConstants k, 
           for (int m = lo; m <= hi; ++m) fluid += c.cell_fluid[row + m];
           if (fluid == 0) continue;
         }
-        visit_range<Indirect>(k, p, i, fluid_i, pi, vi, p_i, c_i, c.permutation, c.cell_start[row + lo],
-                    c.cell_start[row + hi + 1], sums);
+        visit_range<Indirect>(k, p, i, fluid_i, pi, vi, p_i, c_i, c.permutation,
+                              c.cell_start[row + lo], c.cell_start[row + hi + 1], sums);
       } else {
         for (int dx = -1; dx <= 1; ++dx) {
           const int mx = neighbour_coordinate(cx, dx, g.nx, 1);
           if (!fluid_i && c.cell_fluid[row + mx] == 0) continue;
-          visit_range<Indirect>(k, p, i, fluid_i, pi, vi, p_i, c_i, c.permutation, c.cell_start[row + mx],
-                      c.cell_start[row + mx + 1], sums);
+          visit_range<Indirect>(k, p, i, fluid_i, pi, vi, p_i, c_i, c.permutation,
+                                c.cell_start[row + mx], c.cell_start[row + mx + 1], sums);
         }
       }
     }
@@ -210,10 +210,10 @@ __global__ void corrector_kernel(float dt, float rho0, DomainBox d, ParticleBuff
     return;
   }
   const float vx = v0.x + dt * a.x, vy = v0.y + dt * a.y, vz = v0.z + dt * a.z;
-  p.pos_rho[i] = make_float4(wrap(x0.x + 0.5f * dt * (vx + v0.x), d.lo[0], d.length[0], d.periodic[0]),
-                             wrap(x0.y + 0.5f * dt * (vy + v0.y), d.lo[1], d.length[1], d.periodic[1]),
-                             wrap(x0.z + 0.5f * dt * (vz + v0.z), d.lo[2], d.length[2], d.periodic[2]),
-                             rho);
+  p.pos_rho[i] =
+      make_float4(wrap(x0.x + 0.5f * dt * (vx + v0.x), d.lo[0], d.length[0], d.periodic[0]),
+                  wrap(x0.y + 0.5f * dt * (vy + v0.y), d.lo[1], d.length[1], d.periodic[1]),
+                  wrap(x0.z + 0.5f * dt * (vz + v0.z), d.lo[2], d.length[2], d.periodic[2]), rho);
   p.vel_kind[i] = make_float4(vx, vy, vz, v0.w);
 }
 

@@ -43,7 +43,8 @@ void fill_tank(Case& c, const CaseOptions& o, const Box& interior, const Box& wa
     const double top = a == 2 ? interior.hi[2] : interior.hi[a] + pad;
     n[a] = static_cast<long long>(std::ceil((top - (interior.lo[a] - pad)) / dp));
   }
-  require(double(n[0]) * n[1] * n[2] < 1.5e9, "--dp " + std::to_string(dp) + " gives too many particles",
+  require(double(n[0]) * n[1] * n[2] < 1.5e9,
+          "--dp " + std::to_string(dp) + " gives too many particles",
           "fewer than 1.5e9 lattice points");
   const double surface = water.hi[2];
   for (long long k = 0; k < n[2]; ++k)
@@ -62,7 +63,8 @@ void fill_tank(Case& c, const CaseOptions& o, const Box& interior, const Box& wa
         if (!in_tank || in_obstacle)
           c.particles.push_back(p[0], p[1], p[2], rho, kBoundary);
         else if (water.contains(p))
-          c.particles.push_back(p[0], p[1], p[2], hydrostatic_density(c.params, surface - p[2]), kFluid);
+          c.particles.push_back(p[0], p[1], p[2], hydrostatic_density(c.params, surface - p[2]),
+                                kFluid);
       }
 }
 
@@ -78,9 +80,12 @@ Case make_spheric_dambreak(const CaseOptions& o) {
   check_options(o);
   const double pad = (o.boundary_layers + 1) * o.dp;
   Domain d;
-  d.lo[0] = -pad; d.hi[0] = 3.22 + pad;
-  d.lo[1] = -pad; d.hi[1] = 1.0 + pad;
-  d.lo[2] = -pad; d.hi[2] = o.tank_height + 0.5;
+  d.lo[0] = -pad;
+  d.hi[0] = 3.22 + pad;
+  d.lo[1] = -pad;
+  d.hi[1] = 1.0 + pad;
+  d.lo[2] = -pad;
+  d.hi[2] = o.tank_height + 0.5;
   Case c;
   c.name = "SPHERIC test 2 dam break, dp " + std::to_string(o.dp) + " m";
   c.params = make_parameters(o.dp, o.h_over_dp, o.c0_coefficient, 0.55, d);
@@ -100,9 +105,12 @@ Case make_hydrostatic_tank(const CaseOptions& o, double length, double width, do
   require(length > 0 && width > 0 && depth > 0, "tank dimensions must be positive");
   const double pad = (o.boundary_layers + 1) * o.dp;
   Domain d;
-  d.lo[0] = -pad; d.hi[0] = length + pad;
-  d.lo[1] = -pad; d.hi[1] = width + pad;
-  d.lo[2] = -pad; d.hi[2] = depth + 0.5 * depth + 4 * o.dp;
+  d.lo[0] = -pad;
+  d.hi[0] = length + pad;
+  d.lo[1] = -pad;
+  d.hi[1] = width + pad;
+  d.lo[2] = -pad;
+  d.hi[2] = depth + 0.5 * depth + 4 * o.dp;
   Case c;
   c.name = "hydrostatic tank";
   c.params = make_parameters(o.dp, o.h_over_dp, o.c0_coefficient, depth, d);
@@ -186,8 +194,8 @@ double dambreak_dp_for_particles(double particles, double tank_height) {
   auto count = [&](double dp) {
     const double pad = 3 * dp;
     const double fluid = (3.22 - 1.992) * 1.0 * 0.55;
-    const double shell = (3.22 + 2 * pad) * (1.0 + 2 * pad) * (tank_height + pad) -
-                         3.22 * 1.0 * tank_height;
+    const double shell =
+        (3.22 + 2 * pad) * (1.0 + 2 * pad) * (tank_height + pad) - 3.22 * 1.0 * tank_height;
     const double box = 0.161 * 0.403 * 0.161;
     return (fluid + shell + box) / (dp * dp * dp);
   };

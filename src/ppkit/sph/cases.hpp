@@ -16,13 +16,13 @@ struct Case {
 
 struct CaseOptions {
   double dp = 0.02;
-  double h_over_dp = 1.5;        // h = 1.5 dp: about 110 neighbours in the support
-  double c0_coefficient = 10;    // c0 = 10 sqrt(g H)
+  double h_over_dp = 1.5;      // h = 1.5 dp: about 110 neighbours in the support
+  double c0_coefficient = 10;  // c0 = 10 sqrt(g H)
   double alpha = 0.05;
-  double delta = 0.1;            // 0 switches density diffusion off
+  double delta = 0.1;  // 0 switches density diffusion off
   double cfl = 0.2;
   int boundary_layers = 3;
-  double tank_height = 1.0;      // dam break: wall height (lower walls make short runs cheaper)
+  double tank_height = 1.0;  // dam break: wall height (lower walls make short runs cheaper)
 };
 
 // SPHERIC benchmark test 2 (Kleefsman et al. 2005; geometry in

@@ -12,8 +12,8 @@
 //    continuity, delta-SPH, viscosity, accumulation).
 //  - step: work = particles x steps (particle-steps/s; ns/particle/step in
 //    extra). Two interactions per step.
-#include <cmath>
 #include <fmt/format.h>
+#include <cmath>
 
 #include "ppkit/core/compare.hpp"
 #include "ppkit/sph/cases.hpp"
@@ -31,9 +31,12 @@ struct Sizes {
 
 Sizes sizes_for(ProblemSize s) {
   switch (s) {
-    case ProblemSize::quick: return {20e3, 8e3, 4};
-    case ProblemSize::standard: return {1e6, 250e3, 4};
-    case ProblemSize::large: return {4e6, 4e6, 2};
+    case ProblemSize::quick:
+      return {20e3, 8e3, 4};
+    case ProblemSize::standard:
+      return {1e6, 250e3, 4};
+    case ProblemSize::large:
+      return {4e6, 4e6, 2};
   }
   return {20e3, 8e3, 4};
 }
@@ -129,7 +132,8 @@ std::vector<CompareRow> run_steps(CompareContext& ctx, ReorderPolicy reorder) {
   };
   auto rows = compare_variants<Step>(ctx, m, {c.params, c.particles, sz.steps, reorder}, error);
   for (auto& r : rows)
-    if (r.status == "PASS") r.extra["ns_per_particle_step"] = r.timing.median_s / (n * sz.steps) * 1e9;
+    if (r.status == "PASS")
+      r.extra["ns_per_particle_step"] = r.timing.median_s / (n * sz.steps) * 1e9;
   return rows;
 }
 

@@ -21,15 +21,15 @@ using DeviceArray = Kokkos::View<T*, Mem>;
 // Fills a device array from a host vector.
 template <class View, class T>
 void upload(View& view, const std::vector<T>& host) {
-  Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(
-      host.data(), host.size());
+  Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(host.data(),
+                                                                                       host.size());
   Kokkos::deep_copy(view, h);
 }
 template <class View, class T>
 void download(const View& view, std::vector<T>& host) {
   host.resize(view.extent(0));
   Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(host.data(),
-                                                                                  host.size());
+                                                                                 host.size());
   Kokkos::deep_copy(h, view);
 }
 
@@ -41,9 +41,15 @@ struct ParticleArrays {
   DeviceArray<Mem, int> id;
   ParticleArrays() = default;
   ParticleArrays(const std::string& label, std::size_t n)
-      : x(label + ".x", n), y(label + ".y", n), z(label + ".z", n), vx(label + ".vx", n),
-        vy(label + ".vy", n), vz(label + ".vz", n), rho(label + ".rho", n),
-        kind(label + ".kind", n), id(label + ".id", n) {}
+      : x(label + ".x", n),
+        y(label + ".y", n),
+        z(label + ".z", n),
+        vx(label + ".vx", n),
+        vy(label + ".vy", n),
+        vz(label + ".vz", n),
+        rho(label + ".rho", n),
+        kind(label + ".kind", n),
+        id(label + ".id", n) {}
   int size() const { return static_cast<int>(x.extent(0)); }
 };
 
@@ -56,9 +62,9 @@ enum class NeighbourMode { sorted, linked };
 
 template <class Mem>
 struct CellLists {
-  DeviceArray<Mem, int> cell;        // cell of each particle (cells() for escaped)
-  DeviceArray<Mem, int> cell_count;  // particles per cell, cells() + 2 entries
-  DeviceArray<Mem, int> cell_start;  // exclusive scan of cell_count
+  DeviceArray<Mem, int> cell;         // cell of each particle (cells() for escaped)
+  DeviceArray<Mem, int> cell_count;   // particles per cell, cells() + 2 entries
+  DeviceArray<Mem, int> cell_start;   // exclusive scan of cell_count
   DeviceArray<Mem, int> permutation;  // new index -> old index
   DeviceArray<Mem, int> head, next;   // linked list
   // Fluid particles per cell: boundary particles skip cells without fluid
@@ -195,7 +201,10 @@ struct RhsArrays {
   DeviceArray<Mem, float> drho, ax, ay, az, visc;
   RhsArrays() = default;
   explicit RhsArrays(std::size_t n)
-      : drho("sph.drho", n), ax("sph.ax", n), ay("sph.ay", n), az("sph.az", n),
+      : drho("sph.drho", n),
+        ax("sph.ax", n),
+        ay("sph.ay", n),
+        az("sph.az", n),
         visc("sph.visc", n) {}
 };
 
@@ -293,14 +302,46 @@ void compute_interaction(NeighbourMode mode, const KernelConstants& k, const Cel
   using Mem = typename Space::memory_space;
   Kokkos::RangePolicy<Space> all(0, p.size());
   if (mode == NeighbourMode::sorted) {
-    InteractionKernel<Mem, NeighbourMode::sorted> f{
-        k,      g,         p.x,        p.y,    p.z,    p.vx,   p.vy,    p.vz,   p.rho,
-        p.kind, lists.cell_start, lists.head, lists.next, lists.cell_fluid, out.drho, out.ax, out.ay, out.az, out.visc};
+    InteractionKernel<Mem, NeighbourMode::sorted> f{k,
+                                                    g,
+                                                    p.x,
+                                                    p.y,
+                                                    p.z,
+                                                    p.vx,
+                                                    p.vy,
+                                                    p.vz,
+                                                    p.rho,
+                                                    p.kind,
+                                                    lists.cell_start,
+                                                    lists.head,
+                                                    lists.next,
+                                                    lists.cell_fluid,
+                                                    out.drho,
+                                                    out.ax,
+                                                    out.ay,
+                                                    out.az,
+                                                    out.visc};
     Kokkos::parallel_for("sph.interaction.sorted", all, f);
   } else {
-    InteractionKernel<Mem, NeighbourMode::linked> f{
-        k,      g,         p.x,        p.y,    p.z,    p.vx,   p.vy,    p.vz,   p.rho,
-        p.kind, lists.cell_start, lists.head, lists.next, lists.cell_fluid, out.drho, out.ax, out.ay, out.az, out.visc};
+    InteractionKernel<Mem, NeighbourMode::linked> f{k,
+                                                    g,
+                                                    p.x,
+                                                    p.y,
+                                                    p.z,
+                                                    p.vx,
+                                                    p.vy,
+                                                    p.vz,
+                                                    p.rho,
+                                                    p.kind,
+                                                    lists.cell_start,
+                                                    lists.head,
+                                                    lists.next,
+                                                    lists.cell_fluid,
+                                                    out.drho,
+                                                    out.ax,
+                                                    out.ay,
+                                                    out.az,
+                                                    out.visc};
     Kokkos::parallel_for("sph.interaction.linked", all, f);
   }
 }

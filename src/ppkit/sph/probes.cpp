@@ -78,9 +78,16 @@ ProbeSample measure_probes(const ProbeLayout& layout, const Parameters& p, const
       const PointSums ps = sums_at(p, k, s, cand, x, y, z);
       return ps.fluid / std::max(1.0 - ps.boundary, 0.1);
     };
+    // The first wet sample within 3 dp of the floor starts the column: fast
+    // thin flows ride up to ~2 dp above the wall particles (the dynamic
+    // boundary's gap); none wet there means the floor is dry.
     const double step = 0.25 * p.dp;
     double z = layout.floor_z + 0.5 * p.dp;
     double previous = phi(z);
+    while (previous < 0.5 && z + step <= layout.floor_z + 3 * p.dp) {
+      z += step;
+      previous = phi(z);
+    }
     double height = 0;
     if (previous >= 0.5) {
       height = z;

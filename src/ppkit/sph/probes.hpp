@@ -10,8 +10,8 @@
 namespace ppkit::sph {
 
 struct ProbeLayout {
-  std::array<std::array<double, 2>, 4> height_xy;      // H1..H4 (x, y)
-  std::array<std::array<double, 3>, 8> pressure_xyz;   // P1..P8 sampling points
+  std::array<std::array<double, 2>, 4> height_xy;     // H1..H4 (x, y)
+  std::array<std::array<double, 3>, 8> pressure_xyz;  // P1..P8 sampling points
   double floor_z = 0;
   double top_z = 1;
 };
@@ -27,10 +27,12 @@ struct ProbeSample {
   std::array<double, 8> pressure{};  // Pa
 };
 
-// Water height along a vertical line: the first z above the floor (scanning
-// up from dp/2 in steps of dp/4) where the fluid fraction
+// Water height along a vertical line: scanning up from dp/2 in steps of dp/4,
+// the column starts at the first sample within 3 dp of the floor where the
+// fluid fraction
 //   phi = sum_fluid V_j W / (1 - sum_boundary V_j W)
-// drops below 1/2, linearly interpolated (0 when the floor point is dry).
+// reaches 1/2 (none: dry, height 0) and ends where phi drops below 1/2,
+// linearly interpolated.
 // Pressure: Shepard interpolation of fluid pressures (0 when the point is dry:
 // sum_fluid V_j W < 0.1). Escaped particles are ignored.
 ProbeSample measure_probes(const ProbeLayout& layout, const Parameters& p, const Particles& s,

@@ -13,7 +13,9 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-double tait(const Parameters& p, double rho) { return p.tait_b() * (std::pow(rho / p.rho0, 7) - 1); }
+double tait(const Parameters& p, double rho) {
+  return p.tait_b() * (std::pow(rho / p.rho0, 7) - 1);
+}
 double sound(const Parameters& p, double rho) { return p.c0 * std::pow(rho / p.rho0, 3); }
 
 // Separation r_i - r_j with the minimum image along periodic axes.
@@ -174,9 +176,10 @@ Interaction::Result interaction(const Parameters& p, const Particles& particles,
 }
 
 Interaction::Result interaction_all_pairs(const Parameters& p, const Particles& particles) {
-  return evaluate(p, particles, [&](std::size_t, auto&& visit) {
-           for (std::size_t j = 0; j < particles.size(); ++j) visit(j);
-         })
+  return evaluate(p, particles,
+                  [&](std::size_t, auto&& visit) {
+                    for (std::size_t j = 0; j < particles.size(); ++j) visit(j);
+                  })
       .result;
 }
 
@@ -220,9 +223,9 @@ double time_step(const Parameters& p, const Particles& s, const Interaction::Res
   double a_max = 0, c_max = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     if (s.kind[i] != kFluid) continue;
-    a_max = std::max(a_max, std::sqrt(double(rhs.ax[i]) * rhs.ax[i] +
-                                      double(rhs.ay[i]) * rhs.ay[i] +
-                                      double(rhs.az[i]) * rhs.az[i]));
+    a_max =
+        std::max(a_max, std::sqrt(double(rhs.ax[i]) * rhs.ax[i] + double(rhs.ay[i]) * rhs.ay[i] +
+                                  double(rhs.az[i]) * rhs.az[i]));
     c_max = std::max(c_max, sound(p, s.rho[i]));
   }
   const double dt_force = a_max > 0 ? std::sqrt(p.h / a_max) : std::numeric_limits<double>::max();
@@ -258,13 +261,16 @@ double step(const Parameters& p, Particles& s) {
     if (s.kind[i] != kFluid) continue;
     const double v[3] = {old.vx[i] + dt * half.result.ax[i], old.vy[i] + dt * half.result.ay[i],
                          old.vz[i] + dt * half.result.az[i]};
-    double x[3] = {old.x[i] + 0.5 * dt * (v[0] + old.vx[i]), old.y[i] + 0.5 * dt * (v[1] + old.vy[i]),
+    double x[3] = {old.x[i] + 0.5 * dt * (v[0] + old.vx[i]),
+                   old.y[i] + 0.5 * dt * (v[1] + old.vy[i]),
                    old.z[i] + 0.5 * dt * (v[2] + old.vz[i])};
     bool outside = s.rho[i] < p.rho0 / p.rho_blowup_factor;
     for (int a = 0; a < 3; ++a) {
       const double lo = p.domain.lo[a], hi = p.domain.hi[a];
-      if (p.domain.periodic[a]) x[a] -= (hi - lo) * std::floor((x[a] - lo) / (hi - lo));
-      else if (x[a] < lo || x[a] > hi) outside = true;
+      if (p.domain.periodic[a])
+        x[a] -= (hi - lo) * std::floor((x[a] - lo) / (hi - lo));
+      else if (x[a] < lo || x[a] > hi)
+        outside = true;
     }
     s.vx[i] = Real(v[0]);
     s.vy[i] = Real(v[1]);

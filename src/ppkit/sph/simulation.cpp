@@ -36,7 +36,7 @@ std::vector<std::string> probe_rows_until(const std::string& path, double time) 
   std::string line;
   if (!std::getline(in, line) || line != probe_csv_header()) return rows;
   while (std::getline(in, line)) {
-    if (std::strtod(line.c_str(), nullptr) <= time + 1e-12) rows.push_back(line);
+    if (std::strtod(line.c_str(), nullptr) <= time + 1e-6) rows.push_back(line);  // 6 decimals
   }
   return rows;
 }
@@ -169,9 +169,8 @@ RunSummary run_simulation(Solver& solver, const Case& c, const ProbeLayout& layo
       next_probe = next_multiple(o.probe_interval);
     }
     if (solver.time() >= next_checkpoint) {
-      write_checkpoint(o.checkpoint_file,
-                       Checkpoint{solver.state(), solver.time(), solver.steps_done(), c.params.dp,
-                                  c.params.h});
+      write_checkpoint(o.checkpoint_file, Checkpoint{solver.state(), solver.time(),
+                                                     solver.steps_done(), c.params.dp, c.params.h});
       next_checkpoint = next_multiple(o.checkpoint_every);
     }
     const double wall = seconds_since(start);

@@ -18,16 +18,16 @@ struct RunOptions {
   std::string probes_csv;        // empty: no CSV
   std::string vtk_dir;           // empty: no VTK
   double vtk_every = 0.05;
-  std::string checkpoint_file;   // empty: no checkpoints
+  std::string checkpoint_file;  // empty: no checkpoints
   double checkpoint_every = 0.1;
-  std::string restart_file;      // empty: start from the case's initial state
-  bool progress = false;         // progress line on stderr
-  std::int64_t max_steps = -1;   // stop early after this many steps (< 0: no limit)
+  std::string restart_file;     // empty: start from the case's initial state
+  bool progress = false;        // progress line on stderr
+  std::int64_t max_steps = -1;  // stop early after this many steps (< 0: no limit)
 };
 
 struct RunSummary {
-  std::int64_t steps = 0;       // steps done in this run (not counting before a restart)
-  double time = 0;              // simulated time reached
+  std::int64_t steps = 0;  // steps done in this run (not counting before a restart)
+  double time = 0;         // simulated time reached
   std::int64_t escaped = 0;
   double wall_seconds = 0;
   std::vector<ProbeSample> probes;

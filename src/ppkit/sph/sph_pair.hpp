@@ -44,8 +44,10 @@ PPKIT_SPH_HD float sound_speed(const KernelConstants& k, float rho) {
 // Minimum image along periodic axes (positions are kept inside the domain).
 PPKIT_SPH_HD float minimum_image(float d, float length, int periodic) {
   if (periodic) {
-    if (d > 0.5f * length) d -= length;
-    else if (d < -0.5f * length) d += length;
+    if (d > 0.5f * length)
+      d -= length;
+    else if (d < -0.5f * length)
+      d += length;
   }
   return d;
 }
@@ -53,8 +55,8 @@ PPKIT_SPH_HD float minimum_image(float d, float length, int periodic) {
 // Adds the contribution of neighbour j to particle i. r = r_i - r_j, u = u_i - u_j,
 // r2 = |r|^2 < (2h)^2, j != i. Caller skips boundary-boundary pairs.
 PPKIT_SPH_HD void add_pair(const KernelConstants& k, bool i_fluid, bool j_fluid, float rx, float ry,
-                           float rz, float r2, float ux, float uy, float uz, float rho_i,
-                           float p_i, float c_i, float rho_j, PairSums& s) {
+                           float rz, float r2, float ux, float uy, float uz, float rho_i, float p_i,
+                           float c_i, float rho_j, PairSums& s) {
   const float r = sqrtf(r2);
   const float t = 1.0f - 0.5f * r * k.inv_h;
   const float fac = k.grad_factor * t * t * t;  // grad_i W_ij = fac * r_ij (fac < 0)

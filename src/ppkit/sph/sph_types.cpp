@@ -8,8 +8,8 @@
 
 namespace ppkit::sph {
 
-Parameters make_parameters(double dp, double h_over_dp, double c0_coefficient,
-                           double fluid_height, const Domain& domain) {
+Parameters make_parameters(double dp, double h_over_dp, double c0_coefficient, double fluid_height,
+                           const Domain& domain) {
   require(dp > 0 && std::isfinite(dp), "particle spacing dp = " + std::to_string(dp) + " m",
           "dp > 0");
   require(h_over_dp >= 1.0 && h_over_dp <= 3.0, "h/dp = " + std::to_string(h_over_dp),

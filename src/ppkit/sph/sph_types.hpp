@@ -25,11 +25,11 @@ struct Domain {
 // Physical and numerical parameters (Monaghan 1994/2005 WCSPH, the notation of
 // the SPHERIC test-2 literature: Crespo et al. 2015, DualSPHysics).
 struct Parameters {
-  double dp = 0.02;              // initial particle spacing [m]
-  double h = 0.03;               // smoothing length [m]; kernel support 2h
-  double mass = 0.008;           // particle mass rho0 dp^3 [kg]
-  double rho0 = 1000;            // reference density [kg/m^3]
-  double c0 = 20;                // reference speed of sound [m/s]
+  double dp = 0.02;     // initial particle spacing [m]
+  double h = 0.03;      // smoothing length [m]; kernel support 2h
+  double mass = 0.008;  // particle mass rho0 dp^3 [kg]
+  double rho0 = 1000;   // reference density [kg/m^3]
+  double c0 = 20;       // reference speed of sound [m/s]
   double gravity[3] = {0, 0, -9.81};
   double alpha = 0.05;           // Monaghan artificial viscosity coefficient
   double delta = 0.1;            // delta-SPH density diffusion (0 switches it off)
@@ -42,8 +42,8 @@ struct Parameters {
 
 // Builds consistent parameters: h = h_over_dp * dp, mass = rho0 dp^3,
 // c0 = c0_coefficient * sqrt(|g| * fluid_height) (Monaghan 1994 Section 4).
-Parameters make_parameters(double dp, double h_over_dp, double c0_coefficient,
-                           double fluid_height, const Domain& domain);
+Parameters make_parameters(double dp, double h_over_dp, double c0_coefficient, double fluid_height,
+                           const Domain& domain);
 
 // Throws ppkit::Error naming the first invalid parameter.
 void validate(const Parameters& p);
@@ -71,8 +71,9 @@ struct Particles {
 // Everything the pair interaction needs, precomputed in fp32.
 struct KernelConstants {
   float h, inv_h;
-  float support2;     // (2h)^2
-  float grad_factor;  // -5 aD / h^2 with aD = 21 / (16 pi h^3): grad_i W = grad_factor (1-q/2)^3 r_ij
+  float support2;  // (2h)^2
+  float
+      grad_factor;  // -5 aD / h^2 with aD = 21 / (16 pi h^3): grad_i W = grad_factor (1-q/2)^3 r_ij
   float mass, rho0, inv_rho0, tait_b, c0;
   float alpha;
   float delta_term;  // 2 delta h c0 (Molteni & Colagrossi 2009), 0 when off

@@ -18,8 +18,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/core/kokkos_math.hpp"
+#include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/sph/kokkos_sph.hpp"
 
 namespace ppkit::sph {
@@ -220,8 +220,11 @@ class KokkosSolver final : public Solver {
     Kokkos::parallel_for("sph.corrector", all,
                          Corrector<Mem>{dt, constants_.rho0, domain_, state_, start_, rhs_});
     long long escaped_now = 0;
-    Kokkos::parallel_reduce("sph.escape", all, MarkEscaped<Mem>{
-        domain_, float(initial_.params.rho0 / initial_.params.rho_blowup_factor), state_}, escaped_now);
+    Kokkos::parallel_reduce(
+        "sph.escape", all,
+        MarkEscaped<Mem>{domain_, float(initial_.params.rho0 / initial_.params.rho_blowup_factor),
+                         state_},
+        escaped_now);
     escaped_ += escaped_now;
     ++steps_;
     time_ += info.dt;
@@ -302,18 +305,17 @@ class KokkosSolver final : public Solver {
     const auto& p = initial_.params;
     const int n = state_.size();
     int first = n;
-    Kokkos::parallel_reduce(
-        "sph.blowup", Kokkos::RangePolicy<Space>(0, n),
-        FindBlowUp<Mem>{float(p.rho0 * p.rho_blowup_factor), n, state_},
-        Kokkos::Min<int>(first));
+    Kokkos::parallel_reduce("sph.blowup", Kokkos::RangePolicy<Space>(0, n),
+                            FindBlowUp<Mem>{float(p.rho0 * p.rho_blowup_factor), n, state_},
+                            Kokkos::Min<int>(first));
     if (first >= n) return;
     const Particles s = state();
     std::ostringstream what;
-    what << "SPH blow-up at step " << steps_ << " (t = " << time_ << " s): particle "
-         << s.id[first] << " (" << (s.kind[first] == kFluid ? "fluid" : "boundary")
-         << ") has density " << s.rho[first] << " kg/m^3, position (" << s.x[first] << ", "
-         << s.y[first] << ", " << s.z[first] << ") m, velocity (" << s.vx[first] << ", "
-         << s.vy[first] << ", " << s.vz[first] << ") m/s";
+    what << "SPH blow-up at step " << steps_ << " (t = " << time_ << " s): particle " << s.id[first]
+         << " (" << (s.kind[first] == kFluid ? "fluid" : "boundary") << ") has density "
+         << s.rho[first] << " kg/m^3, position (" << s.x[first] << ", " << s.y[first] << ", "
+         << s.z[first] << ") m, velocity (" << s.vx[first] << ", " << s.vy[first] << ", "
+         << s.vz[first] << ") m/s";
     throw Error(what.str(), "a finite state with density below " +
                                 std::to_string(p.rho_blowup_factor) +
                                 " rho0; try a smaller CFL number or a finer --dp");
