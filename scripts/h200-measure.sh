@@ -32,7 +32,7 @@ case $part in
       --variant cuda/symplectic-float4 --probes "$OUT/sph_dambreak_dp0.02.csv" --quiet \
       > "$OUT/sph_dambreak.txt" 2>&1; tail -n 5 "$OUT/sph_dambreak.txt"
     for reorder in 1 never; do
-      LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}" "$ppkit" sph step-history --particles 4000000 \
+      LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}" "$ppkit" sph step-history --particles 2000000 \
         --steps 10000 --variant cuda/symplectic-float4 --reorder-every $reorder \
         --csv "$OUT/sph_step_history_$reorder.csv" > "$OUT/sph_step_history_$reorder.txt" 2>&1
       tail -n 3 "$OUT/sph_step_history_$reorder.txt"
