@@ -24,8 +24,10 @@ class CudaAxhelm final : public PreparedRun<SemAxhelm::Result> {
  public:
   CudaAxhelm(const AxhelmProblem& p, CudaKernel kernel) : kernel_(kernel) {
     validate_axhelm_problem(p);
-    require(p.nq() <= kernel_max_nq, fmt::format("N = {} is above the CUDA kernels' limit", p.order),
-            fmt::format("N <= {}", kernel_max_nq - 1));
+    if (p.nq() > compiled_max_nq)
+      throw Error(fmt::format("{}the CUDA axhelm kernels are compiled for N <= {}; this problem has N = {}",
+                              unsupported_problem_prefix, compiled_max_nq - 1, p.order),
+                  fmt::format("N <= {}", compiled_max_nq - 1));
     if (kernel == CudaKernel::trilinear_wmma && p.nq() != 8)
       throw Error(fmt::format("{}cuda/trilinear-wmma runs only Nq = 8 (N = 7); this problem has N = {}",
                               unsupported_problem_prefix, p.order),

@@ -18,7 +18,10 @@ struct AxhelmKernelArgs {
   double* y = nullptr;
 };
 
-// Largest Nq the hand-tuned kernels are compiled for (N = 15).
+// Size of the constant-memory tables (Nq <= 16, N <= 15).
 constexpr int kernel_max_nq = 16;
+// Largest Nq the CUDA kernels are instantiated for (N = 9): each Nq is a fully
+// unrolled template, and N = 1..9 are the orders of the paper and the tests.
+constexpr int compiled_max_nq = 10;
 
 }  // namespace ppkit::sem
