@@ -18,16 +18,35 @@ void launch_nq(const AxhelmKernelArgs& a) {
 template <bool RECOMPUTE>
 void launch_axhelm_kernel(const AxhelmKernelArgs& a) {
   switch (a.nq) {
-    case 2: launch_nq<2, RECOMPUTE>(a); break;
-    case 3: launch_nq<3, RECOMPUTE>(a); break;
-    case 4: launch_nq<4, RECOMPUTE>(a); break;
-    case 5: launch_nq<5, RECOMPUTE>(a); break;
-    case 6: launch_nq<6, RECOMPUTE>(a); break;
-    case 7: launch_nq<7, RECOMPUTE>(a); break;
-    case 8: launch_nq<8, RECOMPUTE>(a); break;
-    case 9: launch_nq<9, RECOMPUTE>(a); break;
-    case 10: launch_nq<10, RECOMPUTE>(a); break;
-    default: break;  // rejected by the glue before launching
+    case 2:
+      launch_nq<2, RECOMPUTE>(a);
+      break;
+    case 3:
+      launch_nq<3, RECOMPUTE>(a);
+      break;
+    case 4:
+      launch_nq<4, RECOMPUTE>(a);
+      break;
+    case 5:
+      launch_nq<5, RECOMPUTE>(a);
+      break;
+    case 6:
+      launch_nq<6, RECOMPUTE>(a);
+      break;
+    case 7:
+      launch_nq<7, RECOMPUTE>(a);
+      break;
+    case 8:
+      launch_nq<8, RECOMPUTE>(a);
+      break;
+    case 9:
+      launch_nq<9, RECOMPUTE>(a);
+      break;
+    case 10:
+      launch_nq<10, RECOMPUTE>(a);
+      break;
+    default:
+      break;  // rejected by the glue before launching
   }
 }
 

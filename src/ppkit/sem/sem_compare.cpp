@@ -15,9 +15,12 @@ struct SizePlan {
 
 SizePlan plan_for(ProblemSize size) {
   switch (size) {
-    case ProblemSize::quick: return {{3, 5, 7}, 2.0e4, 5, 1.0e4};
-    case ProblemSize::standard: return {{3, 5, 7, 9}, 2.0e6, 7, 1.0e6};
-    case ProblemSize::large: return {{3, 5, 7, 9}, 1.6e7, 7, 8.0e6};
+    case ProblemSize::quick:
+      return {{3, 5, 7}, 2.0e4, 5, 1.0e4};
+    case ProblemSize::standard:
+      return {{3, 5, 7, 9}, 2.0e6, 7, 1.0e6};
+    case ProblemSize::large:
+      return {{3, 5, 7, 9}, 1.6e7, 7, 8.0e6};
   }
   return {{3}, 1e4, 3, 1e4};
 }
@@ -39,13 +42,15 @@ std::vector<CompareRow> run_sem(CompareContext& ctx) {
   AxhelmSettings helmholtz;
   helmholtz.equation = Equation::helmholtz;
   helmholtz.ncol = 3;
-  append(run_axhelm_case(ctx, box_for_dofs(7, plan.axhelm_dofs / 3, Deformation::mixed), helmholtz));
+  append(
+      run_axhelm_case(ctx, box_for_dofs(7, plan.axhelm_dofs / 3, Deformation::mixed), helmholtz));
   // Nekbone's own setting: Helmholtz (lambda1 = 1) to a relative residual of 1e-8.
   NekboneSettings nb;
   nb.equation = Equation::helmholtz;
   nb.tolerance = 1e-8;
   nb.max_iterations = 2000;
-  append(run_nekbone_case(ctx, box_for_dofs(plan.nekbone_order, plan.nekbone_dofs, Deformation::trilinear), nb));
+  append(run_nekbone_case(
+      ctx, box_for_dofs(plan.nekbone_order, plan.nekbone_dofs, Deformation::trilinear), nb));
   return rows;
 }
 
