@@ -14,7 +14,7 @@ BoxMeshSpec box_for_dofs(int order, double target_dofs, Deformation deformation)
   spec.order = order;
   spec.deformation = deformation;
   const double elements = std::max(1.0, target_dofs / (double(order) * order * order));
-  const int side = std::max(1, int(std::floor(std::cbrt(elements))));
+  const int side = std::max(1, int(std::floor(std::cbrt(elements) + 1e-6)));
   spec.ex = side;
   spec.ey = side;
   spec.ez = std::max(1, int(std::lround(elements / (double(side) * side))));
