@@ -22,7 +22,8 @@ static __constant__ double c_D[kernel_max_nq * kernel_max_nq];
 static __constant__ double c_nodes[kernel_max_nq];
 static __constant__ double c_weights[kernel_max_nq];
 
-inline void copy_constants(int nq, const double* derivative, const double* nodes,
+// static: internal linkage, so each translation unit fills its own tables.
+static void copy_constants(int nq, const double* derivative, const double* nodes,
                            const double* weights) {
   cudaMemcpyToSymbol(c_D, derivative, sizeof(double) * nq * nq);
   cudaMemcpyToSymbol(c_nodes, nodes, sizeof(double) * nq);
