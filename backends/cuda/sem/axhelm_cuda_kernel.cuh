@@ -31,11 +31,12 @@ static void copy_constants(int nq, const double* derivative, const double* nodes
 }
 
 // The 8 coefficient vectors of x(r,s,t) = sum_q C_q r^q0 s^q1 t^q2 (q = q0 + 2 q1 + 4 q2):
-// C_q = 1/8 sum_v sign(v, q) V_v. Thread t < 24 computes C[t / 3][t % 3].
+// C_q = 1/8 sum_v sign(v, q) V_v. Entry C[qd / 3][qd % 3] is computed by thread
+// qd mod threads (blocks of Nq^2 < 24 threads, N <= 3, take several each).
 __device__ inline void trilinear_coefficients(const double* vertices, long long e, int t,
-                                              double* s_C) {
-  if (t < 24) {
-    const int q = t / 3, d = t % 3;
+                                              int threads, double* s_C) {
+  for (int qd = t; qd < 24; qd += threads) {
+    const int q = qd / 3, d = qd % 3;
     double sum = 0;
 #pragma unroll
     for (int v = 0; v < 8; ++v) {
@@ -45,7 +46,7 @@ __device__ inline void trilinear_coefficients(const double* vertices, long long 
         if ((q >> b) & 1) sign = ((v >> b) & 1) ? sign : -sign;
       sum += sign * __ldg(vertices + (e * 8 + v) * 3 + d);
     }
-    s_C[t] = 0.125 * sum;
+    s_C[qd] = 0.125 * sum;
   }
 }
 
@@ -113,7 +114,7 @@ __global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a
   const bool helmholtz = a.helmholtz != 0;
 
   s_D[j][i] = c_D[j * NQ + i];
-  if (recompute) trilinear_coefficients(a.vertices, e, t, s_C);
+  if (recompute) trilinear_coefficients(a.vertices, e, t, NQ2, s_C);
   double r_q[NCOL][NQ], r_y[NCOL][NQ];
 #pragma unroll
   for (int c = 0; c < NCOL; ++c)

@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs 
   const bool helmholtz = a.helmholtz != 0;
 
   s_D[t] = c_D[t];
-  if (recompute) trilinear_coefficients(a.vertices, e, t, s_C);
+  if (recompute) trilinear_coefficients(a.vertices, e, t, NQ2, s_C);
   double r_q[NCOL][NQ], r_y[NCOL][NQ];
 #pragma unroll
   for (int c = 0; c < NCOL; ++c)
