@@ -17,15 +17,15 @@ extern "C" {
 #endif
 
 typedef struct ppkit_sem_axhelm_args {
-  int order;                           /* N, 1..15 */
-  long long elements;                  /* E >= 1 */
-  int ncol;                            /* 1 or 3 fields */
-  int helmholtz;                       /* 0: Poisson; 1: lambda0 A + lambda1 M */
-  double lambda0, lambda1;             /* used when helmholtz != 0 */
-  const double* vertices;              /* may be NULL if factors are given */
-  const double* factors;               /* may be NULL: computed from vertices (trilinear) */
-  const unsigned char* trilinear;      /* [E] 1 = trilinear element; NULL: all trilinear
-                                          when vertices are given, none otherwise */
+  int order;                      /* N, 1..15 */
+  long long elements;             /* E >= 1 */
+  int ncol;                       /* 1 or 3 fields */
+  int helmholtz;                  /* 0: Poisson; 1: lambda0 A + lambda1 M */
+  double lambda0, lambda1;        /* used when helmholtz != 0 */
+  const double* vertices;         /* may be NULL if factors are given */
+  const double* factors;          /* may be NULL: computed from vertices (trilinear) */
+  const unsigned char* trilinear; /* [E] 1 = trilinear element; NULL: all trilinear
+                                     when vertices are given, none otherwise */
   const double* x;
   double* y;
   /* "auto", a strategy ("stored", "trilinear", "trilinear-wmma": the most

@@ -46,7 +46,8 @@ BoxMeshSpec mesh_spec(const SemArgs& a) {
     start = end + 1;
   }
   if (count != 3)
-    throw ppkit::Error("--elements '" + a.elements + "' is not three integers", "EX,EY,EZ, e.g. 16,16,16");
+    throw ppkit::Error("--elements '" + a.elements + "' is not three integers",
+                       "EX,EY,EZ, e.g. 16,16,16");
   spec.ex = parsed[0];
   spec.ey = parsed[1];
   spec.ez = parsed[2];
@@ -95,13 +96,16 @@ int print_rows(const std::vector<ppkit::CompareRow>& rows, bool nekbone) {
     if (r.status == "FAIL" || r.status == "ERROR") ++failed;
     const bool timed = r.status == "PASS" || r.status == "FAIL";
     const double ms = timed ? r.timing.median_s * 1e3 : std::nan("");
-    auto extra = [&](const char* key) { return r.extra.contains(key) ? r.extra[key].get<double>() : std::nan(""); };
+    auto extra = [&](const char* key) {
+      return r.extra.contains(key) ? r.extra[key].get<double>() : std::nan("");
+    };
     if (nekbone)
-      fmt::print("{:<28} {:>10} {:>6} {:>11} {:>11} {:>10} {:>10} {:>9} {:>8}  {}\n", r.variant,
-                 num(ms), r.extra.contains("iterations") ? std::to_string(r.extra["iterations"].get<int>()) : "-",
-                 num(extra("final_residual"), "{:.2e}"), num(extra("max_error"), "{:.2e}"),
-                 num(extra("ms_per_iteration")), num(timed ? r.throughput * 1e-9 : std::nan("")),
-                 num(r.roofline_fraction * 100, "{:.0f}%"), num(r.speedup, "{:.2f}x"), status);
+      fmt::print(
+          "{:<28} {:>10} {:>6} {:>11} {:>11} {:>10} {:>10} {:>9} {:>8}  {}\n", r.variant, num(ms),
+          r.extra.contains("iterations") ? std::to_string(r.extra["iterations"].get<int>()) : "-",
+          num(extra("final_residual"), "{:.2e}"), num(extra("max_error"), "{:.2e}"),
+          num(extra("ms_per_iteration")), num(timed ? r.throughput * 1e-9 : std::nan("")),
+          num(r.roofline_fraction * 100, "{:.0f}%"), num(r.speedup, "{:.2f}x"), status);
     else
       fmt::print("{:<28} {:>10} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8}  {}\n", r.variant, num(ms),
                  num(extra("GFLOP/s_eff"), "{:.1f}"), num(extra("GFLOP/s_tot"), "{:.1f}"),
@@ -119,7 +123,8 @@ int print_rows(const std::vector<ppkit::CompareRow>& rows, bool nekbone) {
 void add_common(CLI::App* cmd, SemArgs& a) {
   cmd->add_option("--order", a.order, "Polynomial order N (1..15)");
   cmd->add_option("--elements", a.elements, "Elements per direction EX,EY,EZ");
-  cmd->add_option("--deform", a.deform, "Mesh deformation: none (parallelepiped), trilinear, curved, mixed");
+  cmd->add_option("--deform", a.deform,
+                  "Mesh deformation: none (parallelepiped), trilinear, curved, mixed");
   cmd->add_option("--equation", a.equation, "poisson or helmholtz");
   cmd->add_option("--lambda0", a.lambda0, "Helmholtz stiffness coefficient");
   cmd->add_option("--lambda1", a.lambda1, "Helmholtz mass coefficient");
@@ -129,11 +134,13 @@ void add_common(CLI::App* cmd, SemArgs& a) {
 }
 
 void add_sem_command(CLI::App& app) {
-  auto* sem = app.add_subcommand("sem", "Spectral elements: axhelm (stored vs recomputed geometry), Nekbone PCG");
+  auto* sem = app.add_subcommand(
+      "sem", "Spectral elements: axhelm (stored vs recomputed geometry), Nekbone PCG");
   sem->require_subcommand(1);
 
   auto ax = std::make_shared<SemArgs>();
-  auto* axhelm = sem->add_subcommand("axhelm", "Time Y = A X on every variant, verified against the serial reference");
+  auto* axhelm = sem->add_subcommand(
+      "axhelm", "Time Y = A X on every variant, verified against the serial reference");
   add_common(axhelm, *ax);
   axhelm->add_option("--ncol", ax->ncol, "Fields per application (1 or 3)");
   axhelm->callback([ax] {
@@ -151,7 +158,8 @@ void add_sem_command(CLI::App& app) {
   auto nb = std::make_shared<SemArgs>();
   nb->repeats = 3;
   nb->equation = "helmholtz";
-  auto* nekbone = sem->add_subcommand("nekbone", "Jacobi-PCG on a manufactured solution, on every variant");
+  auto* nekbone =
+      sem->add_subcommand("nekbone", "Jacobi-PCG on a manufactured solution, on every variant");
   add_common(nekbone, *nb);
   nekbone->add_option("--iterations", nb->iterations, "Maximum CG iterations");
   nekbone->add_option("--tol", nb->tol, "Relative residual to stop at (0: run --iterations)");

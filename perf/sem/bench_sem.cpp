@@ -27,39 +27,48 @@ void register_axhelm(int order) {
   for (const auto& v : ppkit::Registry<SemAxhelm>::all()) {
     const std::string name = v.name, strategy = v.strategy, backend = v.backend;
     const std::string label = "sem_axhelm/N=" + std::to_string(order) + "/" + name;
-    benchmark::RegisterBenchmark(label.c_str(), [=](benchmark::State& state) {
-      const auto& variant = ppkit::Registry<SemAxhelm>::find(name);
-      const ppkit::Availability a = variant.availability();
-      if (!a.available) {
-        state.SkipWithError(("skipped: " + a.reason).c_str());
-        for (auto _ : state) {}
-        return;
-      }
-      const BoxMesh mesh = make_box_mesh(box_for_dofs(order, bench_dofs(), Deformation::trilinear));
-      const AxhelmProblem problem = make_axhelm_problem(mesh, AxhelmSettings{}, 7u);
-      std::unique_ptr<ppkit::PreparedRun<SemAxhelm::Result>> run;
-      try {
-        run = variant.prepare(problem);
-      } catch (const ppkit::Error& e) {
-        state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
-        for (auto _ : state) {}
-        return;
-      }
-      const AxhelmCost nekrs = axhelm_cost_stored(problem);
-      const AxhelmCost cost = recompute_strategy(strategy) ? axhelm_cost_trilinear(problem) : nekrs;
-      run->run();  // warm-up
-      for (auto _ : state) run->run();
-      const double it = double(state.iterations());
-      using C = benchmark::Counter;
-      state.counters["DOF/s"] = C(cost.dofs * it, C::kIsRate);
-      state.counters["GFLOP/s"] = C(cost.flops_ax * it * 1e-9, C::kIsRate);
-      state.counters["GFLOP/s_tot"] = C((cost.flops_ax + cost.flops_geo) * it * 1e-9, C::kIsRate);
-      state.counters["GB/s"] = C(cost.bytes * it * 1e-9, C::kIsRate);
-      state.counters["GB/s_nekrs"] = C(nekrs.bytes * it * 1e-9, C::kIsRate);
-      const double bw = ppkit::bench::backend_bandwidth(backend);
-      if (std::isfinite(bw)) state.counters["roofline"] = C(cost.bytes * it / bw, C::kIsRate);
-      state.counters["elements"] = double(problem.elements);
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(
+        label.c_str(),
+        [=](benchmark::State& state) {
+          const auto& variant = ppkit::Registry<SemAxhelm>::find(name);
+          const ppkit::Availability a = variant.availability();
+          if (!a.available) {
+            state.SkipWithError(("skipped: " + a.reason).c_str());
+            for (auto _ : state) {
+            }
+            return;
+          }
+          const BoxMesh mesh =
+              make_box_mesh(box_for_dofs(order, bench_dofs(), Deformation::trilinear));
+          const AxhelmProblem problem = make_axhelm_problem(mesh, AxhelmSettings{}, 7u);
+          std::unique_ptr<ppkit::PreparedRun<SemAxhelm::Result>> run;
+          try {
+            run = variant.prepare(problem);
+          } catch (const ppkit::Error& e) {
+            state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
+            for (auto _ : state) {
+            }
+            return;
+          }
+          const AxhelmCost nekrs = axhelm_cost_stored(problem);
+          const AxhelmCost cost =
+              recompute_strategy(strategy) ? axhelm_cost_trilinear(problem) : nekrs;
+          run->run();  // warm-up
+          for (auto _ : state) run->run();
+          const double it = double(state.iterations());
+          using C = benchmark::Counter;
+          state.counters["DOF/s"] = C(cost.dofs * it, C::kIsRate);
+          state.counters["GFLOP/s"] = C(cost.flops_ax * it * 1e-9, C::kIsRate);
+          state.counters["GFLOP/s_tot"] =
+              C((cost.flops_ax + cost.flops_geo) * it * 1e-9, C::kIsRate);
+          state.counters["GB/s"] = C(cost.bytes * it * 1e-9, C::kIsRate);
+          state.counters["GB/s_nekrs"] = C(nekrs.bytes * it * 1e-9, C::kIsRate);
+          const double bw = ppkit::bench::backend_bandwidth(backend);
+          if (std::isfinite(bw)) state.counters["roofline"] = C(cost.bytes * it / bw, C::kIsRate);
+          state.counters["elements"] = double(problem.elements);
+        })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   }
 }
 
@@ -67,33 +76,40 @@ void register_nekbone(int order) {
   for (const auto& v : ppkit::Registry<SemNekbone>::all()) {
     const std::string name = v.name, strategy = v.strategy, backend = v.backend;
     const std::string label = "sem_nekbone/N=" + std::to_string(order) + "/" + name;
-    benchmark::RegisterBenchmark(label.c_str(), [=](benchmark::State& state) {
-      const auto& variant = ppkit::Registry<SemNekbone>::find(name);
-      const ppkit::Availability a = variant.availability();
-      if (!a.available) {
-        state.SkipWithError(("skipped: " + a.reason).c_str());
-        for (auto _ : state) {}
-        return;
-      }
-      const BoxMesh mesh = make_box_mesh(box_for_dofs(order, bench_dofs() / 2, Deformation::trilinear));
-      NekboneSettings s;
-      s.equation = Equation::helmholtz;
-      s.tolerance = 0;  // Nekbone's benchmark mode: a fixed number of iterations
-      s.max_iterations = 100;
-      const NekboneProblem problem = make_nekbone_problem(mesh, s);
-      auto run = variant.prepare(problem);
-      run->run();
-      for (auto _ : state) run->run();
-      const double it = double(state.iterations()) * s.max_iterations;
-      const NekboneCost cost = nekbone_cost(problem, recompute_strategy(strategy));
-      const double dofs = double(mesh.elements()) * order * order * order;
-      using C = benchmark::Counter;
-      state.counters["DOF_iter/s"] = C(dofs * it, C::kIsRate);
-      state.counters["GFLOP/s"] = C(cost.flops_per_iteration * it * 1e-9, C::kIsRate);
-      state.counters["GB/s"] = C(cost.bytes_per_iteration * it * 1e-9, C::kIsRate);
-      const double bw = ppkit::bench::backend_bandwidth(backend);
-      if (std::isfinite(bw)) state.counters["roofline"] = C(cost.bytes_per_iteration * it / bw, C::kIsRate);
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(
+        label.c_str(),
+        [=](benchmark::State& state) {
+          const auto& variant = ppkit::Registry<SemNekbone>::find(name);
+          const ppkit::Availability a = variant.availability();
+          if (!a.available) {
+            state.SkipWithError(("skipped: " + a.reason).c_str());
+            for (auto _ : state) {
+            }
+            return;
+          }
+          const BoxMesh mesh =
+              make_box_mesh(box_for_dofs(order, bench_dofs() / 2, Deformation::trilinear));
+          NekboneSettings s;
+          s.equation = Equation::helmholtz;
+          s.tolerance = 0;  // Nekbone's benchmark mode: a fixed number of iterations
+          s.max_iterations = 100;
+          const NekboneProblem problem = make_nekbone_problem(mesh, s);
+          auto run = variant.prepare(problem);
+          run->run();
+          for (auto _ : state) run->run();
+          const double it = double(state.iterations()) * s.max_iterations;
+          const NekboneCost cost = nekbone_cost(problem, recompute_strategy(strategy));
+          const double dofs = double(mesh.elements()) * order * order * order;
+          using C = benchmark::Counter;
+          state.counters["DOF_iter/s"] = C(dofs * it, C::kIsRate);
+          state.counters["GFLOP/s"] = C(cost.flops_per_iteration * it * 1e-9, C::kIsRate);
+          state.counters["GB/s"] = C(cost.bytes_per_iteration * it * 1e-9, C::kIsRate);
+          const double bw = ppkit::bench::backend_bandwidth(backend);
+          if (std::isfinite(bw))
+            state.counters["roofline"] = C(cost.bytes_per_iteration * it / bw, C::kIsRate);
+        })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   }
 }
 }  // namespace

@@ -59,7 +59,8 @@ TEST(SemAxhelmReference, EnergyOfCoordinateIsVolume) {
     const auto y = axhelm_reference(p);
     double volume = 0;
     for (std::int64_t e = 0; e < p.elements; ++e)
-      for (int n = 0; n < p.np(); ++n) volume += p.factors[(e * factors_per_node + GWJ) * p.np() + n];
+      for (int n = 0; n < p.np(); ++n)
+        volume += p.factors[(e * factors_per_node + GWJ) * p.np() + n];
     EXPECT_NEAR(dot(p.x, y), volume, 1e-12 * volume) << to_string(d);
   }
 }
@@ -117,7 +118,11 @@ class SemAxhelmTest : public ppkit::testing::VariantTest<SemAxhelm> {
 TEST_P(SemAxhelmTest, MatchesReferenceForOrders1To9) {
   int checked = 0;
   for (int order = 1; order <= 9; ++order) {
-    struct Case { Deformation d; Equation eq; int ncol; };
+    struct Case {
+      Deformation d;
+      Equation eq;
+      int ncol;
+    };
     const Case cases[] = {{Deformation::trilinear, Equation::poisson, 1},
                           {Deformation::mixed, Equation::helmholtz, 3},
                           {Deformation::curved, Equation::poisson, 3},

@@ -35,7 +35,8 @@ TEST(SemGatherScatter, KokkosMatchesReference) {
     std::mt19937_64 rng(test_seed());
     std::uniform_real_distribution<double> uniform(-1, 1);
     for (auto& v : u) v = uniform(rng);
-    const auto plan = upload_gather_scatter_plan<Mem>(make_gather_scatter_plan(m.global_ids, m.global_count));
+    const auto plan =
+        upload_gather_scatter_plan<Mem>(make_gather_scatter_plan(m.global_ids, m.global_count));
     auto device = to_device<double, Mem>(u, "u");
     dssum<Exec>(plan, device);
     const auto out = to_host(device);

@@ -24,12 +24,16 @@ class CudaAxhelm final : public PreparedRun<SemAxhelm::Result> {
  public:
   CudaAxhelm(const AxhelmProblem& p, CudaKernel kernel) : kernel_(kernel) {
     validate_axhelm_problem(p);
-    require(p.nq() <= kernel_max_nq, fmt::format("N = {} is above the CUDA kernels' limit", p.order),
-            fmt::format("N <= {}", kernel_max_nq - 1));
+    if (p.nq() > compiled_max_nq)
+      throw Error(
+          fmt::format("{}the CUDA axhelm kernels are compiled for N <= {}; this problem has N = {}",
+                      unsupported_problem_prefix, compiled_max_nq - 1, p.order),
+          fmt::format("N <= {}", compiled_max_nq - 1));
     if (kernel == CudaKernel::trilinear_wmma && p.nq() != 8)
-      throw Error(fmt::format("{}cuda/trilinear-wmma runs only Nq = 8 (N = 7); this problem has N = {}",
-                              unsupported_problem_prefix, p.order),
-                  "N = 7");
+      throw Error(
+          fmt::format("{}cuda/trilinear-wmma runs only Nq = 8 (N = 7); this problem has N = {}",
+                      unsupported_problem_prefix, p.order),
+          "N = 7");
     const bool recompute = kernel != CudaKernel::stored;
     const std::size_t per_element = std::size_t(factors_per_node) * p.np();
     std::vector<long long> slot(p.elements);
@@ -77,16 +81,23 @@ class CudaAxhelm final : public PreparedRun<SemAxhelm::Result> {
     const int table = kernel_ == CudaKernel::trilinear_wmma ? 1 : 0;
     if (constants_owner[table] != this) {
       if (table == 1)
-        cuda_kernels::set_constants_wmma(args_.nq, derivative_.data(), nodes_.data(), weights_.data());
+        cuda_kernels::set_constants_wmma(args_.nq, derivative_.data(), nodes_.data(),
+                                         weights_.data());
       else
         cuda_kernels::set_constants(args_.nq, derivative_.data(), nodes_.data(), weights_.data());
       PPKIT_CUDA_CHECK_LAUNCH();
       constants_owner[table] = this;
     }
     switch (kernel_) {
-      case CudaKernel::stored: cuda_kernels::launch_stored(args_); break;
-      case CudaKernel::trilinear: cuda_kernels::launch_trilinear(args_); break;
-      case CudaKernel::trilinear_wmma: cuda_kernels::launch_trilinear_wmma(args_); break;
+      case CudaKernel::stored:
+        cuda_kernels::launch_stored(args_);
+        break;
+      case CudaKernel::trilinear:
+        cuda_kernels::launch_trilinear(args_);
+        break;
+      case CudaKernel::trilinear_wmma:
+        cuda_kernels::launch_trilinear_wmma(args_);
+        break;
     }
     PPKIT_CUDA_CHECK_LAUNCH();
     PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
@@ -109,7 +120,8 @@ Availability tensor_core_availability() {
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_id) != cudaSuccess)
     return Availability::no("cannot query the CUDA device's compute capability");
   if (major < 8)
-    return Availability::no(fmt::format("fp64 WMMA needs compute capability 8.0 or newer (sm_{}x)", major));
+    return Availability::no(
+        fmt::format("fp64 WMMA needs compute capability 8.0 or newer (sm_{}x)", major));
   return Availability::yes();
 }
 

@@ -22,7 +22,8 @@ static __constant__ double c_D[kernel_max_nq * kernel_max_nq];
 static __constant__ double c_nodes[kernel_max_nq];
 static __constant__ double c_weights[kernel_max_nq];
 
-inline void copy_constants(int nq, const double* derivative, const double* nodes,
+// static: internal linkage, so each translation unit fills its own tables.
+static void copy_constants(int nq, const double* derivative, const double* nodes,
                            const double* weights) {
   cudaMemcpyToSymbol(c_D, derivative, sizeof(double) * nq * nq);
   cudaMemcpyToSymbol(c_nodes, nodes, sizeof(double) * nq);
@@ -30,11 +31,12 @@ inline void copy_constants(int nq, const double* derivative, const double* nodes
 }
 
 // The 8 coefficient vectors of x(r,s,t) = sum_q C_q r^q0 s^q1 t^q2 (q = q0 + 2 q1 + 4 q2):
-// C_q = 1/8 sum_v sign(v, q) V_v. Thread t < 24 computes C[t / 3][t % 3].
+// C_q = 1/8 sum_v sign(v, q) V_v. Entry C[qd / 3][qd % 3] is computed by thread
+// qd mod threads (blocks of Nq^2 < 24 threads, N <= 3, take several each).
 __device__ inline void trilinear_coefficients(const double* vertices, long long e, int t,
-                                              double* s_C) {
-  if (t < 24) {
-    const int q = t / 3, d = t % 3;
+                                              int threads, double* s_C) {
+  for (int qd = t; qd < 24; qd += threads) {
+    const int q = qd / 3, d = qd % 3;
     double sum = 0;
 #pragma unroll
     for (int v = 0; v < 8; ++v) {
@@ -44,7 +46,7 @@ __device__ inline void trilinear_coefficients(const double* vertices, long long 
         if ((q >> b) & 1) sign = ((v >> b) & 1) ? sign : -sign;
       sum += sign * __ldg(vertices + (e * 8 + v) * 3 + d);
     }
-    s_C[t] = 0.125 * sum;
+    s_C[qd] = 0.125 * sum;
   }
 }
 
@@ -112,7 +114,7 @@ __global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a
   const bool helmholtz = a.helmholtz != 0;
 
   s_D[j][i] = c_D[j * NQ + i];
-  if (recompute) trilinear_coefficients(a.vertices, e, t, s_C);
+  if (recompute) trilinear_coefficients(a.vertices, e, t, NQ2, s_C);
   double r_q[NCOL][NQ], r_y[NCOL][NQ];
 #pragma unroll
   for (int c = 0; c < NCOL; ++c)
@@ -127,13 +129,23 @@ __global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a
   if (recompute) column.init(s_C, c_nodes[i], c_nodes[j], c_weights[i] * c_weights[j]);
   const double* element_factors = a.factors + (recompute ? 0 : slot) * 7 * NP;
 
+  // Stored factors are fetched one slice ahead, so their latency overlaps the
+  // contractions of the current slice.
+  double g_next[7] = {0, 0, 0, 0, 0, 0, 0};
+  if (!recompute) load_factors(element_factors, t, NP, helmholtz, a.lambda0, a.lambda1, g_next);
+
 #pragma unroll
   for (int k = 0; k < NQ; ++k) {
     double g[7];
-    if (recompute)
+    if (recompute) {
       column.factors(c_nodes[k], c_weights[k], a.lambda0, a.lambda1, g);
-    else
-      load_factors(element_factors, k * NQ2 + t, NP, helmholtz, a.lambda0, a.lambda1, g);
+    } else {
+#pragma unroll
+      for (int f = 0; f < 7; ++f) g[f] = g_next[f];
+      if (k + 1 < NQ)
+        load_factors(element_factors, (k + 1) * NQ2 + t, NP, helmholtz, a.lambda0, a.lambda1,
+                     g_next);
+    }
 #pragma unroll
     for (int c = 0; c < NCOL; ++c) s_q[c][j][i] = r_q[c][k];
     __syncthreads();

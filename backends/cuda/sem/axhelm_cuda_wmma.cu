@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs 
   const bool helmholtz = a.helmholtz != 0;
 
   s_D[t] = c_D[t];
-  if (recompute) trilinear_coefficients(a.vertices, e, t, s_C);
+  if (recompute) trilinear_coefficients(a.vertices, e, t, NQ2, s_C);
   double r_q[NCOL][NQ], r_y[NCOL][NQ];
 #pragma unroll
   for (int c = 0; c < NCOL; ++c)
@@ -70,13 +70,23 @@ __global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs 
   if (recompute) column.init(s_C, c_nodes[i], c_nodes[j], c_weights[i] * c_weights[j]);
   const double* element_factors = a.factors + (recompute ? 0 : slot) * 7 * NP;
 
+  // Stored factors are fetched one slice ahead, so their latency overlaps the
+  // contractions of the current slice.
+  double g_next[7] = {0, 0, 0, 0, 0, 0, 0};
+  if (!recompute) load_factors(element_factors, t, NP, helmholtz, a.lambda0, a.lambda1, g_next);
+
 #pragma unroll
   for (int k = 0; k < NQ; ++k) {
     double g[7];
-    if (recompute)
+    if (recompute) {
       column.factors(c_nodes[k], c_weights[k], a.lambda0, a.lambda1, g);
-    else
-      load_factors(element_factors, k * NQ2 + t, NP, helmholtz, a.lambda0, a.lambda1, g);
+    } else {
+#pragma unroll
+      for (int f = 0; f < 7; ++f) g[f] = g_next[f];
+      if (k + 1 < NQ)
+        load_factors(element_factors, (k + 1) * NQ2 + t, NP, helmholtz, a.lambda0, a.lambda1,
+                     g_next);
+    }
 #pragma unroll
     for (int c = 0; c < NCOL; ++c) s_q[c][t] = r_q[c][k];
     __syncthreads();

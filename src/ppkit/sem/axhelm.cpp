@@ -104,8 +104,8 @@ std::vector<double> axhelm_reference(const AxhelmProblem& p) {
           for (int i = 0; i < nq; ++i) {
             double sum = 0;
             for (int m = 0; m < nq; ++m)
-              sum += D(m, i) * ur[at(m, j, k)] + D(m, j) * us[at(i, m, k)] +
-                     D(m, k) * ut[at(i, j, m)];
+              sum +=
+                  D(m, i) * ur[at(m, j, k)] + D(m, j) * us[at(i, m, k)] + D(m, k) * ut[at(i, j, m)];
             const int n = at(i, j, k);
             if (p.helmholtz()) sum += p.lambda1 * g[GWJ * np + n] * u[n];
             out[n] = sum;
@@ -137,8 +137,7 @@ AxhelmCost axhelm_cost_trilinear(const AxhelmProblem& p) {
   //  six dot products (30) and six scalings (6) = 83; Helmholtz: w|J| (2).
   const double per_node = 83 + (p.helmholtz() ? 2 : 0);
   c.flops_geo = tri * (192 + 46 * nq * nq + per_node * np);
-  c.bytes = E * 8.0 * 2 * ncol * np + tri * 8.0 * 24 +
-            other * 8.0 * (p.helmholtz() ? 7 : 6) * np;
+  c.bytes = E * 8.0 * 2 * ncol * np + tri * 8.0 * 24 + other * 8.0 * (p.helmholtz() ? 7 : 6) * np;
   return c;
 }
 

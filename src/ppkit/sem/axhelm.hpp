@@ -21,19 +21,19 @@ Equation parse_equation(const std::string& s);  // "poisson", "helmholtz"
 const char* to_string(Equation e);
 
 struct AxhelmProblem {
-  int order = 0;               // N; Nq = N+1 points per direction
-  std::int64_t elements = 0;   // E
-  int ncol = 1;                // fields (1 or 3), field c at offset c * E * Np
+  int order = 0;              // N; Nq = N+1 points per direction
+  std::int64_t elements = 0;  // E
+  int ncol = 1;               // fields (1 or 3), field c at offset c * E * Np
   Equation equation = Equation::poisson;
-  double lambda0 = 1.0;        // stiffness coefficient (Helmholtz)
-  double lambda1 = 0.0;        // mass coefficient (Helmholtz)
-  std::vector<double> nodes;       // [Nq] GLL nodes
-  std::vector<double> weights;     // [Nq] GLL weights
-  std::vector<double> derivative;  // [Nq * Nq] D, row-major
-  std::vector<double> vertices;    // [E][8][3] (BoxMesh layout)
+  double lambda0 = 1.0;                 // stiffness coefficient (Helmholtz)
+  double lambda1 = 0.0;                 // mass coefficient (Helmholtz)
+  std::vector<double> nodes;            // [Nq] GLL nodes
+  std::vector<double> weights;          // [Nq] GLL weights
+  std::vector<double> derivative;       // [Nq * Nq] D, row-major
+  std::vector<double> vertices;         // [E][8][3] (BoxMesh layout)
   std::vector<std::uint8_t> trilinear;  // [E] 1: geometry is exactly trilinear
-  std::vector<double> factors;     // [E][7][Np] (geometry.hpp layout)
-  std::vector<double> x;           // [ncol][E * Np]
+  std::vector<double> factors;          // [E][7][Np] (geometry.hpp layout)
+  std::vector<double> x;                // [ncol][E * Np]
 
   int nq() const { return order + 1; }
   int np() const { return nq() * nq() * nq(); }
@@ -76,10 +76,10 @@ constexpr const char* unsupported_problem_prefix = "unsupported problem: ";
 // (Poisson), + 5 Nq^3 for Helmholtz (lambda0 scaling and mass term); bytes:
 // X read and Y written per field, 6 factors per node (+ w|J| for Helmholtz).
 struct AxhelmCost {
-  double flops_ax = 0;     // F_ax: the operator itself (same for every variant)
-  double flops_geo = 0;    // F_geo: geometric factors recomputed in the kernel
-  double bytes = 0;        // bytes the variant must move at least
-  double dofs = 0;         // E * N^3 * ncol (nekRS's GDOF convention)
+  double flops_ax = 0;   // F_ax: the operator itself (same for every variant)
+  double flops_geo = 0;  // F_geo: geometric factors recomputed in the kernel
+  double bytes = 0;      // bytes the variant must move at least
+  double dofs = 0;       // E * N^3 * ncol (nekRS's GDOF convention)
 };
 AxhelmCost axhelm_cost_stored(const AxhelmProblem& p);
 AxhelmCost axhelm_cost_trilinear(const AxhelmProblem& p);

@@ -5,20 +5,23 @@
 namespace ppkit::sem {
 
 struct AxhelmKernelArgs {
-  int nq = 0;                    // N + 1
-  long long elements = 0;        // E
-  int ncol = 1;                  // 1 or 3 fields, field c at x + c * field_stride
-  long long field_stride = 0;    // E * Nq^3
-  int helmholtz = 0;             // adds lambda1 w|J| x
+  int nq = 0;                  // N + 1
+  long long elements = 0;      // E
+  int ncol = 1;                // 1 or 3 fields, field c at x + c * field_stride
+  long long field_stride = 0;  // E * Nq^3
+  int helmholtz = 0;           // adds lambda1 w|J| x
   double lambda0 = 1.0, lambda1 = 0.0;
-  const double* factors = nullptr;        // [slots][7][Nq^3]
-  const long long* factor_slot = nullptr; // [E]: slot in factors, or -1: recompute (trilinear)
-  const double* vertices = nullptr;       // [E][8][3]
+  const double* factors = nullptr;         // [slots][7][Nq^3]
+  const long long* factor_slot = nullptr;  // [E]: slot in factors, or -1: recompute (trilinear)
+  const double* vertices = nullptr;        // [E][8][3]
   const double* x = nullptr;
   double* y = nullptr;
 };
 
-// Largest Nq the hand-tuned kernels are compiled for (N = 15).
+// Size of the constant-memory tables (Nq <= 16, N <= 15).
 constexpr int kernel_max_nq = 16;
+// Largest Nq the CUDA kernels are instantiated for (N = 9): each Nq is a fully
+// unrolled template, and N = 1..9 are the orders of the paper and the tests.
+constexpr int compiled_max_nq = 10;
 
 }  // namespace ppkit::sem

@@ -98,15 +98,15 @@ void apply_axhelm(const AxhelmDeviceMesh<typename Exec::memory_space>& m,
   auto body = KOKKOS_LAMBDA(const Member& team) {
     const std::int64_t e = team.league_rank();
     Scratch scratch(team.team_scratch(level), scratch_doubles);
-    double* sD = scratch.data();       // D[a * nq + b]
-    double* sr = sD + nq2;             // GLL nodes
-    double* sw = sr + nq;              // GLL weights
-    double* sC = sw + nq;              // trilinear coefficients C[q][d]
-    double* su = sC + 24;              // X of the element, [ncol][np]
-    double* sgr = su + ncol * np;      // lambda0 (G grad u)_r, [ncol][np]
-    double* sgs = sgr + ncol * np;     // lambda0 (G grad u)_s
-    double* sgt = sgs + ncol * np;     // lambda0 (G grad u)_t
-    double* smass = sgt + ncol * np;   // lambda1 w|J| u (Helmholtz only)
+    double* sD = scratch.data();      // D[a * nq + b]
+    double* sr = sD + nq2;            // GLL nodes
+    double* sw = sr + nq;             // GLL weights
+    double* sC = sw + nq;             // trilinear coefficients C[q][d]
+    double* su = sC + 24;             // X of the element, [ncol][np]
+    double* sgr = su + ncol * np;     // lambda0 (G grad u)_r, [ncol][np]
+    double* sgs = sgr + ncol * np;    // lambda0 (G grad u)_s
+    double* sgt = sgs + ncol * np;    // lambda0 (G grad u)_t
+    double* smass = sgt + ncol * np;  // lambda1 w|J| u (Helmholtz only)
     const std::int64_t slot = factor_slot(e);
     const bool recompute = slot < 0;
 
@@ -211,7 +211,8 @@ void apply_axhelm(const AxhelmDeviceMesh<typename Exec::memory_space>& m,
           double sum = helmholtz ? smass[c * np + ij + nq2 * k] : 0.0;
           for (int m2 = 0; m2 < nq; ++m2)
             sum += sD[m2 * nq + i] * gr[m2 + nq * j + nq2 * k] +
-                   sD[m2 * nq + j] * gs[i + nq * m2 + nq2 * k] + sD[m2 * nq + k] * gt[ij + nq2 * m2];
+                   sD[m2 * nq + j] * gs[i + nq * m2 + nq2 * k] +
+                   sD[m2 * nq + k] * gt[ij + nq2 * m2];
           y(c * stride + e * np + ij + nq2 * k) = sum;
         }
       }

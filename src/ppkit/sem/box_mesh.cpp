@@ -19,10 +19,14 @@ Deformation parse_deformation(const std::string& s) {
 
 const char* to_string(Deformation d) {
   switch (d) {
-    case Deformation::none: return "none";
-    case Deformation::trilinear: return "trilinear";
-    case Deformation::curved: return "curved";
-    case Deformation::mixed: return "mixed";
+    case Deformation::none:
+      return "none";
+    case Deformation::trilinear:
+      return "trilinear";
+    case Deformation::curved:
+      return "curved";
+    case Deformation::mixed:
+      return "mixed";
   }
   return "?";
 }
@@ -33,7 +37,8 @@ void trilinear_point(const double* v, double r, double s, double t, double x[3])
   for (int c = 0; c < 2; ++c)
     for (int b = 0; b < 2; ++b)
       for (int a = 0; a < 2; ++a) {
-        const double shape = 0.125 * (a ? 1 + r : 1 - r) * (b ? 1 + s : 1 - s) * (c ? 1 + t : 1 - t);
+        const double shape =
+            0.125 * (a ? 1 + r : 1 - r) * (b ? 1 + s : 1 - s) * (c ? 1 + t : 1 - t);
         const double* p = v + 3 * (a + 2 * b + 4 * c);
         for (int d = 0; d < 3; ++d) x[d] += shape * p[d];
       }
@@ -54,8 +59,8 @@ void shear(double p[3]) {
 BoxMesh make_box_mesh(const BoxMeshSpec& spec) {
   require_valid_order(spec.order);
   require(spec.ex > 0 && spec.ey > 0 && spec.ez > 0,
-          "the box needs at least one element per direction, got " + std::to_string(spec.ex) +
-              "x" + std::to_string(spec.ey) + "x" + std::to_string(spec.ez),
+          "the box needs at least one element per direction, got " + std::to_string(spec.ex) + "x" +
+              std::to_string(spec.ey) + "x" + std::to_string(spec.ez),
           "EX, EY, EZ >= 1");
   require(spec.perturbation >= 0 && spec.perturbation < 1,
           "vertex perturbation " + std::to_string(spec.perturbation) + " is out of range",
@@ -132,8 +137,8 @@ BoxMesh make_box_mesh(const BoxMeshSpec& spec) {
               if (curved) {
                 const double bx = (ex + 0.5 * (r + 1)) * h[0], by = (ey + 0.5 * (s + 1)) * h[1],
                              bz = (ez + 0.5 * (t + 1)) * h[2];
-                const double bump = spec.curvature * std::sin(pi * bx / xc) *
-                                    std::sin(pi * by) * std::sin(pi * bz);
+                const double bump =
+                    spec.curvature * std::sin(pi * bx / xc) * std::sin(pi * by) * std::sin(pi * bz);
                 x[0] += bump;
                 x[1] -= 0.8 * bump;
                 x[2] += 0.6 * bump;
@@ -142,10 +147,10 @@ BoxMesh make_box_mesh(const BoxMeshSpec& spec) {
               const std::int64_t ix = std::int64_t(ex) * n + i, iy = std::int64_t(ey) * n + j,
                                  iz = std::int64_t(ez) * n + k;
               m.global_ids[l] = ix + gx * (iy + gy * iz);
-              m.boundary[l] = (ix == 0 || iy == 0 || iz == 0 || ix == gx - 1 || iy == gy - 1 ||
-                               iz == gz - 1)
-                                  ? 1
-                                  : 0;
+              m.boundary[l] =
+                  (ix == 0 || iy == 0 || iz == 0 || ix == gx - 1 || iy == gy - 1 || iz == gz - 1)
+                      ? 1
+                      : 0;
             }
       }
   // Rejects inverted elements with the element and node named.

@@ -32,7 +32,8 @@ int guarded(F&& f) {
   return 1;
 }
 
-std::vector<double> coordinates_from_vertices(int order, long long elements, const double* vertices) {
+std::vector<double> coordinates_from_vertices(int order, long long elements,
+                                              const double* vertices) {
   const GllRule gll = make_gll_rule(order);
   const int nq = gll.nq(), np = nq * nq * nq;
   const std::size_t stride = std::size_t(elements) * np;
@@ -58,9 +59,9 @@ const Variant<SemAxhelm>& choose_variant(const char* requested) {
         (!best || v.preference > best->preference))
       best = &v;
   if (!best)
-    throw Error("no available sem.axhelm variant has strategy '" + name + "'",
-                "auto, stored, trilinear, trilinear-wmma or one of " +
-                    Registry<SemAxhelm>::joined_names());
+    throw Error(
+        "no available sem.axhelm variant has strategy '" + name + "'",
+        "auto, stored, trilinear, trilinear-wmma or one of " + Registry<SemAxhelm>::joined_names());
   return *best;
 }
 
@@ -124,8 +125,8 @@ int ppkit_sem_axhelm(const ppkit_sem_axhelm_args* a) {
     if (a->factors)
       p.factors.assign(a->factors, a->factors + E * factors_per_node * np);
     else
-      p.factors = compute_geometric_factors(a->order, a->elements,
-                                            coordinates_from_vertices(a->order, a->elements, a->vertices));
+      p.factors = compute_geometric_factors(
+          a->order, a->elements, coordinates_from_vertices(a->order, a->elements, a->vertices));
     p.x.assign(a->x, a->x + a->ncol * E * np);
     const auto& variant = choose_variant(a->variant);
     const auto avail = variant.availability();

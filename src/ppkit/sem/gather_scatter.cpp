@@ -13,8 +13,7 @@ GatherScatterPlanHost make_gather_scatter_plan(const std::vector<std::int64_t>& 
   plan.offsets.assign(global_count + 1, 0);
   for (std::size_t l = 0; l < global_ids.size(); ++l) {
     const std::int64_t g = global_ids[l];
-    require(g >= 0 && g < global_count,
-            fmt::format("local node {} has global id {}", l, g),
+    require(g >= 0 && g < global_count, fmt::format("local node {} has global id {}", l, g),
             fmt::format("0..{}", global_count - 1));
     ++plan.offsets[g + 1];
   }

@@ -66,8 +66,8 @@ NekboneProblem make_nekbone_problem(const BoxMesh& mesh, const NekboneSettings& 
   p.exact.resize(L);
   const double ksq = k1 * k1 + k2 * k2 + k3 * k3;
   for (std::size_t l = 0; l < L; ++l) {
-    const double u = exact_solution(mesh.coordinates[l], mesh.coordinates[L + l],
-                                    mesh.coordinates[2 * L + l]);
+    const double u =
+        exact_solution(mesh.coordinates[l], mesh.coordinates[L + l], mesh.coordinates[2 * L + l]);
     const double f = p.op.lambda0 * ksq * u + p.op.lambda1 * u;
     const std::size_t e = l / np, n = l % np;
     p.rhs[l] = p.op.factors[(e * factors_per_node + GWJ) * np + n] * f;

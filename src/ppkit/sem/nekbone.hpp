@@ -26,7 +26,7 @@ struct NekboneProblem {
   std::vector<double> exact;           // [E * Np] u_exact at every local node
   std::vector<double> diagonal;        // [E * Np] local diagonal of axhelm (unassembled)
   int max_iterations = 1000;
-  double tolerance = 1e-10;            // stop when |r| <= tolerance |r0|; 0: run max_iterations
+  double tolerance = 1e-10;  // stop when |r| <= tolerance |r0|; 0: run max_iterations
 };
 
 struct NekboneResult {

@@ -58,7 +58,8 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
  public:
   KokkosNekbone(const NekboneProblem& p, bool recompute)
       : mesh_(upload_axhelm_mesh<Mem>(p.op, recompute)),
-        plan_(upload_gather_scatter_plan<Mem>(make_gather_scatter_plan(p.global_ids, p.global_count))),
+        plan_(upload_gather_scatter_plan<Mem>(
+            make_gather_scatter_plan(p.global_ids, p.global_count))),
         max_iterations_(p.max_iterations),
         tolerance_(p.tolerance) {
     const std::size_t L = p.op.local_count();
@@ -102,17 +103,17 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     double residual = initial_, rtz_old = 1.0;
     int it = 0;
     while (it < max_iterations_ && residual > tolerance_ * initial_ && residual > 0) {
-      multiply_into<Exec>(z_, r_, inv_diag_);                // z = M^-1 r (Jacobi)
+      multiply_into<Exec>(z_, r_, inv_diag_);  // z = M^-1 r (Jacobi)
       const double rtz = weighted_dot<Exec>(r_, weight_, z_);
       const double beta = it == 0 ? 0.0 : rtz / rtz_old;
       rtz_old = rtz;
-      axpby<Exec>(p_, beta, z_, 1.0);                        // p = z + beta p
-      apply_axhelm<Exec>(mesh_, p_, w_);               // w = A p
+      axpby<Exec>(p_, beta, z_, 1.0);     // p = z + beta p
+      apply_axhelm<Exec>(mesh_, p_, w_);  // w = A p
       dssum<Exec>(plan_, w_);
       multiply<Exec>(w_, mask_);
       const double alpha = rtz / weighted_dot<Exec>(w_, weight_, p_);
-      axpby<Exec>(x_, 1.0, p_, alpha);                       // x += alpha p
-      axpby<Exec>(r_, 1.0, w_, -alpha);                      // r -= alpha w
+      axpby<Exec>(x_, 1.0, p_, alpha);   // x += alpha p
+      axpby<Exec>(r_, 1.0, w_, -alpha);  // r -= alpha w
       residual = std::sqrt(weighted_dot<Exec>(r_, weight_, r_));
       ++it;
     }
