@@ -10,7 +10,7 @@
 namespace ppkit::fem {
 
 HexMesh make_box_mesh(const BoxMeshSpec& spec) {
-  const auto [nx, ny, nz] = spec.elements;
+  const int nx = spec.elements[0], ny = spec.elements[1], nz = spec.elements[2];
   require(nx >= 1 && ny >= 1 && nz >= 1,
           "box mesh needs at least one element per direction, got " + std::to_string(nx) + "," +
               std::to_string(ny) + "," + std::to_string(nz),
