@@ -167,7 +167,7 @@ void add_fem_command(CLI::App& app) {
   as->add_option("--box", aa->box, "Structured box NX,NY,NZ elements");
   as->add_option("--size", aa->size, "Box size LX,LY,LZ (default 1,1,1)");
   as->add_option("--perturb", aa->perturb,
-                 "Random node perturbation, fraction of the element edge (0..0.25)");
+                 "Random node perturbation, fraction of the element edge (0..0.15)");
   as->add_option("--seed", aa->seed, "Seed of the perturbation");
   as->add_option("--E", aa->E, "Young's modulus in Pa")->required();
   as->add_option("--nu", aa->nu, "Poisson ratio")->required();
