@@ -14,7 +14,7 @@ void ppkit::bench::register_benchmarks() {
         [n] {
           fem::BoxMeshSpec spec;
           spec.elements = {n, n, n};
-          spec.perturbation = 0.2;
+          spec.perturbation = 0.15;
           spec.seed = 2019;
           return fem::make_assembly_problem(fem::make_box_mesh(spec),
                                             fem::Material{2.0e11, 0.3, {0, 0, -7.7e4}});

@@ -16,7 +16,7 @@ inline Material random_material(std::mt19937_64& rng) {
   return m;
 }
 
-inline HexMesh distorted_box(std::array<int, 3> n, unsigned seed, double perturbation = 0.2) {
+inline HexMesh distorted_box(std::array<int, 3> n, unsigned seed, double perturbation = 0.15) {
   BoxMeshSpec spec;
   spec.elements = n;
   spec.size = {1.3, 0.9, 1.1};

@@ -21,7 +21,7 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 TEST(FemMesh, BoxHasTheExpectedCountsAndPositiveJacobians) {
-  const auto mesh = inputs::distorted_box({5, 4, 3}, ppkit::testing::test_seed(), 0.25);
+  const auto mesh = inputs::distorted_box({5, 4, 3}, ppkit::testing::test_seed(), 0.15);
   EXPECT_EQ(mesh.num_nodes(), 6 * 5 * 4);
   EXPECT_EQ(mesh.num_elements(), 60);
   EXPECT_EQ(mesh.node_groups.at("fixed").size(), 5u * 4u);
@@ -144,7 +144,7 @@ TEST(FemPatchTest, LinearFieldIsInEquilibriumAtInteriorNodes) {
   material.body_force = {0, 0, 0};
   const int n[3] = {4, 4, 3};
   const auto problem =
-      make_assembly_problem(inputs::distorted_box({n[0], n[1], n[2]}, seed, 0.25), material);
+      make_assembly_problem(inputs::distorted_box({n[0], n[1], n[2]}, seed, 0.15), material);
   const auto K = assemble_reference(problem);
   std::uniform_real_distribution<double> uni(-1, 1);
   double G[3][3], c[3] = {uni(rng), uni(rng), uni(rng)};

@@ -27,7 +27,7 @@ std::vector<CompareRow> run_fem(CompareContext& ctx) {
   for (int n : box_edges(ctx.options().size)) {
     BoxMeshSpec spec;
     spec.elements = {n, n, n};
-    spec.perturbation = 0.2;
+    spec.perturbation = 0.15;
     spec.seed = 2019;
     Material material{2.0e11, 0.3, {0.0, 0.0, -7850 * 9.81}};  // steel under gravity
     const auto problem = make_assembly_problem(make_box_mesh(spec), material);

@@ -62,7 +62,6 @@ class Tokens {
  public:
   Tokens(std::istream& in, std::string source) : in_(in), source_(std::move(source)) {}
 
-  const std::string& source() const { return source_; }
   long line() const { return line_number_; }
 
   // The next token; throws naming `what` when the file ends.

@@ -10,7 +10,7 @@
 namespace ppkit::fem {
 
 HexMesh make_box_mesh(const BoxMeshSpec& spec) {
-  const auto [nx, ny, nz] = spec.elements;
+  const int nx = spec.elements[0], ny = spec.elements[1], nz = spec.elements[2];
   require(nx >= 1 && ny >= 1 && nz >= 1,
           "box mesh needs at least one element per direction, got " + std::to_string(nx) + "," +
               std::to_string(ny) + "," + std::to_string(nz),
@@ -20,9 +20,9 @@ HexMesh make_box_mesh(const BoxMeshSpec& spec) {
           "box mesh too large: " + std::to_string(nodes) + " nodes",
           "fewer than 715 million nodes (DOF indices are 32-bit)");
   for (double l : spec.size) require(l > 0, "box size must be positive", "LX,LY,LZ > 0");
-  require(spec.perturbation >= 0 && spec.perturbation <= 0.25,
+  require(spec.perturbation >= 0 && spec.perturbation <= 0.15,
           "perturbation " + std::to_string(spec.perturbation) + " is out of range",
-          "0 <= F <= 0.25");
+          "0 <= F <= 0.15 (keeps every element valid)");
 
   HexMesh mesh;
   const double h[3] = {spec.size[0] / nx, spec.size[1] / ny, spec.size[2] / nz};
