@@ -19,7 +19,7 @@ case $part in
   build) scripts/gpu-build.sh "$kokkos" "$deps" build/h100 "$bundle" h100 ;;
   tests) scripts/gpu-suite.sh "$bundle" info tests ;;
   compare)
-    PPKIT_COMPARE_VARIANTS='*' scripts/gpu-suite.sh "$bundle" compare-default
+    PPKIT_COMPARE_VARIANTS='cuda/*,kokkos-cuda/*,kokkos-openmp/*,opencl/*' scripts/gpu-suite.sh "$bundle" compare-default
     # Paper sizes: GPU variants only (a single CPU thread would take hours).
     PPKIT_COMPARE_VARIANTS='cuda/*,kokkos-cuda/*,opencl/*' scripts/gpu-suite.sh "$bundle" compare-large ;;
   bench)
@@ -39,3 +39,7 @@ case $part in
     done ;;
   *) echo "unknown part '$part' (valid: build tests compare bench sph)"; exit 2 ;;
 esac
+# Pack the output folder into one archive (some runners return few files).
+if [ "${PPKIT_PACK_OUT:-0}" = 1 ]; then
+  tar czf /tmp/ppkit-gpu-out.tgz -C "$OUT" . && find "$OUT" -mindepth 1 -delete && mv /tmp/ppkit-gpu-out.tgz "$OUT/gpu-out-$part.tgz"
+fi
