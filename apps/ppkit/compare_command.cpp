@@ -60,9 +60,12 @@ void make_plots(const std::string& out_dir) {
 std::string markdown_report(const std::vector<ppkit::CompareRow>& rows, const nlohmann::json& info,
                             const ppkit::CompareOptions& o) {
   std::string md = "# ppkit compare\n\n";
-  md += fmt::format("ppkit {}, problem size `{}`, {} repeats (median shown, spread = (max-min)/median).\n\n",
-                    info["version"].get<std::string>(), ppkit::to_string(o.size), o.repeats);
-  md += "Roofline = bytes moved per run / median time / copy bandwidth of the same backend measured in this run.\n\n";
+  md += fmt::format(
+      "ppkit {}, problem size `{}`, {} repeats (median shown, spread = (max-min)/median).\n\n",
+      info["version"].get<std::string>(), ppkit::to_string(o.size), o.repeats);
+  md +=
+      "Roofline = bytes moved per run / median time / copy bandwidth of the same backend measured "
+      "in this run.\n\n";
   md += ppkit::results_table(rows, true);
   return md;
 }
@@ -71,8 +74,9 @@ int run_compare(const CompareArgs& a) {
   ppkit::CompareOptions o;
   const int sizes = int(a.quick) + int(a.standard) + int(a.large);
   if (sizes > 1) throw ppkit::Error("choose one of --quick, --default, --large");
-  o.size = a.large ? ppkit::ProblemSize::large
-           : a.standard ? ppkit::ProblemSize::standard : ppkit::ProblemSize::quick;
+  o.size = a.large      ? ppkit::ProblemSize::large
+           : a.standard ? ppkit::ProblemSize::standard
+                        : ppkit::ProblemSize::quick;
   o.repeats = a.repeats > 0 ? a.repeats : (o.size == ppkit::ProblemSize::quick ? 3 : 10);
   o.workloads = split_list(a.workloads);
   o.variant_glob = a.variants;
@@ -83,11 +87,15 @@ int run_compare(const CompareArgs& a) {
   std::string known;
   for (const auto& w : all) known += (known.empty() ? "" : ",") + w.name;
   for (const auto& name : o.workloads) {
-    const bool found = std::any_of(all.begin(), all.end(), [&](const auto& w) { return w.name == name; });
-    if (!found) throw ppkit::Error("unknown workload '" + name + "' in --workloads", known.empty() ? "none built" : known);
+    const bool found =
+        std::any_of(all.begin(), all.end(), [&](const auto& w) { return w.name == name; });
+    if (!found)
+      throw ppkit::Error("unknown workload '" + name + "' in --workloads",
+                         known.empty() ? "none built" : known);
   }
   auto selected = [&](const ppkit::Workload& w) {
-    return o.workloads.empty() || std::find(o.workloads.begin(), o.workloads.end(), w.name) != o.workloads.end();
+    return o.workloads.empty() ||
+           std::find(o.workloads.begin(), o.workloads.end(), w.name) != o.workloads.end();
   };
 
   ppkit::CompareContext ctx(o);
@@ -135,8 +143,10 @@ int run_compare(const CompareArgs& a) {
   const auto failed = std::count_if(rows.begin(), rows.end(), [](const auto& r) {
     return r.status == "FAIL" || r.status == "ERROR";
   });
-  const auto skipped = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.status == "SKIP"; });
-  std::cout << fmt::format("{} passed, {} failed, {} skipped\n", rows.size() - failed - skipped, failed, skipped);
+  const auto skipped =
+      std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.status == "SKIP"; });
+  std::cout << fmt::format("{} passed, {} failed, {} skipped\n", rows.size() - failed - skipped,
+                           failed, skipped);
   return failed ? 1 : 0;
 }
 
@@ -146,20 +156,30 @@ int run_compare(const CompareArgs& a) {
 // application is a variant with the Kokkos backend folded ("kokkos/<strategy>"),
 // so the same Kokkos source on CUDA and HIP counts as one application.
 int run_merge(const CompareArgs& a) {
-  struct Entry { double sum = 0; int n = 0; double throughput = 0; std::string unit; };
+  struct Entry {
+    double sum = 0;
+    int n = 0;
+    double throughput = 0;
+    std::string unit;
+  };
   std::vector<std::string> platforms;
-  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>> table;  // workload -> app -> platform
-  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>> by_case;  // workload|case -> variant -> platform
+  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>>
+      table;  // workload -> app -> platform
+  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>>
+      by_case;  // workload|case -> variant -> platform
   for (const auto& file : a.merge) {
     std::ifstream f(file);
-    if (!f) throw ppkit::Error("cannot read '" + file + "'", "a results.json written by ppkit compare");
+    if (!f)
+      throw ppkit::Error("cannot read '" + file + "'", "a results.json written by ppkit compare");
     nlohmann::json j;
     try {
       f >> j;
     } catch (const std::exception& e) {
       throw ppkit::Error("'" + file + "' is not valid JSON: " + e.what());
     }
-    if (!j.contains("rows")) throw ppkit::Error("'" + file + "' has no \"rows\"", "a results.json written by ppkit compare");
+    if (!j.contains("rows"))
+      throw ppkit::Error("'" + file + "' has no \"rows\"",
+                         "a results.json written by ppkit compare");
     std::string platform = fs::path(file).stem().string();
     for (const auto& jr : j["rows"]) {
       const auto r = ppkit::row_from_json(jr);
@@ -168,14 +188,19 @@ int run_merge(const CompareArgs& a) {
       std::string app = r.variant;
       if (app.rfind("kokkos-", 0) == 0) app = "kokkos/" + app.substr(app.find('/') + 1);
       auto& e = table[r.workload][app][platform];
-      if (std::isfinite(r.roofline_fraction)) { e.sum += r.roofline_fraction; ++e.n; }
+      if (std::isfinite(r.roofline_fraction)) {
+        e.sum += r.roofline_fraction;
+        ++e.n;
+      }
       auto& c = by_case[r.workload + " | " + r.case_name][app][platform];
       c.throughput = r.throughput;
       c.unit = r.throughput_unit;
     }
-    if (std::find(platforms.begin(), platforms.end(), platform) == platforms.end()) platforms.push_back(platform);
+    if (std::find(platforms.begin(), platforms.end(), platform) == platforms.end())
+      platforms.push_back(platform);
   }
-  std::string out = "# ppkit compare --merge\n\n## Throughput per platform\n\n| workload / case | application |";
+  std::string out =
+      "# ppkit compare --merge\n\n## Throughput per platform\n\n| workload / case | application |";
   for (const auto& p : platforms) out += " " + p + " |";
   out += "\n| --- | --- |";
   for (std::size_t i = 0; i < platforms.size(); ++i) out += " --- |";
@@ -185,11 +210,16 @@ int run_merge(const CompareArgs& a) {
       out += "| " + wc + " | " + app + " |";
       for (const auto& p : platforms) {
         auto it = per.find(p);
-        out += " " + (it == per.end() ? std::string("-") : ppkit::format_rate(it->second.throughput, it->second.unit)) + " |";
+        out += " " +
+               (it == per.end() ? std::string("-")
+                                : ppkit::format_rate(it->second.throughput, it->second.unit)) +
+               " |";
       }
       out += "\n";
     }
-  out += "\n## Performance portability (harmonic mean of roofline efficiency)\n\n| workload | application | PP |";
+  out +=
+      "\n## Performance portability (harmonic mean of roofline efficiency)\n\n| workload | "
+      "application | PP |";
   for (const auto& p : platforms) out += " e(" + p + ") |";
   out += "\n| --- | --- | --- |";
   for (std::size_t i = 0; i < platforms.size(); ++i) out += " --- |";
@@ -201,7 +231,11 @@ int run_merge(const CompareArgs& a) {
       std::string cells;
       for (const auto& p : platforms) {
         auto it = per.find(p);
-        if (it == per.end() || it->second.n == 0) { everywhere = false; cells += " - |"; continue; }
+        if (it == per.end() || it->second.n == 0) {
+          everywhere = false;
+          cells += " - |";
+          continue;
+        }
         const double e = it->second.sum / it->second.n;
         inv += 1.0 / e;
         cells += fmt::format(" {:.2f} |", e);
@@ -220,15 +254,21 @@ int run_merge(const CompareArgs& a) {
 void add_compare_command(CLI::App& app) {
   auto args = std::make_shared<CompareArgs>();
   auto* cmd = app.add_subcommand("compare", "Run, verify and time every variant of every workload");
-  cmd->add_flag("--quick", args->quick, "Small problems (about a minute on 2 CPU cores; the default)");
+  cmd->add_flag("--quick", args->quick,
+                "Small problems (about a minute on 2 CPU cores; the default)");
   cmd->add_flag("--default", args->standard, "Medium problems (GPU-sized but quick)");
   cmd->add_flag("--large", args->large, "The papers' problem sizes (for a GPU)");
   cmd->add_option("--workloads", args->workloads, "Comma-separated workloads (default: all)");
-  cmd->add_option("--variants", args->variants, "Comma-separated globs of variant names, e.g. 'cuda/*,*serial*'");
-  cmd->add_option("--repeats", args->repeats, "Timed repeats per variant (median reported)")->check(CLI::PositiveNumber);
-  cmd->add_option("--out", args->out_dir, "Directory for the report (results.json, results.csv, summary.md, PNG plots)");
+  cmd->add_option("--variants", args->variants,
+                  "Comma-separated globs of variant names, e.g. 'cuda/*,*serial*'");
+  cmd->add_option("--repeats", args->repeats, "Timed repeats per variant (median reported)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--out", args->out_dir,
+                  "Directory for the report (results.json, results.csv, summary.md, PNG plots)");
   cmd->add_option("--json", args->json_file, "Also write the results JSON to this file");
-  cmd->add_option("--merge", args->merge, "Merge results.json files from several machines instead of running")->expected(1, -1);
+  cmd->add_option("--merge", args->merge,
+                  "Merge results.json files from several machines instead of running")
+      ->expected(1, -1);
   cmd->add_flag("--no-plots", args->no_plots, "Do not run the plotting script");
   cmd->callback([args] {
     const int status = args->merge.empty() ? run_compare(*args) : run_merge(*args);

@@ -12,7 +12,8 @@ namespace {
 void print_human(const nlohmann::json& info) {
   fmt::print("ppkit {}\n", info["version"].get<std::string>());
   std::string backends;
-  for (const auto& b : info["backends_compiled"]) backends += (backends.empty() ? "" : ", ") + b.get<std::string>();
+  for (const auto& b : info["backends_compiled"])
+    backends += (backends.empty() ? "" : ", ") + b.get<std::string>();
   fmt::print("backends compiled: {}\n", backends);
   const auto& k = info["kokkos"];
   fmt::print("Kokkos {} (default execution space: {})\n", k["version"].get<std::string>(),
@@ -37,15 +38,16 @@ void print_human(const nlohmann::json& info) {
     fmt::print("CUDA runtime {}, driver {}\n", c["runtime_version"].get<std::string>(),
                c["driver_version"].get<std::string>());
     for (const auto& d : c["devices"])
-      fmt::print("  [{}] {}: compute capability {}, {} SMs, {:.1f} GiB, L2 {} MiB\n", d["index"].get<int>(),
-                 d["name"].get<std::string>(), d["compute_capability"].get<std::string>(),
-                 d["multiprocessors"].get<int>(), d["memory_bytes"].get<double>() / (1 << 30),
-                 d["l2_bytes"].get<int>() >> 20);
+      fmt::print("  [{}] {}: compute capability {}, {} SMs, {:.1f} GiB, L2 {} MiB\n",
+                 d["index"].get<int>(), d["name"].get<std::string>(),
+                 d["compute_capability"].get<std::string>(), d["multiprocessors"].get<int>(),
+                 d["memory_bytes"].get<double>() / (1 << 30), d["l2_bytes"].get<int>() >> 20);
     if (c.contains("status")) fmt::print("  {}\n", c["status"].get<std::string>());
   }
   if (info.contains("hip")) {
     const auto& h = info["hip"];
-    fmt::print("HIP runtime {}, driver {}\n", h.value("runtime_version", "?"), h.value("driver_version", "?"));
+    fmt::print("HIP runtime {}, driver {}\n", h.value("runtime_version", "?"),
+               h.value("driver_version", "?"));
     for (const auto& d : h.value("devices", nlohmann::json::array()))
       fmt::print("  [{}] {}: {}, {} CUs, wavefront {}, {:.1f} GiB\n", d.value("index", 0),
                  d.value("name", "?"), d.value("architecture", "?"), d.value("compute_units", 0),

@@ -9,8 +9,9 @@
 #include "ppkit/core/runtime.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"ppkit " + std::string(ppkit::version_string()) +
-               ": performance-portable FEM, SPH, SEM and FDTD kernels across GPU vendors and backends"};
+  CLI::App app{
+      "ppkit " + std::string(ppkit::version_string()) +
+      ": performance-portable FEM, SPH, SEM and FDTD kernels across GPU vendors and backends"};
   app.require_subcommand(1);
   auto& cmds = ppkit::cli::commands();
   std::sort(cmds.begin(), cmds.end(), [](const auto& a, const auto& b) { return a.name < b.name; });

@@ -12,7 +12,8 @@ int main(int argc, char* argv[]) {
   Kokkos::initialize(argc, argv);  // the host code's own Kokkos
   {
     ppkit::Runtime runtime;  // does not re-initialise, does not finalise
-    std::printf("ppkit %s, owns Kokkos: %s\n", ppkit::version_string(), runtime.owns_kokkos() ? "yes" : "no");
+    std::printf("ppkit %s, owns Kokkos: %s\n", ppkit::version_string(),
+                runtime.owns_kokkos() ? "yes" : "no");
     const auto& copy = ppkit::Registry<ppkit::StreamCopy>::find("auto");
     const double bw = ppkit::measure_copy_bandwidth(copy, std::size_t(1) << 22, 3);
     std::printf("copy bandwidth with %s: %.1f GB/s\n", copy.name.c_str(), bw * 1e-9);

@@ -21,7 +21,8 @@ int main(void) {
         coordinates[3 * n + 2] = 0.25 * k;
       }
   /* Gmsh hexahedron order: bottom face counter-clockwise, then the top face. */
-  const int di[8] = {0, 1, 1, 0, 0, 1, 1, 0}, dj[8] = {0, 0, 1, 1, 0, 0, 1, 1}, dk[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+  const int di[8] = {0, 1, 1, 0, 0, 1, 1, 0}, dj[8] = {0, 0, 1, 1, 0, 0, 1, 1},
+            dk[8] = {0, 0, 0, 0, 1, 1, 1, 1};
   int64_t e = 0;
   for (int k = 0; k < NZ; ++k)
     for (int j = 0; j < NY; ++j)
@@ -43,8 +44,8 @@ int main(void) {
   double* values = malloc(sizeof(double) * nnz);
   double* load = malloc(sizeof(double) * rows);
   const double gravity[3] = {0.0, 0.0, -7850.0 * 9.81};
-  if (ppkit_fem_assemble(num_nodes, coordinates, num_elements, connectivity, 2.0e11, 0.3, gravity, "auto",
-                         row_offsets, columns, values, load) != 0) {
+  if (ppkit_fem_assemble(num_nodes, coordinates, num_elements, connectivity, 2.0e11, 0.3, gravity,
+                         "auto", row_offsets, columns, values, load) != 0) {
     fprintf(stderr, "ppkit_fem_assemble: %s\n", ppkit_fem_last_error());
     return 1;
   }
@@ -54,8 +55,8 @@ int main(void) {
       if (columns[k] == r) trace += values[k];
     weight += load[r];
   }
-  printf("K: %lld x %lld, %lld nonzeros, trace %.6e; total load %.6e N\n", (long long)rows, (long long)rows,
-         (long long)nnz, trace, weight);
+  printf("K: %lld x %lld, %lld nonzeros, trace %.6e; total load %.6e N\n", (long long)rows,
+         (long long)rows, (long long)nnz, trace, weight);
   free(coordinates);
   free(connectivity);
   free(row_offsets);

@@ -8,7 +8,8 @@ void ppkit::bench::register_benchmarks() {
         "stream_copy/" + std::to_string(mib) + "MiB",
         [mib] { return make_stream_copy_problem(mib * (1u << 20) / sizeof(double), 7u); },
         [](const StreamCopy::Problem& p) {
-          return BenchModel{double(p.source.size()), "doubles/s", StreamCopy::bytes_moved(p), std::nan("")};
+          return BenchModel{double(p.source.size()), "doubles/s", StreamCopy::bytes_moved(p),
+                            std::nan("")};
         });
   }
 }

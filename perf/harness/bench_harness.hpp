@@ -21,10 +21,10 @@ void register_benchmarks();
 double backend_bandwidth(const std::string& backend);
 
 struct BenchModel {
-  double work_units = 0;         // per run, e.g. elements
-  std::string work_counter;      // counter name, e.g. "elements/s"
-  double bytes = std::nan("");   // bytes moved per run
-  double flops = std::nan("");   // flops per run
+  double work_units = 0;        // per run, e.g. elements
+  std::string work_counter;     // counter name, e.g. "elements/s"
+  double bytes = std::nan("");  // bytes moved per run
+  double flops = std::nan("");  // flops per run
 };
 
 // Registers "<prefix>/<variant>" for every variant of Op. make_problem is
@@ -35,33 +35,42 @@ void register_variant_benchmarks(const std::string& prefix,
                                  std::function<BenchModel(const typename Op::Problem&)> model) {
   for (const auto& v : Registry<Op>::all()) {
     const std::string name = v.name;
-    benchmark::RegisterBenchmark((prefix + "/" + name).c_str(), [=](benchmark::State& state) {
-      const auto& variant = Registry<Op>::find(name);
-      const Availability a = variant.availability();
-      if (!a.available) {
-        state.SkipWithError(("skipped: " + a.reason).c_str());
-        for (auto _ : state) {}
-        return;
-      }
-      const auto problem = make_problem();
-      const BenchModel m = model(problem);
-      auto run = variant.prepare(problem);
-      run->run();  // warm-up
-      for (auto _ : state) run->run();
-      const double iterations = double(state.iterations());
-      state.counters[m.work_counter] =
-          benchmark::Counter(m.work_units * iterations, benchmark::Counter::kIsRate);
-      if (!std::isnan(m.bytes)) {
-        state.counters["GB/s"] = benchmark::Counter(m.bytes * iterations * 1e-9, benchmark::Counter::kIsRate);
-        const double bw = backend_bandwidth(variant.backend);
-        if (!std::isnan(bw)) {
-          // kIsRate divides by seconds: bytes*it/seconds/bw is the fraction of the copy roofline.
-          state.counters["roofline"] = benchmark::Counter(m.bytes * iterations / bw, benchmark::Counter::kIsRate);
-        }
-      }
-      if (!std::isnan(m.flops))
-        state.counters["GFLOP/s"] = benchmark::Counter(m.flops * iterations * 1e-9, benchmark::Counter::kIsRate);
-    })->UseRealTime()->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(
+        (prefix + "/" + name).c_str(),
+        [=](benchmark::State& state) {
+          const auto& variant = Registry<Op>::find(name);
+          const Availability a = variant.availability();
+          if (!a.available) {
+            state.SkipWithError(("skipped: " + a.reason).c_str());
+            for (auto _ : state) {
+            }
+            return;
+          }
+          const auto problem = make_problem();
+          const BenchModel m = model(problem);
+          auto run = variant.prepare(problem);
+          run->run();  // warm-up
+          for (auto _ : state) run->run();
+          const double iterations = double(state.iterations());
+          state.counters[m.work_counter] =
+              benchmark::Counter(m.work_units * iterations, benchmark::Counter::kIsRate);
+          if (!std::isnan(m.bytes)) {
+            state.counters["GB/s"] =
+                benchmark::Counter(m.bytes * iterations * 1e-9, benchmark::Counter::kIsRate);
+            const double bw = backend_bandwidth(variant.backend);
+            if (!std::isnan(bw)) {
+              // kIsRate divides by seconds: bytes*it/seconds/bw is the fraction of the copy
+              // roofline.
+              state.counters["roofline"] =
+                  benchmark::Counter(m.bytes * iterations / bw, benchmark::Counter::kIsRate);
+            }
+          }
+          if (!std::isnan(m.flops))
+            state.counters["GFLOP/s"] =
+                benchmark::Counter(m.flops * iterations * 1e-9, benchmark::Counter::kIsRate);
+        })
+        ->UseRealTime()
+        ->Unit(benchmark::kMillisecond);
   }
 }
 

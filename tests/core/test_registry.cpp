@@ -42,9 +42,9 @@ TEST(Registry, UnknownVariantErrorListsValidNames) {
 }
 
 TEST(Registry, DuplicateNameIsRejected) {
-  EXPECT_THROW(ppkit::Registry<ppkit::StreamCopy>::add(
-                   ppkit::Registry<ppkit::StreamCopy>::all().front()),
-               ppkit::Error);
+  EXPECT_THROW(
+      ppkit::Registry<ppkit::StreamCopy>::add(ppkit::Registry<ppkit::StreamCopy>::all().front()),
+      ppkit::Error);
 }
 
 TEST(Registry, EveryKokkosSpaceRegistersTheCopyProbe) {

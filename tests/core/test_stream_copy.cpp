@@ -11,7 +11,8 @@ TEST_P(StreamCopyTest, CopiesEverySeededElement) {
   run->run();
   const auto out = run->result();  // destination was poisoned in prepare()
   ASSERT_EQ(out.size(), problem.source.size());
-  for (std::size_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], problem.source[i]) << "index " << i;
+  for (std::size_t i = 0; i < out.size(); ++i)
+    ASSERT_EQ(out[i], problem.source[i]) << "index " << i;
 }
 
 PPKIT_INSTANTIATE_VARIANT_TESTS(StreamCopyTest, ppkit::StreamCopy);

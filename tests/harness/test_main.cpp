@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
 namespace ppkit::testing {
 unsigned test_seed() {
   static const unsigned seed = [] {
-    if (const char* s = std::getenv("PPKIT_TEST_SEED")) return unsigned(std::strtoul(s, nullptr, 10));
+    if (const char* s = std::getenv("PPKIT_TEST_SEED"))
+      return unsigned(std::strtoul(s, nullptr, 10));
     return unsigned(std::chrono::steady_clock::now().time_since_epoch().count() & 0x7fffffff);
   }();
   return seed;

@@ -55,8 +55,7 @@ double relative_l2_error(const std::vector<T>& a, const std::vector<T>& b) {
 
 }  // namespace ppkit::testing
 
-#define PPKIT_INSTANTIATE_VARIANT_TESTS(Fixture, Op)                                   \
-  INSTANTIATE_TEST_SUITE_P(Variants, Fixture,                                         \
-                           ::testing::ValuesIn(::ppkit::Registry<Op>::names()),       \
-                           ::ppkit::testing::variant_test_name);                      \
+#define PPKIT_INSTANTIATE_VARIANT_TESTS(Fixture, Op)                                               \
+  INSTANTIATE_TEST_SUITE_P(Variants, Fixture, ::testing::ValuesIn(::ppkit::Registry<Op>::names()), \
+                           ::ppkit::testing::variant_test_name);                                   \
   GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Fixture)

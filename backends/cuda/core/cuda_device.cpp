@@ -44,12 +44,13 @@ nlohmann::json describe_cuda() {
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp p{};
     if (cudaGetDeviceProperties(&p, d) != cudaSuccess) continue;
-    j["devices"].push_back({{"index", d},
-                            {"name", p.name},
-                            {"compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor)},
-                            {"multiprocessors", p.multiProcessorCount},
-                            {"memory_bytes", p.totalGlobalMem},
-                            {"l2_bytes", p.l2CacheSize}});
+    j["devices"].push_back(
+        {{"index", d},
+         {"name", p.name},
+         {"compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor)},
+         {"multiprocessors", p.multiProcessorCount},
+         {"memory_bytes", p.totalGlobalMem},
+         {"l2_bytes", p.l2CacheSize}});
   }
   return j;
 }

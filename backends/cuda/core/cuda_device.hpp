@@ -25,7 +25,10 @@ class DeviceBuffer {
     if (n_) PPKIT_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), n_ * sizeof(T)));
   }
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(o.data_), n_(o.n_) { o.data_ = nullptr; o.n_ = 0; }
+  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(o.data_), n_(o.n_) {
+    o.data_ = nullptr;
+    o.n_ = 0;
+  }
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     std::swap(data_, o.data_);
     std::swap(n_, o.n_);
@@ -33,19 +36,25 @@ class DeviceBuffer {
   }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { if (data_) cudaFree(data_); }
+  ~DeviceBuffer() {
+    if (data_) cudaFree(data_);
+  }
 
   void upload(const std::vector<T>& host) {
     require(host.size() == n_, "DeviceBuffer::upload size mismatch");
-    if (n_) PPKIT_CUDA_CHECK(cudaMemcpy(data_, host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+    if (n_)
+      PPKIT_CUDA_CHECK(cudaMemcpy(data_, host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
   }
   std::vector<T> download() const {
     std::vector<T> host(n_);
-    if (n_) PPKIT_CUDA_CHECK(cudaMemcpy(host.data(), data_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
+    if (n_)
+      PPKIT_CUDA_CHECK(cudaMemcpy(host.data(), data_, n_ * sizeof(T), cudaMemcpyDeviceToHost));
     return host;
   }
   // Fills every byte with `byte` (0xFF makes NaN doubles/floats: poison).
-  void fill_bytes(int byte) { if (n_) PPKIT_CUDA_CHECK(cudaMemset(data_, byte, n_ * sizeof(T))); }
+  void fill_bytes(int byte) {
+    if (n_) PPKIT_CUDA_CHECK(cudaMemset(data_, byte, n_ * sizeof(T)));
+  }
   T* data() { return data_; }
   const T* data() const { return data_; }
   std::size_t size() const { return n_; }

@@ -10,7 +10,8 @@ namespace {
 
 class CudaMemcpy final : public PreparedRun<StreamCopy::Result> {
  public:
-  explicit CudaMemcpy(const StreamCopy::Problem& p) : source_(p.source), destination_(p.source.size()) {
+  explicit CudaMemcpy(const StreamCopy::Problem& p)
+      : source_(p.source), destination_(p.source.size()) {
     destination_.fill_bytes(0xFF);
   }
   void run() override {

@@ -55,7 +55,8 @@ struct Choice {
 
 Choice choose_device() {
   const auto ps = platforms();
-  if (ps.empty()) return {nullptr, nullptr, "no OpenCL platform (is an ICD such as pocl-opencl-icd installed?)"};
+  if (ps.empty())
+    return {nullptr, nullptr, "no OpenCL platform (is an ICD such as pocl-opencl-icd installed?)"};
   const char* wanted = std::getenv("PPKIT_OPENCL_DEVICE");
   std::string listing;
   Choice first_any, first_gpu;
@@ -77,11 +78,12 @@ Choice choose_device() {
   }
   if (wanted)
     return {nullptr, nullptr,
-            std::string("PPKIT_OPENCL_DEVICE='") + wanted + "' matches no OpenCL device; devices: " +
-                (listing.empty() ? "none" : listing)};
+            std::string("PPKIT_OPENCL_DEVICE='") + wanted +
+                "' matches no OpenCL device; devices: " + (listing.empty() ? "none" : listing)};
   if (first_gpu.device) return first_gpu;
   if (first_any.device) return first_any;
-  return {nullptr, nullptr, "no OpenCL device on the " + std::to_string(ps.size()) + " platform(s) found"};
+  return {nullptr, nullptr,
+          "no OpenCL device on the " + std::to_string(ps.size()) + " platform(s) found"};
 }
 
 nlohmann::json describe_opencl() {
@@ -95,11 +97,14 @@ nlohmann::json describe_opencl() {
       const auto type = device_value<cl_device_type>(d, CL_DEVICE_TYPE);
       pj["devices"].push_back(
           {{"name", device_string(d, CL_DEVICE_NAME)},
-           {"type", (type & CL_DEVICE_TYPE_GPU) ? "GPU" : (type & CL_DEVICE_TYPE_CPU) ? "CPU" : "other"},
+           {"type", (type & CL_DEVICE_TYPE_GPU)   ? "GPU"
+                    : (type & CL_DEVICE_TYPE_CPU) ? "CPU"
+                                                  : "other"},
            {"compute_units", device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS)},
            {"global_memory_bytes", device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE)},
            {"local_memory_bytes", device_value<cl_ulong>(d, CL_DEVICE_LOCAL_MEM_SIZE)},
-           {"double_precision", device_string(d, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos}});
+           {"double_precision",
+            device_string(d, CL_DEVICE_EXTENSIONS).find("cl_khr_fp64") != std::string::npos}});
     }
     j.push_back(pj);
   }
@@ -112,23 +117,40 @@ nlohmann::json describe_opencl() {
 
 const char* error_name(cl_int s) {
   switch (s) {
-    case CL_DEVICE_NOT_FOUND: return "CL_DEVICE_NOT_FOUND";
-    case CL_MEM_OBJECT_ALLOCATION_FAILURE: return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
-    case CL_OUT_OF_RESOURCES: return "CL_OUT_OF_RESOURCES";
-    case CL_OUT_OF_HOST_MEMORY: return "CL_OUT_OF_HOST_MEMORY";
-    case CL_BUILD_PROGRAM_FAILURE: return "CL_BUILD_PROGRAM_FAILURE";
-    case CL_INVALID_VALUE: return "CL_INVALID_VALUE";
-    case CL_INVALID_BUFFER_SIZE: return "CL_INVALID_BUFFER_SIZE";
-    case CL_INVALID_KERNEL_NAME: return "CL_INVALID_KERNEL_NAME";
-    case CL_INVALID_KERNEL_ARGS: return "CL_INVALID_KERNEL_ARGS";
-    case CL_INVALID_ARG_SIZE: return "CL_INVALID_ARG_SIZE";
-    case CL_INVALID_ARG_INDEX: return "CL_INVALID_ARG_INDEX";
-    case CL_INVALID_WORK_GROUP_SIZE: return "CL_INVALID_WORK_GROUP_SIZE";
-    case CL_INVALID_WORK_ITEM_SIZE: return "CL_INVALID_WORK_ITEM_SIZE";
-    case CL_INVALID_GLOBAL_WORK_SIZE: return "CL_INVALID_GLOBAL_WORK_SIZE";
-    case CL_INVALID_MEM_OBJECT: return "CL_INVALID_MEM_OBJECT";
-    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
-    default: return "OpenCL error";
+    case CL_DEVICE_NOT_FOUND:
+      return "CL_DEVICE_NOT_FOUND";
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+      return "CL_MEM_OBJECT_ALLOCATION_FAILURE";
+    case CL_OUT_OF_RESOURCES:
+      return "CL_OUT_OF_RESOURCES";
+    case CL_OUT_OF_HOST_MEMORY:
+      return "CL_OUT_OF_HOST_MEMORY";
+    case CL_BUILD_PROGRAM_FAILURE:
+      return "CL_BUILD_PROGRAM_FAILURE";
+    case CL_INVALID_VALUE:
+      return "CL_INVALID_VALUE";
+    case CL_INVALID_BUFFER_SIZE:
+      return "CL_INVALID_BUFFER_SIZE";
+    case CL_INVALID_KERNEL_NAME:
+      return "CL_INVALID_KERNEL_NAME";
+    case CL_INVALID_KERNEL_ARGS:
+      return "CL_INVALID_KERNEL_ARGS";
+    case CL_INVALID_ARG_SIZE:
+      return "CL_INVALID_ARG_SIZE";
+    case CL_INVALID_ARG_INDEX:
+      return "CL_INVALID_ARG_INDEX";
+    case CL_INVALID_WORK_GROUP_SIZE:
+      return "CL_INVALID_WORK_GROUP_SIZE";
+    case CL_INVALID_WORK_ITEM_SIZE:
+      return "CL_INVALID_WORK_ITEM_SIZE";
+    case CL_INVALID_GLOBAL_WORK_SIZE:
+      return "CL_INVALID_GLOBAL_WORK_SIZE";
+    case CL_INVALID_MEM_OBJECT:
+      return "CL_INVALID_MEM_OBJECT";
+    case -1001:
+      return "CL_PLATFORM_NOT_FOUND_KHR";
+    default:
+      return "OpenCL error";
   }
 }
 
@@ -143,7 +165,8 @@ Context::Context() {
   if (!c.device) throw Error(c.error, "set PPKIT_OPENCL_DEVICE to one of the listed devices");
   device_ = c.device;
   cl_int status = CL_SUCCESS;
-  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(c.platform), 0};
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                   reinterpret_cast<cl_context_properties>(c.platform), 0};
   context_ = clCreateContext(props, 1, &device_, nullptr, nullptr, &status);
   PPKIT_CL_CHECK(status);
   queue_ = clCreateCommandQueue(context_, device_, 0, &status);
@@ -151,7 +174,8 @@ Context::Context() {
   is_gpu_ = (device_value<cl_device_type>(device_, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_GPU) != 0;
   description_ = device_string(device_, CL_DEVICE_NAME) + " (" +
                  platform_string(c.platform, CL_PLATFORM_NAME) + ", " +
-                 std::to_string(device_value<cl_uint>(device_, CL_DEVICE_MAX_COMPUTE_UNITS)) + " CUs)";
+                 std::to_string(device_value<cl_uint>(device_, CL_DEVICE_MAX_COMPUTE_UNITS)) +
+                 " CUs)";
 }
 
 Context::~Context() {

@@ -61,11 +61,20 @@ class Buffer {
     PPKIT_CL_CHECK(status);
   }
   explicit Buffer(const std::vector<T>& host) : Buffer(host.size()) { upload(host); }
-  Buffer(Buffer&& o) noexcept : mem_(o.mem_), n_(o.n_) { o.mem_ = nullptr; o.n_ = 0; }
-  Buffer& operator=(Buffer&& o) noexcept { std::swap(mem_, o.mem_); std::swap(n_, o.n_); return *this; }
+  Buffer(Buffer&& o) noexcept : mem_(o.mem_), n_(o.n_) {
+    o.mem_ = nullptr;
+    o.n_ = 0;
+  }
+  Buffer& operator=(Buffer&& o) noexcept {
+    std::swap(mem_, o.mem_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() { if (mem_) clReleaseMemObject(mem_); }
+  ~Buffer() {
+    if (mem_) clReleaseMemObject(mem_);
+  }
 
   void upload(const std::vector<T>& host) {
     require(host.size() == n_, "opencl::Buffer::upload size mismatch");
@@ -102,7 +111,9 @@ void set_args(cl_kernel kernel, const Args&... args) {
 class Kernel {
  public:
   Kernel(cl_program program, const char* name) : kernel_(Context::get().kernel(program, name)) {}
-  ~Kernel() { if (kernel_) clReleaseKernel(kernel_); }
+  ~Kernel() {
+    if (kernel_) clReleaseKernel(kernel_);
+  }
   Kernel(Kernel&& o) noexcept : kernel_(o.kernel_) { o.kernel_ = nullptr; }
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;

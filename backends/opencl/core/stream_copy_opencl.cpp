@@ -10,7 +10,8 @@ namespace {
 
 class OpenClCopyBuffer final : public PreparedRun<StreamCopy::Result> {
  public:
-  explicit OpenClCopyBuffer(const StreamCopy::Problem& p) : source_(p.source), destination_(p.source.size()) {
+  explicit OpenClCopyBuffer(const StreamCopy::Problem& p)
+      : source_(p.source), destination_(p.source.size()) {
     destination_.fill_bytes(0xFF);
   }
   void run() override {

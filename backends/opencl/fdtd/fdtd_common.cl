@@ -24,7 +24,12 @@ __kernel void record_probes(long n_probes, long step, long steps, __global const
   if (q >= n_probes) return;
   const int c = component[q];
   const long n = index[q];
-  const float v = c == 0 ? ex[n] : c == 1 ? ey[n] : c == 2 ? ez[n] : c == 3 ? hx[n] : c == 4 ? hy[n] : hz[n];
+  const float v = c == 0   ? ex[n]
+                  : c == 1 ? ey[n]
+                  : c == 2 ? ez[n]
+                  : c == 3 ? hx[n]
+                  : c == 4 ? hy[n]
+                           : hz[n];
   out[q * steps + step] = v;
 }
 
@@ -39,7 +44,8 @@ inline void local_tree_sum(__local float* sdata) {
 }
 
 // Second pass: partial sums of `in` per work-group.
-__kernel void reduce_sum(long n, __global const float* in, __global float* out, __local float* sdata) {
+__kernel void reduce_sum(long n, __global const float* in, __global float* out,
+                         __local float* sdata) {
   float acc = 0;
   for (long m = get_global_id(0); m < n; m += get_global_size(0)) acc += in[m];
   sdata[get_local_id(0)] = acc;

@@ -43,7 +43,8 @@ inline float4 cpml_z(float4 d, long k0, __global const float* prof, long pz, int
     for (int l = 0; l < 4; ++l)
       if (ss[l] >= 0) {
         const long q = qbase + ss[l];
-        const float updated = prof[base + pz + k0 + l] * psi[q] + prof[base + 2 * pz + k0 + l] * dd[l];
+        const float updated =
+            prof[base + pz + k0 + l] * psi[q] + prof[base + 2 * pz + k0 + l] * dd[l];
         psi[q] = updated;
         tt[l] += updated;
       }
@@ -59,15 +60,14 @@ inline float4 gather(__global const float* table, uint4 m, int which) {
 
 inline int4 lanes(long k0) { return (int4)((int)k0) + (int4)(0, 1, 2, 3); }
 
-__kernel __attribute__((reqd_work_group_size(LQ, LY, 1)))
-void update_h(long nx, long ny, long nz, long pz, long layers,
-              __global const float* ex, __global const float* ey, __global const float* ez,
-              __global float* hx, __global float* hy, __global float* hz,
-              __global const uint* material, __global const float* table,
-              __global const float* px, __global const float* py, __global const float* pzp,
-              __global const int* sx_slot, __global const int* sy_slot, __global const int* sz_slot,
-              __global float* psix, __global float* psiy, __global float* psiz,
-              long psix_size, long psiy_size, long psiz_size) {
+__kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_h(
+    long nx, long ny, long nz, long pz, long layers, __global const float* ex,
+    __global const float* ey, __global const float* ez, __global float* hx, __global float* hy,
+    __global float* hz, __global const uint* material, __global const float* table,
+    __global const float* px, __global const float* py, __global const float* pzp,
+    __global const int* sx_slot, __global const int* sy_slot, __global const int* sz_slot,
+    __global float* psix, __global float* psiy, __global float* psiz, long psix_size,
+    long psiy_size, long psiz_size) {
   // Tiles: row r = local y, column c = 4 * local quad + lane; one halo row
   // (j + 1) for Ex, Ez and one halo column (k + 4 of the last quad) for Ex, Ey.
   __local float tex[(LY + 1) * (TZ + 1)];
@@ -143,15 +143,14 @@ void update_h(long nx, long ny, long nz, long pz, long layers,
   }
 }
 
-__kernel __attribute__((reqd_work_group_size(LQ, LY, 1)))
-void update_e(long nx, long ny, long nz, long pz, long layers,
-              __global float* ex, __global float* ey, __global float* ez,
-              __global const float* hx, __global const float* hy, __global const float* hz,
-              __global const uint* material, __global const float* table,
-              __global const float* px, __global const float* py, __global const float* pzp,
-              __global const int* sx_slot, __global const int* sy_slot, __global const int* sz_slot,
-              __global float* psix, __global float* psiy, __global float* psiz,
-              long psix_size, long psiy_size, long psiz_size) {
+__kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_e(
+    long nx, long ny, long nz, long pz, long layers, __global float* ex, __global float* ey,
+    __global float* ez, __global const float* hx, __global const float* hy,
+    __global const float* hz, __global const uint* material, __global const float* table,
+    __global const float* px, __global const float* py, __global const float* pzp,
+    __global const int* sx_slot, __global const int* sy_slot, __global const int* sz_slot,
+    __global float* psix, __global float* psiy, __global float* psiz, long psix_size,
+    long psiy_size, long psiz_size) {
   // Tiles: row r + 1 = local y (row 0: halo j0 - 1 for Hx, Hz), column c + 1 =
   // 4 * local quad + lane (column 0: halo k0 - 1 of the first quad for Hx, Hy).
   __local float thx[(LY + 1) * (TZ + 1)];

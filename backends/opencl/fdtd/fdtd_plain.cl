@@ -21,14 +21,14 @@ inline float cpml_term(float d, int slot, __global const float* prof, long n1, l
   return plain + updated;
 }
 
-__kernel void update_h(long nx, long ny, long nz, long pz, long layers,
-                       __global const float* ex, __global const float* ey, __global const float* ez,
-                       __global float* hx, __global float* hy, __global float* hz,
-                       __global const uint* material, __global const float* table,
-                       __global const float* px, __global const float* py, __global const float* pz_prof,
-                       __global const int* sx_slot, __global const int* sy_slot, __global const int* sz_slot,
-                       __global float* psix, __global float* psiy, __global float* psiz,
-                       long psix_size, long psiy_size, long psiz_size) {
+__kernel void update_h(long nx, long ny, long nz, long pz, long layers, __global const float* ex,
+                       __global const float* ey, __global const float* ez, __global float* hx,
+                       __global float* hy, __global float* hz, __global const uint* material,
+                       __global const float* table, __global const float* px,
+                       __global const float* py, __global const float* pz_prof,
+                       __global const int* sx_slot, __global const int* sy_slot,
+                       __global const int* sz_slot, __global float* psix, __global float* psiy,
+                       __global float* psiz, long psix_size, long psiy_size, long psiz_size) {
   const long k = get_global_id(0), j = get_global_id(1), i = get_global_id(2);
   if (i > nx || j > ny || k > nz) return;
   const long sy = pz, sx = (ny + 1) * pz, n = i * sx + j * sy + k;
@@ -57,12 +57,13 @@ __kernel void update_h(long nx, long ny, long nz, long pz, long layers,
   }
 }
 
-__kernel void update_e(long nx, long ny, long nz, long pz, long layers,
-                       __global float* ex, __global float* ey, __global float* ez,
-                       __global const float* hx, __global const float* hy, __global const float* hz,
+__kernel void update_e(long nx, long ny, long nz, long pz, long layers, __global float* ex,
+                       __global float* ey, __global float* ez, __global const float* hx,
+                       __global const float* hy, __global const float* hz,
                        __global const uint* material, __global const float* table,
-                       __global const float* px, __global const float* py, __global const float* pz_prof,
-                       __global const int* sx_slot, __global const int* sy_slot, __global const int* sz_slot,
+                       __global const float* px, __global const float* py,
+                       __global const float* pz_prof, __global const int* sx_slot,
+                       __global const int* sy_slot, __global const int* sz_slot,
                        __global float* psix, __global float* psiy, __global float* psiz,
                        long psix_size, long psiy_size, long psiz_size) {
   const long k = get_global_id(0), j = get_global_id(1), i = get_global_id(2);

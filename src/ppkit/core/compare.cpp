@@ -13,9 +13,12 @@ ProblemSize parse_problem_size(const std::string& s) {
 
 const char* to_string(ProblemSize s) {
   switch (s) {
-    case ProblemSize::quick: return "quick";
-    case ProblemSize::standard: return "default";
-    case ProblemSize::large: return "large";
+    case ProblemSize::quick:
+      return "quick";
+    case ProblemSize::standard:
+      return "default";
+    case ProblemSize::large:
+      return "large";
   }
   return "?";
 }
@@ -93,9 +96,7 @@ const std::vector<Workload>& workloads() {
 
 void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy) {
   if (baseline_strategy.empty()) return;
-  auto strategy_of = [](const CompareRow& r) {
-    return r.extra.value("strategy", std::string());
-  };
+  auto strategy_of = [](const CompareRow& r) { return r.extra.value("strategy", std::string()); };
   for (auto& row : rows) {
     if (row.status != "PASS" && row.status != "FAIL") continue;
     const CompareRow* base = nullptr;

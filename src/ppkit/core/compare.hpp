@@ -28,10 +28,10 @@ struct CompareRow {
   std::string status = "PASS";  // PASS, FAIL (verification), SKIP (unavailable), ERROR (threw)
   std::string message;          // skip reason, error text, or verification detail
   TimingSummary timing;
-  double throughput = std::nan("");  // in throughput_unit per second
-  std::string throughput_unit;       // "elements/s", "GDOF/s", "cells/s"
-  double bytes = std::nan("");       // bytes moved per run (roofline model)
-  double flops = std::nan("");       // flops per run
+  double throughput = std::nan("");         // in throughput_unit per second
+  std::string throughput_unit;              // "elements/s", "GDOF/s", "cells/s"
+  double bytes = std::nan("");              // bytes moved per run (roofline model)
+  double flops = std::nan("");              // flops per run
   double bandwidth_Bps = std::nan("");      // copy bandwidth measured for this backend
   double roofline_fraction = std::nan("");  // (bytes / time) / bandwidth
   double speedup = std::nan("");            // over the workload's baseline variant

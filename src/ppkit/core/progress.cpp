@@ -9,7 +9,9 @@
 namespace ppkit {
 
 Progress::Progress(int total)
-    : total_(total), enabled_(isatty(fileno(stderr)) != 0), start_(std::chrono::steady_clock::now()) {}
+    : total_(total),
+      enabled_(isatty(fileno(stderr)) != 0),
+      start_(std::chrono::steady_clock::now()) {}
 
 Progress::~Progress() { finish(); }
 

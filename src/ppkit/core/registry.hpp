@@ -52,8 +52,8 @@ struct VariantInfo {
 
 template <class Op>
 struct Variant : VariantInfo {
-  using Prepare = std::function<std::unique_ptr<PreparedRun<typename Op::Result>>(
-      const typename Op::Problem&)>;
+  using Prepare =
+      std::function<std::unique_ptr<PreparedRun<typename Op::Result>>(const typename Op::Problem&)>;
   Prepare prepare;
 };
 
@@ -91,8 +91,7 @@ class Registry {
       for (const auto& v : variants)
         if (v.availability().available && (!best || v.preference > best->preference)) best = &v;
       if (!best)
-        throw Error(std::string("no variant of ") + Op::name + " can run here",
-                    joined_names());
+        throw Error(std::string("no variant of ") + Op::name + " can run here", joined_names());
       return *best;
     }
     for (const auto& v : variants)

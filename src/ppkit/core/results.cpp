@@ -100,11 +100,10 @@ std::string results_csv(const std::vector<CompareRow>& rows) {
   for (const auto& r : rows) {
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        csv_escape(r.workload), csv_escape(r.case_name), csv_escape(r.size),
-                       csv_escape(r.variant), csv_escape(r.backend), csv_escape(r.device),
-                       r.status, num(r.timing.median_s), num(r.timing.min_s),
-                       num(r.timing.max_s), num(r.throughput), csv_escape(r.throughput_unit),
-                       num(r.bytes), num(r.flops), num(r.bandwidth_Bps),
-                       num(r.roofline_fraction), num(r.speedup), num(r.error),
+                       csv_escape(r.variant), csv_escape(r.backend), csv_escape(r.device), r.status,
+                       num(r.timing.median_s), num(r.timing.min_s), num(r.timing.max_s),
+                       num(r.throughput), csv_escape(r.throughput_unit), num(r.bytes), num(r.flops),
+                       num(r.bandwidth_Bps), num(r.roofline_fraction), num(r.speedup), num(r.error),
                        num(r.tolerance), csv_escape(r.message));
   }
   return out;
@@ -122,8 +121,8 @@ std::string format_rate(double value, const std::string& unit) {
 }
 
 std::string results_table(const std::vector<CompareRow>& rows, bool markdown) {
-  const std::vector<std::string> header = {"workload", "case",     "variant",  "device",
-                                           "median",   "spread",   "throughput", "roofline",
+  const std::vector<std::string> header = {"workload", "case",    "variant",    "device",
+                                           "median",   "spread",  "throughput", "roofline",
                                            "speedup",  "verified"};
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows) {

@@ -6,7 +6,7 @@ namespace ppkit {
 
 class Runtime {
  public:
-  Runtime();                       // no command-line arguments for Kokkos
+  Runtime();                         // no command-line arguments for Kokkos
   Runtime(int& argc, char* argv[]);  // passes --kokkos-* arguments to Kokkos
   ~Runtime();
   Runtime(const Runtime&) = delete;
