@@ -50,4 +50,23 @@ TEST(Results, SpeedupIsOverTheBaselineOfTheSameBackend) {
   EXPECT_DOUBLE_EQ(rows[1].speedup, 4.0);
   EXPECT_DOUBLE_EQ(rows[0].speedup, 1.0);
 }
+
+TEST(Results, SpeedupNeverCrossesDevices) {
+  auto cpu_base = sample_row();
+  cpu_base.backend = "kokkos-openmp";
+  cpu_base.extra["strategy"] = "thread";
+  cpu_base.timing.median_s = 1.0;
+  auto gpu_base = cpu_base;
+  gpu_base.backend = "kokkos-cuda";
+  gpu_base.timing.median_s = 0.5;
+  auto native = sample_row();  // backend "cuda", no baseline of its own
+  native.extra["strategy"] = "warp";
+  native.timing.median_s = 0.25;
+  auto other = native;
+  other.backend = "opencl";
+  std::vector<ppkit::CompareRow> rows{cpu_base, gpu_base, native, other};
+  ppkit::compute_speedups(rows, "thread");
+  EXPECT_DOUBLE_EQ(rows[2].speedup, 2.0);  // over kokkos-cuda, not kokkos-openmp
+  EXPECT_TRUE(std::isnan(rows[3].speedup));
+}
 }  // namespace

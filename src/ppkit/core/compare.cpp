@@ -97,20 +97,20 @@ const std::vector<Workload>& workloads() {
 void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy) {
   if (baseline_strategy.empty()) return;
   auto strategy_of = [](const CompareRow& r) { return r.extra.value("strategy", std::string()); };
+  // "kokkos-cuda" and "cuda" run on the same device: a native variant without a
+  // baseline of its own is compared with the Kokkos baseline there, never with
+  // a baseline on another device.
+  auto device_family = [](const std::string& backend) {
+    return backend.rfind("kokkos-", 0) == 0 ? backend.substr(7) : backend;
+  };
   for (auto& row : rows) {
     if (row.status != "PASS" && row.status != "FAIL") continue;
     const CompareRow* base = nullptr;
     for (const auto& b : rows)
       if (b.case_name == row.case_name && strategy_of(b) == baseline_strategy &&
-          b.backend == row.backend && b.timing.median_s > 0)
+          b.timing.median_s > 0 && device_family(b.backend) == device_family(row.backend) &&
+          (!base || b.backend == row.backend))
         base = &b;
-    if (!base)
-      for (const auto& b : rows)
-        if (b.case_name == row.case_name && strategy_of(b) == baseline_strategy &&
-            b.timing.median_s > 0) {
-          base = &b;
-          break;
-        }
     if (base) row.speedup = base->timing.median_s / row.timing.median_s;
   }
 }

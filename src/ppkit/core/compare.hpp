@@ -99,7 +99,7 @@ std::vector<CompareRow> compare_variants(
     const std::function<double(const typename Op::Result&)>& relative_error);
 
 // Fills CompareRow::speedup: over the baseline strategy on the same backend,
-// else over the baseline strategy of any backend, else left NaN.
+// else on the same device family (cuda <-> kokkos-cuda), else left NaN.
 void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy);
 
 // ---- implementation ---------------------------------------------------------
