@@ -3,9 +3,10 @@
 
 Writes into the same directory:
   throughput_<workload>.png  one bar per variant and case (log scale)
-  <plot>.png                 throughput against a case parameter, one line per
-                             variant, for rows whose "extra" has "plot" and
-                             "plot_x" (e.g. SEM GFLOP/s against N)
+  <plot>.png                 throughput (or FLOP/s with "plot_y": "flops")
+                             against a case parameter, one line per variant,
+                             for rows whose "extra" has "plot" and "plot_x"
+                             (SEM GFLOP/s against N, FDTD cells/s against size)
   <series>.png               curves a workload attached to a row in
                              extra["series"] (e.g. SPH water heights against the
                              experiment, step time against step number)
@@ -57,8 +58,13 @@ def main(out_dir):
     for r in rows:
         extra = r.get("extra") or {}
         if "plot" in extra and "plot_x" in extra:
-            lines[extra["plot"]][r["variant"]].append((extra["plot_x"], r["throughput"]))
-            meta[extra["plot"]] = (extra.get("plot_xlabel", "x"), r["throughput_unit"])
+            # plot_y "flops": FLOP/s from the row's flop count; else the throughput.
+            if extra.get("plot_y") == "flops" and r.get("flops") and r.get("median_s"):
+                y, unit = r["flops"] / r["median_s"], "FLOP/s"
+            else:
+                y, unit = r["throughput"], r["throughput_unit"]
+            lines[extra["plot"]][r["variant"]].append((extra["plot_x"], y))
+            meta[extra["plot"]] = (extra.get("plot_xlabel", "x"), unit)
     for plot, per_variant in lines.items():
         fig, ax = plt.subplots(figsize=(7, 5))
         for variant, pts in sorted(per_variant.items()):

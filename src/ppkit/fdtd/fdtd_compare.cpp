@@ -64,6 +64,9 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
       row.extra["verified_against"] = against;
       row.extra["steps"] = compare_steps;
       row.extra["bytes_per_cell_step"] = model.bytes / model.work_units;
+      row.extra["plot"] = "fdtd_cells_per_s_vs_grid";  // the report's size plot
+      row.extra["plot_x"] = n;
+      row.extra["plot_xlabel"] = "cells per side (cube, CPML 10)";
     }
     rows.insert(rows.end(), case_rows.begin(), case_rows.end());
   }

@@ -39,7 +39,15 @@ std::vector<CompareRow> run_sem(CompareContext& ctx) {
   auto append = [&](std::vector<CompareRow> r) { rows.insert(rows.end(), r.begin(), r.end()); };
   for (int order : plan.orders) {
     AxhelmSettings s;
-    append(run_axhelm_case(ctx, box_for_dofs(order, plan.axhelm_dofs, Deformation::trilinear), s));
+    auto case_rows =
+        run_axhelm_case(ctx, box_for_dofs(order, plan.axhelm_dofs, Deformation::trilinear), s);
+    for (auto& row : case_rows) {  // the report's "GFLOP/s against N" plot
+      row.extra["plot"] = "sem_axhelm_gflops_vs_order";
+      row.extra["plot_x"] = order;
+      row.extra["plot_xlabel"] = "order N (trilinear Poisson axhelm)";
+      row.extra["plot_y"] = "flops";
+    }
+    append(std::move(case_rows));
   }
   AxhelmSettings helmholtz;
   helmholtz.equation = Equation::helmholtz;
