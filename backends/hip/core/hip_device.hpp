@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/hip/core/hip_check.hpp"
+#include "ppkit/core/device_buffer.hpp"
 #include "ppkit/core/registry.hpp"
 
 namespace ppkit::hip {
@@ -20,51 +21,27 @@ std::string device_description();
 // in wave32 mode); 0 when no device can be queried.
 int device_wavefront_size();
 
-// Owns n elements of device memory; movable, not copyable.
-template <class T>
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(std::size_t n) : n_(n) {
-    if (n_) PPKIT_HIP_CHECK(hipMalloc(reinterpret_cast<void**>(&data_), n_ * sizeof(T)));
+// The HIP runtime calls behind ppkit::DeviceBuffer.
+struct RuntimeCalls {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    PPKIT_HIP_CHECK(hipMalloc(&p, bytes));
+    return p;
   }
-  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : data_(o.data_), n_(o.n_) {
-    o.data_ = nullptr;
-    o.n_ = 0;
+  static void release(void* p) noexcept { (void)hipFree(p); }
+  static void to_device(void* dst, const void* src, std::size_t bytes) {
+    PPKIT_HIP_CHECK(hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice));
   }
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
-    std::swap(data_, o.data_);
-    std::swap(n_, o.n_);
-    return *this;
+  static void to_host(void* dst, const void* src, std::size_t bytes) {
+    PPKIT_HIP_CHECK(hipMemcpy(dst, src, bytes, hipMemcpyDeviceToHost));
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() {
-    if (data_) (void)hipFree(data_);
+  static void fill_bytes(void* p, int byte, std::size_t bytes) {
+    PPKIT_HIP_CHECK(hipMemset(p, byte, bytes));
   }
-
-  void upload(const std::vector<T>& host) {
-    require(host.size() == n_, "DeviceBuffer::upload size mismatch");
-    if (n_) PPKIT_HIP_CHECK(hipMemcpy(data_, host.data(), n_ * sizeof(T), hipMemcpyHostToDevice));
-  }
-  std::vector<T> download() const {
-    std::vector<T> host(n_);
-    if (n_) PPKIT_HIP_CHECK(hipMemcpy(host.data(), data_, n_ * sizeof(T), hipMemcpyDeviceToHost));
-    return host;
-  }
-  // Fills every byte with `byte` (0xFF makes NaN doubles/floats: poison).
-  void fill_bytes(int byte) {
-    if (n_) PPKIT_HIP_CHECK(hipMemset(data_, byte, n_ * sizeof(T)));
-  }
-  T* data() { return data_; }
-  const T* data() const { return data_; }
-  std::size_t size() const { return n_; }
-
- private:
-  T* data_ = nullptr;
-  std::size_t n_ = 0;
 };
+
+template <class T>
+using DeviceBuffer = ppkit::DeviceBuffer<T, RuntimeCalls>;
 
 // Fills the common fields of a HIP variant of any operation.
 template <class Op>
