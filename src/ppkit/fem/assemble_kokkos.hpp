@@ -44,9 +44,12 @@ namespace ppkit::fem::kokkos_assembly {
 
 // Entry (i, k) of the inverse of J (J[3k + i] = dx_i / dxi_k, row-major):
 // the cofactor C_ki over det J; cyclic indices give the cofactor's sign.
-KOKKOS_INLINE_FUNCTION double inverse_entry(const double* J, double det, int i, int k) {
+KOKKOS_INLINE_FUNCTION double cofactor(const double* J, int i, int k) {
   const int k1 = (k + 1) % 3, k2 = (k + 2) % 3, i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-  return (J[3 * k1 + i1] * J[3 * k2 + i2] - J[3 * k1 + i2] * J[3 * k2 + i1]) / det;
+  return J[3 * k1 + i1] * J[3 * k2 + i2] - J[3 * k1 + i2] * J[3 * k2 + i1];
+}
+KOKKOS_INLINE_FUNCTION double inverse_entry(const double* J, double det, int i, int k) {
+  return cofactor(J, i, k) / det;
 }
 KOKKOS_INLINE_FUNCTION double determinant3(const double* J) {
   return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
@@ -255,5 +258,6 @@ void register_thread_per_element();
 void register_team_gauss_loop();
 void register_ppni();
 void register_two_kernel();
+void register_factored();
 
 }  // namespace ppkit::fem::kokkos_assembly

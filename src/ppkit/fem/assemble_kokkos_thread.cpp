@@ -101,5 +101,6 @@ void register_fem_kokkos_variants() {
   register_team_gauss_loop();
   register_ppni();
   register_two_kernel();
+  register_factored();
 }
 }  // namespace ppkit::registration

@@ -1,0 +1,239 @@
+// kokkos-<space>/factored-atomic and factored-colour: strategy (f), designed
+// for the memory floor (docs/fem.md, "Where the time goes"); the same
+// algorithm as cuda/factored-*, written once for every execution space.
+// A team of 32 vector lanes per element:
+//  1. Jacobians of the 8 Gauss points (72 entries), then 8 lanes form det J_q
+//     and the cofactors, then 192 unnormalised derivatives
+//     G_a = cofactor(J_q)^T dN_a (one division per Gauss point in all);
+//  2. each lane accumulates M_ab = sum_q (w / det J_q) G_a G_b^T for its two
+//     blocks (4 threads per row; 9 FMAs per block and Gauss point) and stages
+//     K_ab = lambda M_ab + mu M_ab^T + mu tr(M_ab) I (isotropic D's structure)
+//     row-major in team scratch;
+//  3. the 576 entries are added 32 consecutive ones at a time (whole CSR row
+//     segments per vector step), at row start + 16-bit offset within the row.
+// factored-atomic: Morton element order, one launch, atomic adds into values
+// zeroed in run(); factored-colour: one launch per colour, the first element
+// to touch a block stores, later ones add, so values need no zeroing.
+#include "ppkit/fem/assemble_kokkos.hpp"
+#include "ppkit/fem/factored_layout.hpp"
+
+namespace ppkit::fem::kokkos_assembly {
+namespace {
+
+template <class Space>
+struct FactoredDevice {
+  using memory_space = typename Space::memory_space;
+  template <class T>
+  using View = Kokkos::View<T*, memory_space>;
+  View<double> coordinates;              // 24 per slot
+  View<std::int32_t> nodes;              // 8 per slot
+  View<std::uint16_t> column_offsets;    // 64 per slot, [8a + b]
+  View<std::uint64_t> first_writer;      // per slot (colour order only)
+  View<std::int64_t> row_offsets;        // CSR rows
+  View<double> values, load;             // outputs
+  View<double> natural_derivatives;      // 192: [(q*8 + a)*3 + k]
+  View<double> shape_values;             // 64: [q*8 + a]
+  double lambda = 0, mu = 0, body_x = 0, body_y = 0, body_z = 0;
+};
+
+constexpr int kKeStride = 25;  // padded row stride of the staged Ke (fewer bank conflicts)
+
+template <class Space, bool kAtomic>
+struct FactoredTeamKernel {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scratch =
+      Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using IndexScratch =
+      Kokkos::View<std::int64_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  FactoredDevice<Space> d;
+  std::int64_t first;
+
+  static std::size_t scratch_bytes() {
+    return Scratch::shmem_size(24 * kKeStride) + Scratch::shmem_size(192) +
+           2 * Scratch::shmem_size(8) + IndexScratch::shmem_size(24);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t e = first + team.league_rank();
+    const auto& scratch = team.team_scratch(0);
+    // Ke holds x (24), J (72) and the cofactors (72) until the entries are staged.
+    Scratch Ke(scratch, 24 * kKeStride), G(scratch, 192), scale(scratch, 8), wdet(scratch, 8);
+    IndexScratch row_start(scratch, 24);
+    double* x = Ke.data();
+    double* J = x + 24;  // J[9q + 3k + i] = dx_i / dxi_k
+    double* C = x + 96;  // C[9q + 3i + k] = cofactor (i, k) of J_q
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
+      x[m] = d.coordinates(24 * e + m);
+      row_start(m) = d.row_offsets(3 * std::int64_t(d.nodes(8 * e + m / 3)) + m % 3);
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 72), [&](const int m) {
+      const int q = m / 9, k = (m % 9) / 3, i = m % 3;
+      double sum = 0;
+      for (int a = 0; a < 8; ++a) sum += d.natural_derivatives((q * 8 + a) * 3 + k) * x[3 * a + i];
+      J[m] = sum;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8), [&](const int q) {
+      const double* Jq = J + 9 * q;
+      const double det = determinant3(Jq);
+      for (int i = 0; i < 3; ++i)
+        for (int k = 0; k < 3; ++k) C[9 * q + 3 * i + k] = cofactor(Jq, i, k);
+      scale(q) = kGaussWeight / det;
+      wdet(q) = kGaussWeight * det;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 192), [&](const int m) {
+      const int q = m / 24, a = (m % 24) / 3, i = m % 3;
+      const double* Cq = C + 9 * q + 3 * i;
+      G(m) = Cq[0] * d.natural_derivatives((q * 8 + a) * 3) +
+             Cq[1] * d.natural_derivatives((q * 8 + a) * 3 + 1) +
+             Cq[2] * d.natural_derivatives((q * 8 + a) * 3 + 2);
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 32), [&](const int lane) {
+      const int a = FourThreadsPerRow::row_node(lane, 0);
+      const int b0 = FourThreadsPerRow::column_node(lane, 0), b1 = b0 + 1;
+      double M0[9], M1[9];
+      for (int m = 0; m < 9; ++m) M0[m] = M1[m] = 0;
+      for (int q = 0; q < 8; ++q) {
+        const double s = scale(q);
+        const double ha[3] = {s * G(24 * q + 3 * a), s * G(24 * q + 3 * a + 1),
+                              s * G(24 * q + 3 * a + 2)};
+        const double g0[3] = {G(24 * q + 3 * b0), G(24 * q + 3 * b0 + 1), G(24 * q + 3 * b0 + 2)};
+        const double g1[3] = {G(24 * q + 3 * b1), G(24 * q + 3 * b1 + 1), G(24 * q + 3 * b1 + 2)};
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) {
+            M0[3 * i + j] += ha[i] * g0[j];
+            M1[3 * i + j] += ha[i] * g1[j];
+          }
+      }
+      const double trace0 = M0[0] + M0[4] + M0[8], trace1 = M1[0] + M1[4] + M1[8];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) {
+          const int row = (3 * a + i) * kKeStride;
+          Ke(row + 3 * b0 + j) =
+              d.lambda * M0[3 * i + j] + d.mu * M0[3 * j + i] + (i == j ? d.mu * trace0 : 0.0);
+          Ke(row + 3 * b1 + j) =
+              d.lambda * M1[3 * i + j] + d.mu * M1[3 * j + i] + (i == j ? d.mu * trace1 : 0.0);
+        }
+    });
+    team.team_barrier();
+    const std::uint64_t first_mask = kAtomic ? 0 : d.first_writer(e);
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 576), [&](const int m) {
+      const int r = m / 24, c = m % 24, block = 8 * (r / 3) + c / 3;
+      const std::int64_t position = row_start(r) + d.column_offsets(64 * e + block) + c % 3;
+      const double value = Ke(r * kKeStride + c);
+      if (kAtomic)
+        Kokkos::atomic_add(&d.values(position), value);
+      else if ((first_mask >> block) & 1)
+        d.values(position) = value;
+      else
+        d.values(position) += value;
+    });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
+      const int a = m / 3, i = m % 3;
+      double f = 0;
+      for (int q = 0; q < 8; ++q) f += d.shape_values(8 * q + a) * wdet(q);
+      const double b = i == 0 ? d.body_x : (i == 1 ? d.body_y : d.body_z);
+      double* target = &d.load(3 * std::int64_t(d.nodes(8 * e + a)) + i);
+      if (kAtomic)
+        Kokkos::atomic_add(target, f * b);
+      else
+        *target += f * b;
+    });
+  }
+};
+
+template <class Space>
+class FactoredTeamRun final : public PreparedRun<AssemblyResult> {
+ public:
+  FactoredTeamRun(const AssemblyProblem& p, FactoredOrder order)
+      : atomic_(order == FactoredOrder::morton_atomic) {
+    const FactoredLayout layout = make_factored_layout(p, order);
+    launch_offsets_ = layout.launch_offsets;
+    d_.coordinates = upload<double, Space>(layout.coordinates.data(), layout.coordinates.size(),
+                                           "fem coordinates");
+    d_.nodes = upload<std::int32_t, Space>(layout.nodes.data(), layout.nodes.size(), "fem nodes");
+    d_.column_offsets = upload<std::uint16_t, Space>(
+        layout.column_offsets.data(), layout.column_offsets.size(), "fem CSR column offsets");
+    if (!atomic_)
+      d_.first_writer = upload<std::uint64_t, Space>(
+          layout.first_writer.data(), layout.first_writer.size(), "fem first-writer masks");
+    d_.row_offsets = upload<std::int64_t, Space>(
+        p.pattern.row_offsets.data(), p.pattern.row_offsets.size(), "fem CSR row offsets");
+    const auto dN = natural_derivative_table();
+    const auto N = shape_value_table();
+    d_.natural_derivatives = upload<double, Space>(dN.data(), dN.size(), "fem dN/dxi");
+    d_.shape_values = upload<double, Space>(N.data(), N.size(), "fem N");
+    d_.values = Kokkos::View<double*, typename Space::memory_space>(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "fem CSR values"),
+        p.pattern.num_nonzeros());
+    d_.load = Kokkos::View<double*, typename Space::memory_space>("fem load", p.mesh.num_dofs());
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    Kokkos::deep_copy(d_.values, nan);  // poison: a variant that never ran fails verification
+    Kokkos::deep_copy(d_.load, nan);
+    d_.lambda = p.material.lambda();
+    d_.mu = p.material.mu();
+    d_.body_x = p.material.body_force[0];
+    d_.body_y = p.material.body_force[1];
+    d_.body_z = p.material.body_force[2];
+  }
+
+  void run() override {
+    if (atomic_) Kokkos::deep_copy(Space(), d_.values, 0.0);  // first-writer stores need no zeroing
+    Kokkos::deep_copy(Space(), d_.load, 0.0);
+    for (std::size_t k = 0; k + 1 < launch_offsets_.size(); ++k) {
+      const std::int64_t first = launch_offsets_[k], count = launch_offsets_[k + 1] - first;
+      if (count <= 0) continue;
+      const auto policy = Kokkos::TeamPolicy<Space>(count, 1, 32).set_scratch_size(
+          0, Kokkos::PerTeam(FactoredTeamKernel<Space, true>::scratch_bytes()));
+      if (atomic_)
+        Kokkos::parallel_for("fem factored-atomic", policy,
+                             FactoredTeamKernel<Space, true>{d_, first});
+      else
+        Kokkos::parallel_for("fem factored-colour", policy,
+                             FactoredTeamKernel<Space, false>{d_, first});
+    }
+    Space().fence();
+  }
+
+  AssemblyResult result() override {
+    AssemblyResult r;
+    r.values.resize(d_.values.extent(0));
+    r.load.resize(d_.load.extent(0));
+    using Host = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    Kokkos::deep_copy(Host(r.values.data(), r.values.size()), d_.values);
+    Kokkos::deep_copy(Host(r.load.data(), r.load.size()), d_.load);
+    return r;
+  }
+
+ private:
+  bool atomic_;
+  std::vector<std::int64_t> launch_offsets_;
+  FactoredDevice<Space> d_;
+};
+
+}  // namespace
+
+void register_factored() {
+  const struct {
+    const char* name;
+    FactoredOrder order;
+    int preference;
+  } variants[] = {{"factored-atomic", FactoredOrder::morton_atomic, 50},
+                  {"factored-colour", FactoredOrder::colour_first_writer, 49}};
+  for (const auto& v : variants) {
+    const FactoredOrder order = v.order;
+    for_each_kokkos_space([&v, order](auto space) {
+      using Exec = typename decltype(space)::execution_space;
+      auto variant = kokkos_variant<FemAssemble>(space, v.name, v.preference);
+      variant.prepare = [order](const AssemblyProblem& p) {
+        return std::make_unique<FactoredTeamRun<Exec>>(p, order);
+      };
+      Registry<FemAssemble>::add(std::move(variant));
+    });
+  }
+}
+
+}  // namespace ppkit::fem::kokkos_assembly

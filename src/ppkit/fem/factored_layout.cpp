@@ -1,0 +1,105 @@
+#include "ppkit/fem/factored_layout.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "ppkit/core/error.hpp"
+
+namespace ppkit::fem {
+namespace {
+
+// Interleaves the low 10 bits of v with two zero bits between each.
+std::uint32_t spread_bits(std::uint32_t v) {
+  v &= 0x3ffu;
+  v = (v | (v << 16)) & 0x030000ffu;
+  v = (v | (v << 8)) & 0x0300f00fu;
+  v = (v | (v << 4)) & 0x030c30c3u;
+  v = (v | (v << 2)) & 0x09249249u;
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> morton_element_order(const HexMesh& mesh) {
+  const std::int64_t elements = mesh.num_elements();
+  double lo[3], hi[3];
+  for (int i = 0; i < 3; ++i) {
+    lo[i] = std::numeric_limits<double>::max();
+    hi[i] = std::numeric_limits<double>::lowest();
+  }
+  for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
+    for (int i = 0; i < 3; ++i) {
+      lo[i] = std::min(lo[i], mesh.coordinates[3 * v + i]);
+      hi[i] = std::max(hi[i], mesh.coordinates[3 * v + i]);
+    }
+  std::vector<std::uint32_t> code(elements);
+  for (std::int64_t e = 0; e < elements; ++e) {
+    std::uint32_t c = 0;
+    for (int i = 0; i < 3; ++i) {
+      double centroid = 0;
+      for (int a = 0; a < 8; ++a)
+        centroid += mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + a]) + i];
+      centroid /= 8;
+      const double extent = hi[i] > lo[i] ? hi[i] - lo[i] : 1.0;
+      const auto cell = std::uint32_t(std::clamp((centroid - lo[i]) / extent * 1024.0, 0.0, 1023.0));
+      c |= spread_bits(cell) << i;
+    }
+    code[e] = c;
+  }
+  std::vector<std::int64_t> order(elements);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int64_t a, std::int64_t b) { return code[a] < code[b]; });
+  return order;
+}
+
+FactoredLayout make_factored_layout(const AssemblyProblem& p, FactoredOrder order) {
+  const auto& mesh = p.mesh;
+  const std::int64_t elements = mesh.num_elements();
+  FactoredLayout L;
+  if (order == FactoredOrder::morton_atomic) {
+    L.element_of_slot = morton_element_order(mesh);
+    L.launch_offsets = {0, elements};
+  } else {
+    L.element_of_slot = p.colouring.order;
+    L.launch_offsets = p.colouring.colour_offsets;
+  }
+  // Block positions of the input-order elements, recovered from the coloured copy.
+  std::vector<std::int64_t> coloured_slot_of(elements);
+  for (std::int64_t k = 0; k < elements; ++k) coloured_slot_of[p.colouring.order[k]] = k;
+  L.coordinates.resize(24 * elements);
+  L.nodes.resize(8 * elements);
+  L.column_offsets.resize(64 * elements);
+  const bool first_writer = order == FactoredOrder::colour_first_writer;
+  if (first_writer) L.first_writer.assign(elements, 0);
+  // touched[position] marks CSR block starts an earlier slot already wrote.
+  std::vector<bool> touched(first_writer ? std::size_t(p.pattern.num_nonzeros()) : 0, false);
+  for (std::int64_t k = 0; k < elements; ++k) {
+    const std::int64_t e = L.element_of_slot[k], c = coloured_slot_of[e];
+    for (int a = 0; a < 8; ++a) {
+      const std::int32_t v = mesh.elements[8 * e + a];
+      L.nodes[8 * k + a] = v;
+      for (int i = 0; i < 3; ++i)
+        L.coordinates[24 * k + 3 * a + i] = mesh.coordinates[3 * std::int64_t(v) + i];
+      const std::int64_t row_start = p.pattern.row_offsets[3 * std::int64_t(v)];
+      for (int b = 0; b < 8; ++b) {
+        const std::int64_t position = p.coloured.block_positions[64 * c + 8 * a + b];
+        const std::int64_t offset = position - row_start;
+        if (offset < 0 || offset > std::numeric_limits<std::uint16_t>::max() - 2)
+          throw Error("CSR offset " + std::to_string(offset) + " of element " +
+                          std::to_string(e) + " does not fit 16 bits",
+                      "meshes whose nodes have at most 21,845 neighbours");
+        L.column_offsets[64 * k + 8 * a + b] = std::uint16_t(offset);
+        if (first_writer && !touched[position]) {
+          touched[position] = true;
+          L.first_writer[k] |= std::uint64_t(1) << (8 * a + b);
+        }
+      }
+    }
+  }
+  return L;
+}
+
+}  // namespace ppkit::fem
