@@ -49,19 +49,24 @@ __device__ __forceinline__ void add_entries(double (&K)[9], double s, double lam
 
 // Adds one lane's 3x3 block at CSR position base (rows stride apart). Taking
 // the accumulators by reference keeps them in registers (no local-memory copy).
+// The read-modify-write loads all 9 old values before the first store: the
+// compiler cannot prove the 9 positions distinct, so `+=` entry by entry
+// would wait for one global-memory round trip per entry (9 in sequence).
 template <bool kAtomic>
 __device__ __forceinline__ void add_block(double* values, std::int64_t base, std::int64_t stride,
                                           const double (&K)[9]) {
+  double old[9];
 #pragma unroll
-  for (int i = 0; i < 3; ++i)
+  for (int m = 0; m < 9; ++m)
+    old[m] = kAtomic ? 0.0 : values[base + (m / 3) * stride + m % 3];
 #pragma unroll
-    for (int j = 0; j < 3; ++j) {
-      double* target = &values[base + i * stride + j];
-      if (kAtomic)
-        atomicAdd(target, K[3 * i + j]);
-      else
-        *target += K[3 * i + j];
-    }
+  for (int m = 0; m < 9; ++m) {
+    double* target = &values[base + (m / 3) * stride + m % 3];
+    if (kAtomic)
+      atomicAdd(target, K[m]);
+    else
+      *target = old[m] + K[m];
+  }
 }
 
 // ---- (a) thread per element ---------------------------------------------------
@@ -356,16 +361,6 @@ struct FactoredShared {
   double wdet[8];             // w det J_q
 };
 
-template <bool kAtomic>
-__device__ __forceinline__ void add_value(double* target, double value, bool first_writer) {
-  if (kAtomic)
-    atomicAdd(target, value);
-  else if (first_writer)
-    *target = value;
-  else
-    *target += value;
-}
-
 __device__ __forceinline__ void stage_block(double* Ke, int a, int b, const double (&M)[9],
                                             double lambda, double mu) {
   const double trace = M[0] + M[4] + M[8];
@@ -452,15 +447,36 @@ __global__ void __launch_bounds__(32 * kFactoredWarps)
   stage_block(S.Ke, a, b0, M0, A.lambda, A.mu);
   stage_block(S.Ke, a, b1, M1, A.lambda, A.mu);
   __syncwarp();
-  // 18 rounds of 32 consecutive row-major entries: whole CSR row segments per instruction.
-#pragma unroll 3
-  for (int t = 0; t < 18; ++t) {
-    const int m = 32 * t + lane, r = m / 24, c = m % 24;
-    const int block = 8 * (r / 3) + c / 3;
-    const std::uint32_t pair = __shfl_sync(kFullMask, offset_pair, block / 2);
-    const int offset = int((block & 1) ? pair >> 16 : pair & 0xffffu);
-    const std::int64_t position = __shfl_sync(kFullMask, my_row_start, r) + offset + c % 3;
-    add_value<kAtomic>(&A.values[position], S.Ke[r * kKeStride + c], (first_mask >> block) & 1);
+  // 18 rounds of 32 consecutive row-major entries: whole CSR row segments per
+  // instruction. Batches of 6 rounds: all loads of a batch are issued before
+  // its stores (positions within an element are distinct), so a lane has 6
+  // read-modify-writes in flight instead of one.
+  constexpr int kBatch = 6;
+#pragma unroll
+  for (int t0 = 0; t0 < 18; t0 += kBatch) {
+    std::int64_t position[kBatch];
+    double value[kBatch];
+    bool first_writer[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int m = 32 * (t0 + u) + lane, r = m / 24, c = m % 24;
+      const int block = 8 * (r / 3) + c / 3;
+      const std::uint32_t pair = __shfl_sync(kFullMask, offset_pair, block / 2);
+      const int offset = int((block & 1) ? pair >> 16 : pair & 0xffffu);
+      position[u] = __shfl_sync(kFullMask, my_row_start, r) + offset + c % 3;
+      value[u] = S.Ke[r * kKeStride + c];
+      first_writer[u] = (first_mask >> block) & 1;
+    }
+    if (kAtomic) {
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) atomicAdd(&A.values[position[u]], value[u]);
+    } else {
+      double old[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) old[u] = first_writer[u] ? 0.0 : A.values[position[u]];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) A.values[position[u]] = old[u] + value[u];
+    }
   }
   // Body force: lane 3a+i adds sum_q N_a(q) w det J_q b_i (load zeroed before).
   const std::int64_t load_node = __shfl_sync(kFullMask, my_node, lane < 24 ? lane / 3 : 0);
@@ -470,7 +486,10 @@ __global__ void __launch_bounds__(32 * kFactoredWarps)
 #pragma unroll
     for (int q = 0; q < 8; ++q) f += c_N[8 * q + la] * S.wdet[q];
     const double b = li == 0 ? A.body_force[0] : (li == 1 ? A.body_force[1] : A.body_force[2]);
-    add_value<kAtomic>(&A.load[3 * load_node + li], f * b, false);
+    if (kAtomic)
+      atomicAdd(&A.load[3 * load_node + li], f * b);
+    else
+      A.load[3 * load_node + li] += f * b;
   }
 }
 

@@ -58,7 +58,9 @@ double assembly_relative_error(const AssemblyResult& result, const AssemblyResul
 // Roofline model per assembly (docs/fem.md): bytes = per element 24 coordinates
 // (8 B), 8 node ids (4 B), 64 CSR block positions (8 B), 8 row lengths (2 row
 // offsets of 8 B each), read-modify-write of 576 matrix values and 24 load
-// values (16 B each); flops counted from the team kernels' arithmetic.
+// values (16 B each), plus zeroing the CSR values and load vector once (8 B per
+// nonzero and per DOF); flops: B^T D B entry by entry as strategies (a)-(e) do it
+// (the factored strategy (f) does about a fifth of them, docs/fem.md).
 struct AssemblyCost {
   double bytes = 0;
   double flops = 0;

@@ -229,13 +229,21 @@ KOKKOS_INLINE_FUNCTION void integrate_and_scatter(const Member& team,
                 s * (d.lambda * ga[i] * gb[j] + d.mu * ga[j] * gb[i] + (i == j ? d.mu * dot : 0.0));
       }
     }
+    // Read-modify-write of the 18 entries with all loads before the stores
+    // (the positions are distinct), so they are in flight together.
+    std::int64_t position[2][9];
+    double old[2][9];
     for (int p = 0; p < 2; ++p) {
       const std::int32_t row_node = d.nodes(8 * e + LaneMap::row_node(lane, p));
       const std::int64_t stride = d.row_length(row_node);
       const std::int64_t base = d.block_positions(64 * e + 32 * p + lane);
       for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) d.values(base + i * stride + j) += K[p][3 * i + j];
+        for (int j = 0; j < 3; ++j) position[p][3 * i + j] = base + i * stride + j;
     }
+    for (int p = 0; p < 2; ++p)
+      for (int m = 0; m < 9; ++m) old[p][m] = d.values(position[p][m]);
+    for (int p = 0; p < 2; ++p)
+      for (int m = 0; m < 9; ++m) d.values(position[p][m]) = old[p][m] + K[p][m];
   });
   Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
     const int a = m / 3, i = m % 3;

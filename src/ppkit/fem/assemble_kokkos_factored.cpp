@@ -120,16 +120,29 @@ struct FactoredTeamKernel {
     });
     team.team_barrier();
     const std::uint64_t first_mask = kAtomic ? 0 : d.first_writer(e);
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 576), [&](const int m) {
-      const int r = m / 24, c = m % 24, block = 8 * (r / 3) + c / 3;
-      const std::int64_t position = row_start(r) + d.column_offsets(64 * e + block) + c % 3;
-      const double value = Ke(r * kKeStride + c);
-      if (kAtomic)
-        Kokkos::atomic_add(&d.values(position), value);
-      else if ((first_mask >> block) & 1)
-        d.values(position) = value;
-      else
-        d.values(position) += value;
+    // 18 rounds of 32 consecutive entries; in batches of 6 rounds a lane loads
+    // all old values before storing (positions within an element are distinct),
+    // so 6 read-modify-writes are in flight instead of one.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 32), [&](const int lane) {
+      constexpr int kBatch = 6;
+      for (int t0 = 0; t0 < 18; t0 += kBatch) {
+        std::int64_t position[kBatch];
+        double value[kBatch];
+        bool first_writer[kBatch];
+        for (int u = 0; u < kBatch; ++u) {
+          const int m = 32 * (t0 + u) + lane, r = m / 24, c = m % 24, block = 8 * (r / 3) + c / 3;
+          position[u] = row_start(r) + d.column_offsets(64 * e + block) + c % 3;
+          value[u] = Ke(r * kKeStride + c);
+          first_writer[u] = (first_mask >> block) & 1;
+        }
+        if (kAtomic) {
+          for (int u = 0; u < kBatch; ++u) Kokkos::atomic_add(&d.values(position[u]), value[u]);
+        } else {
+          double old[kBatch];
+          for (int u = 0; u < kBatch; ++u) old[u] = first_writer[u] ? 0.0 : d.values(position[u]);
+          for (int u = 0; u < kBatch; ++u) d.values(position[u]) = old[u] + value[u];
+        }
+      }
     });
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
       const int a = m / 3, i = m % 3;
