@@ -347,8 +347,8 @@ __global__ void __launch_bounds__(kEntryThreads)
 // formed (no division but one per Gauss point); each lane accumulates
 //   M_ab = sum_q (w / det J_q) G_a G_b^T     (9 FMAs per block and Gauss point)
 // for its two blocks (4 threads per row) and forms K_ab = lambda M_ab + mu M_ab^T
-// + mu tr(M_ab) I once: isotropic D's structure, 5x fewer flops than B^T D B
-// entry by entry. Ke is staged row-major in shared memory, and the warp adds
+// + mu tr(M_ab) I once: isotropic D's structure, a third of the flops of
+// B^T D B entry by entry. Ke is staged row-major in shared memory, and the warp adds
 // 32 consecutive entries per instruction, so each instruction covers whole
 // CSR row segments (about 10 sectors instead of 32). Positions: row start
 // (CSR row offsets, cached) + 16-bit offset within the row.
