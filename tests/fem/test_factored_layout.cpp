@@ -61,7 +61,8 @@ TEST(FemFactoredLayout, EveryCsrBlockHasExactlyOneFirstWriterInAnEarlierOrSameCo
     for (std::int64_t k = layout.launch_offsets[launch]; k < layout.launch_offsets[launch + 1]; ++k)
       for (int blk = 0; blk < 64; ++blk) {
         const std::int32_t v = layout.nodes[8 * k + blk / 8];
-        const std::int64_t start = problem.pattern.row_offsets[3 * v] + layout.column_offsets[64 * k + blk];
+        const std::int64_t start =
+            problem.pattern.row_offsets[3 * v] + layout.column_offsets[64 * k + blk];
         const bool first = (layout.first_writer[k] >> blk) & 1;
         if (first) {
           EXPECT_EQ(first_launch[start], -1) << "block claimed twice";

@@ -57,8 +57,7 @@ __device__ __forceinline__ void add_block(double* values, std::int64_t base, std
                                           const double (&K)[9]) {
   double old[9];
 #pragma unroll
-  for (int m = 0; m < 9; ++m)
-    old[m] = kAtomic ? 0.0 : values[base + (m / 3) * stride + m % 3];
+  for (int m = 0; m < 9; ++m) old[m] = kAtomic ? 0.0 : values[base + (m / 3) * stride + m % 3];
 #pragma unroll
   for (int m = 0; m < 9; ++m) {
     double* target = &values[base + (m / 3) * stride + m % 3];
@@ -175,8 +174,8 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
       double gi[3];
 #pragma unroll
       for (int i = 0; i < 3; ++i)
-        gi[i] = (cofactor(J, i, 0) * d0 + cofactor(J, i, 1) * d1 + cofactor(J, i, 2) * d2) *
-                inv_det;
+        gi[i] =
+            (cofactor(J, i, 0) * d0 + cofactor(J, i, 1) * d1 + cofactor(J, i, 2) * d2) * inv_det;
       g = my_i == 0 ? gi[0] : (my_i == 1 ? gi[1] : gi[2]);
       f += c_N[8 * q + my_a] * det;
     }
@@ -198,7 +197,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
   const std::int64_t stride0 = A.row_offsets[3 * node0 + 1] - A.row_offsets[3 * node0];
   const std::int64_t stride1 =
       Map::kRowPerPass ? A.row_offsets[3 * node1 + 1] - A.row_offsets[3 * node1] : stride0;
-  add_block<kAtomic>(A.values, A.block_positions[64 * e + lane], stride0, K0);        // pass 0
+  add_block<kAtomic>(A.values, A.block_positions[64 * e + lane], stride0, K0);       // pass 0
   add_block<kAtomic>(A.values, A.block_positions[64 * e + 32 + lane], stride1, K1);  // pass 1
   const std::int64_t load_node = __shfl_sync(kFullMask, my_node, lane < 24 ? my_a : 0);
   if (lane < 24) {
@@ -278,8 +277,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock)
 // ---- (e) two kernels -----------------------------------------------------------
 // Kernel 1: one thread per (element, Gauss point) writes the inverse Jacobian
 // (9) and |J| w (1) to global memory: geometry[10 (8 e + q) + m].
-__global__ void gauss_geometry_kernel(Hex8AssemblyArrays A, double* geometry,
-                                      std::int64_t points) {
+__global__ void gauss_geometry_kernel(Hex8AssemblyArrays A, double* geometry, std::int64_t points) {
   const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= points) return;
   const std::int64_t e = t / 8;

@@ -25,14 +25,14 @@ struct FactoredDevice {
   using memory_space = typename Space::memory_space;
   template <class T>
   using View = Kokkos::View<T*, memory_space>;
-  View<double> coordinates;              // 24 per slot
-  View<std::int32_t> nodes;              // 8 per slot
-  View<std::uint16_t> column_offsets;    // 64 per slot, [8a + b]
-  View<std::uint64_t> first_writer;      // per slot (colour order only)
-  View<std::int64_t> row_offsets;        // CSR rows
-  View<double> values, load;             // outputs
-  View<double> natural_derivatives;      // 192: [(q*8 + a)*3 + k]
-  View<double> shape_values;             // 64: [q*8 + a]
+  View<double> coordinates;            // 24 per slot
+  View<std::int32_t> nodes;            // 8 per slot
+  View<std::uint16_t> column_offsets;  // 64 per slot, [8a + b]
+  View<std::uint64_t> first_writer;    // per slot (colour order only)
+  View<std::int64_t> row_offsets;      // CSR rows
+  View<double> values, load;           // outputs
+  View<double> natural_derivatives;    // 192: [(q*8 + a)*3 + k]
+  View<double> shape_values;           // 64: [q*8 + a]
   double lambda = 0, mu = 0, body_x = 0, body_y = 0, body_z = 0;
 };
 
@@ -199,8 +199,10 @@ class FactoredTeamRun final : public PreparedRun<AssemblyResult> {
     for (std::size_t k = 0; k + 1 < launch_offsets_.size(); ++k) {
       const std::int64_t first = launch_offsets_[k], count = launch_offsets_[k + 1] - first;
       if (count <= 0) continue;
-      const auto policy = Kokkos::TeamPolicy<Space>(count, 1, 32).set_scratch_size(
-          0, Kokkos::PerTeam(FactoredTeamKernel<Space, true>::scratch_bytes()));
+      const auto policy =
+          Kokkos::TeamPolicy<Space>(count, 1, 32)
+              .set_scratch_size(0,
+                                Kokkos::PerTeam(FactoredTeamKernel<Space, true>::scratch_bytes()));
       if (atomic_)
         Kokkos::parallel_for("fem factored-atomic", policy,
                              FactoredTeamKernel<Space, true>{d_, first});

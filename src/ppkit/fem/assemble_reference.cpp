@@ -116,7 +116,8 @@ double assembly_relative_error(const AssemblyResult& result, const AssemblyResul
 AssemblyCost assembly_cost(const AssemblyProblem& problem) {
   const double elements = double(problem.mesh.num_elements());
   // Zeroing the CSR values and the load vector (8 B each) is part of every timed assembly.
-  const double zeroing = 8.0 * (double(problem.pattern.num_nonzeros()) + double(problem.mesh.num_dofs()));
+  const double zeroing =
+      8.0 * (double(problem.pattern.num_nonzeros()) + double(problem.mesh.num_dofs()));
   return {elements * kBytesPerElement + zeroing, elements * kFlopsPerElement};
 }
 

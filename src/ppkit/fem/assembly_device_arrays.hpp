@@ -19,14 +19,14 @@ struct Hex8AssemblyArrays {
 
 // Inputs of the factored strategy (f), layouts as in factored_layout.hpp.
 struct Hex8FactoredArrays {
-  const double* coordinates = nullptr;           // 24 per slot
-  const std::int32_t* nodes = nullptr;           // 8 per slot
+  const double* coordinates = nullptr;            // 24 per slot
+  const std::int32_t* nodes = nullptr;            // 8 per slot
   const std::uint16_t* column_offsets = nullptr;  // 64 per slot, [8a + b]
-  const std::uint64_t* first_writer = nullptr;   // per slot (colour order), or null: atomics
-  const std::int64_t* row_offsets = nullptr;     // CSR row offsets
-  double* values = nullptr;                      // CSR values
-  double* load = nullptr;                        // load vector
-  double lambda = 0, mu = 0;                     // Lame constants
+  const std::uint64_t* first_writer = nullptr;    // per slot (colour order), or null: atomics
+  const std::int64_t* row_offsets = nullptr;      // CSR row offsets
+  double* values = nullptr;                       // CSR values
+  double* load = nullptr;                         // load vector
+  double lambda = 0, mu = 0;                      // Lame constants
   double body_force[3] = {0, 0, 0};
 };
 

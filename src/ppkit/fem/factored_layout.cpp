@@ -43,7 +43,8 @@ std::vector<std::int64_t> morton_element_order(const HexMesh& mesh) {
         centroid += mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + a]) + i];
       centroid /= 8;
       const double extent = hi[i] > lo[i] ? hi[i] - lo[i] : 1.0;
-      const auto cell = std::uint32_t(std::clamp((centroid - lo[i]) / extent * 1024.0, 0.0, 1023.0));
+      const auto cell =
+          std::uint32_t(std::clamp((centroid - lo[i]) / extent * 1024.0, 0.0, 1023.0));
       c |= spread_bits(cell) << i;
     }
     code[e] = c;
@@ -88,8 +89,8 @@ FactoredLayout make_factored_layout(const AssemblyProblem& p, FactoredOrder orde
         const std::int64_t position = p.coloured.block_positions[64 * c + 8 * a + b];
         const std::int64_t offset = position - row_start;
         if (offset < 0 || offset > std::numeric_limits<std::uint16_t>::max() - 2)
-          throw Error("CSR offset " + std::to_string(offset) + " of element " +
-                          std::to_string(e) + " does not fit 16 bits",
+          throw Error("CSR offset " + std::to_string(offset) + " of element " + std::to_string(e) +
+                          " does not fit 16 bits",
                       "meshes whose nodes have at most 21,845 neighbours");
         L.column_offsets[64 * k + 8 * a + b] = std::uint16_t(offset);
         if (first_writer && !touched[position]) {

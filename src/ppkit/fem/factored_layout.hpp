@@ -20,17 +20,17 @@
 namespace ppkit::fem {
 
 enum class FactoredOrder {
-  morton_atomic,  // one launch, Z-order, atomic adds into zeroed values
+  morton_atomic,        // one launch, Z-order, atomic adds into zeroed values
   colour_first_writer,  // one launch per colour, first toucher stores, later ones add
 };
 
 struct FactoredLayout {
-  std::vector<std::int64_t> element_of_slot;    // input-order element processed in each slot
-  std::vector<double> coordinates;              // 24 per slot: node a, component i at 3a+i
-  std::vector<std::int32_t> nodes;              // 8 per slot
-  std::vector<std::uint16_t> column_offsets;    // 64 per slot: [8a+b] = block position - row start
-  std::vector<std::uint64_t> first_writer;      // per slot, bit 8a+b (colour order only, else empty)
-  std::vector<std::int64_t> launch_offsets;     // launch k covers slots [offsets[k], offsets[k+1])
+  std::vector<std::int64_t> element_of_slot;  // input-order element processed in each slot
+  std::vector<double> coordinates;            // 24 per slot: node a, component i at 3a+i
+  std::vector<std::int32_t> nodes;            // 8 per slot
+  std::vector<std::uint16_t> column_offsets;  // 64 per slot: [8a+b] = block position - row start
+  std::vector<std::uint64_t> first_writer;    // per slot, bit 8a+b (colour order only, else empty)
+  std::vector<std::int64_t> launch_offsets;   // launch k covers slots [offsets[k], offsets[k+1])
   std::int64_t num_elements() const { return std::int64_t(nodes.size() / 8); }
 };
 
