@@ -3,11 +3,14 @@
 // assembly_cost (the paper's data layout: coordinates, connectivity, 64-bit
 // CSR block positions, row lengths, read-modify-write of 576 matrix + 24 load
 // values per element, plus zeroing the CSR values and load vector once per
-// assembly), GFLOP/s (B^T D B entry by entry). docs/fem.md derives the memory
-// floor these figures should be read against.
+// assembly), GFLOP/s (B^T D B entry by entry), and speedup_vs_a: the median
+// time of the same backend's thread-per-element (strategy (a)) on the same box,
+// measured in the same process, over this variant's time per assembly.
+// docs/fem.md derives the memory floor these figures should be read against.
 // Boxes: 16^3 (CPU-sized), 64^3 (823,875 DOF), 128^3 (6.44 M DOF, the paper's
-// ~6.5 M); pick with --benchmark_filter=fem_assemble/box128. Speedup over (a):
-// divide by the same box's */thread-per-element row of the same run.
+// ~6.5 M); pick with --benchmark_filter=fem_assemble/box128.
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,13 +19,14 @@
 #include "ppkit/fem/assemble.hpp"
 
 namespace {
+using ppkit::fem::AssemblyProblem;
+using ppkit::fem::FemAssemble;
 
 // One problem per box, built once and shared by every variant's benchmark
-// (building the 128^3 CSR pattern and block positions takes far longer than
-// copying them).
-const ppkit::fem::AssemblyProblem& box_problem(int n) {
+// (building the 128^3 CSR pattern and block positions takes seconds).
+const AssemblyProblem& box_problem(int n) {
   static std::mutex mutex;
-  static std::map<int, std::unique_ptr<ppkit::fem::AssemblyProblem>> cache;
+  static std::map<int, std::unique_ptr<AssemblyProblem>> cache;
   std::lock_guard<std::mutex> lock(mutex);
   auto& slot = cache[n];
   if (!slot) {
@@ -30,21 +34,80 @@ const ppkit::fem::AssemblyProblem& box_problem(int n) {
     spec.elements = {n, n, n};
     spec.perturbation = 0.15;
     spec.seed = 2019;
-    slot = std::make_unique<ppkit::fem::AssemblyProblem>(ppkit::fem::make_assembly_problem(
+    slot = std::make_unique<AssemblyProblem>(ppkit::fem::make_assembly_problem(
         ppkit::fem::make_box_mesh(spec), ppkit::fem::Material{2.0e11, 0.3, {0, 0, -7.7e4}}));
   }
   return *slot;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Median seconds per assembly of `<backend>/thread-per-element` on box n (5
+// timed runs after a warm-up), measured once per box and backend; NaN if that
+// variant is not registered or not available.
+double baseline_seconds(int n, const std::string& backend) {
+  static std::map<std::pair<int, std::string>, double> cache;
+  const auto key = std::make_pair(n, backend);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  double seconds = std::nan("");
+  for (const auto& v : ppkit::Registry<FemAssemble>::all())
+    if (v.name == backend + "/thread-per-element" && v.availability().available) {
+      auto run = v.prepare(box_problem(n));
+      run->run();
+      std::vector<double> times;
+      for (int r = 0; r < 5; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        run->run();
+        times.push_back(seconds_since(start));
+      }
+      std::nth_element(times.begin(), times.begin() + 2, times.end());
+      seconds = times[2];
+    }
+  cache[key] = seconds;
+  return seconds;
+}
+
 }  // namespace
 
 void ppkit::bench::register_benchmarks() {
-  for (int n : {16, 64, 128}) {
-    register_variant_benchmarks<fem::FemAssemble>(
-        "fem_assemble/box" + std::to_string(n), [n] { return box_problem(n); },
-        [](const fem::AssemblyProblem& p) {
-          const auto cost = fem::assembly_cost(p);
-          return BenchModel{double(p.mesh.num_elements()), "elements/s", cost.bytes, cost.flops};
-        });
-  }
+  for (int n : {16, 64, 128})
+    for (const auto& v : Registry<FemAssemble>::all()) {
+      const std::string name = v.name, backend = v.backend;
+      benchmark::RegisterBenchmark(
+          ("fem_assemble/box" + std::to_string(n) + "/" + name).c_str(),
+          [n, name, backend](benchmark::State& state) {
+            const auto& variant = Registry<FemAssemble>::find(name);
+            const Availability a = variant.availability();
+            if (!a.available) {
+              state.SkipWithError(("skipped: " + a.reason).c_str());
+              for (auto _ : state) {
+              }
+              return;
+            }
+            const AssemblyProblem& problem = box_problem(n);
+            const auto cost = fem::assembly_cost(problem);
+            const double baseline = baseline_seconds(n, backend);
+            auto run = variant.prepare(problem);
+            run->run();  // warm-up
+            const auto start = std::chrono::steady_clock::now();
+            for (auto _ : state) run->run();
+            const double iterations = double(state.iterations());
+            const double per_run = seconds_since(start) / iterations;
+            state.counters["elements/s"] = benchmark::Counter(
+                double(problem.mesh.num_elements()) * iterations, benchmark::Counter::kIsRate);
+            state.counters["GB/s"] =
+                benchmark::Counter(cost.bytes * iterations * 1e-9, benchmark::Counter::kIsRate);
+            const double bw = backend_bandwidth(backend);
+            if (!std::isnan(bw))
+              state.counters["roofline"] =
+                  benchmark::Counter(cost.bytes * iterations / bw, benchmark::Counter::kIsRate);
+            state.counters["GFLOP/s"] =
+                benchmark::Counter(cost.flops * iterations * 1e-9, benchmark::Counter::kIsRate);
+            if (!std::isnan(baseline)) state.counters["speedup_vs_a"] = baseline / per_run;
+          })
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
+    }
 }
