@@ -19,7 +19,10 @@ if [ ! -e /usr/local/cuda/lib/libcublas.so ] && [ -e /usr/local/cuda/lib64/libcu
 fi
 # Distribution package configs may predate CMake 3.5; CMake 4 needs this to load them.
 export CMAKE_POLICY_VERSION_MINIMUM=3.5
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPPKIT_TARGET="$target" \
+# MPI parts (FDTD slabs across GPUs, `ppkit fdtd scaling`) when the node has an MPI compiler.
+mpi=OFF
+command -v mpicxx > /dev/null 2>&1 && mpi=ON
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPPKIT_TARGET="$target" -DPPKIT_ENABLE_MPI=$mpi \
   -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
   -DCMAKE_PREFIX_PATH="$deps" -DOpenCL_INCLUDE_DIR="$deps/include" \
   -DOpenCL_LIBRARY="$deps/lib/x86_64-linux-gnu/libOpenCL.so" -DPPKIT_BUILD_EXAMPLES=ON > "$build.configure.log" 2>&1 \

@@ -27,7 +27,7 @@ std::string mpi_library_version() {
   int length = 0;
   MPI_Get_library_version(text, &length);
   std::string s(text, std::size_t(std::max(0, length)));
-  const auto end = s.find_first_of("\r\n");
+  const auto end = s.find_first_of(std::string("\r\n\0", 3));
   return end == std::string::npos ? s : s.substr(0, end);
 }
 
