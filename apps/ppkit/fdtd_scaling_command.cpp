@@ -49,9 +49,15 @@ void validate(const ScalingArgs& a) {
   if (a.strong_cells.empty() && a.weak_cells.empty())
     throw Error("nothing to run", "--cells N[,N..] (strong scaling) and/or --weak N[,N..]");
   for (auto n : a.strong_cells)
-    if (n < 2 * a.cpml + 2) throw Error("--cells " + std::to_string(n) + " is too small for a CPML of " + std::to_string(a.cpml) + " cells", "N > 2 * cpml + 1");
+    if (n < 2 * a.cpml + 2)
+      throw Error("--cells " + std::to_string(n) + " is too small for a CPML of " +
+                      std::to_string(a.cpml) + " cells",
+                  "N > 2 * cpml + 1");
   for (auto n : a.weak_cells)
-    if (n < 2 * a.cpml + 2) throw Error("--weak " + std::to_string(n) + " is too small for a CPML of " + std::to_string(a.cpml) + " cells", "N > 2 * cpml + 1");
+    if (n < 2 * a.cpml + 2)
+      throw Error("--weak " + std::to_string(n) + " is too small for a CPML of " +
+                      std::to_string(a.cpml) + " cells",
+                  "N > 2 * cpml + 1");
   if (a.steps < 1 || a.warmup < 0)
     throw Error("--steps " + std::to_string(a.steps) + ", --warmup " + std::to_string(a.warmup),
                 "--steps >= 1, --warmup >= 0");
@@ -159,9 +165,9 @@ void run_scaling(const ScalingArgs& a) {
         "{} timed steps after {} warm-up steps, CPML {} cells; halo ms/step: host time staging, "
         "posting and waiting for the halo planes (max over ranks)\n\n",
         a.steps, a.warmup, a.cpml);
-    std::cout << fmt::format("{:<7}{:>6}  {:<16}{:>16}{:>8}{:>10}{:>14}{:>10}  {:<12}{}\n",
-                             "study", "ranks", "grid", "cells/s", "eff.", "ms/step",
-                             "halo ms/step", "halo MB", "halo path", "overlap");
+    std::cout << fmt::format("{:<7}{:>6}  {:<16}{:>16}{:>8}{:>10}{:>14}{:>10}  {:<12}{}\n", "study",
+                             "ranks", "grid", "cells/s", "eff.", "ms/step", "halo ms/step",
+                             "halo MB", "halo path", "overlap");
   }
   std::vector<bool> overlaps;
   if (a.overlap != "off") overlaps.push_back(true);
@@ -184,14 +190,17 @@ void run_scaling(const ScalingArgs& a) {
             row.ranks, grid, format_rate(row.rate, "cells/s"),
             row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
             1e3 * row.seconds, row.halo_ms, row.halo_mb, row.halo,
-            ranks == 1 ? "-" : row.overlap ? "on" : "off");
+            ranks == 1    ? "-"
+            : row.overlap ? "on"
+                          : "off");
         std::cout.flush();
         nlohmann::json r;
         r["study"] = row.study;
         r["ranks"] = row.ranks;
         r["grid"] = row.grid;
         r["cells_per_second"] = row.rate;
-        r["parallel_efficiency"] = row.efficiency < 0 ? nlohmann::json() : nlohmann::json(row.efficiency);
+        r["parallel_efficiency"] =
+            row.efficiency < 0 ? nlohmann::json() : nlohmann::json(row.efficiency);
         r["seconds_per_step"] = row.seconds;
         r["halo_ms_per_step_max"] = row.halo_ms;
         r["halo_ms_per_step_mean"] = row.halo_ms_mean;
@@ -219,8 +228,7 @@ void add_fdtd_scaling_command(CLI::App& app) {
       "MPI slabs along x, one rank per GPU: strong and weak scaling (run under mpirun -np R)");
   cmd->add_option("--cells", args->strong_cells, "Strong scaling: cube sizes N (N^3 cells in all)")
       ->delimiter(',');
-  cmd->add_option("--weak", args->weak_cells,
-                  "Weak scaling: N^3 cells per rank (grid R*N x N x N)")
+  cmd->add_option("--weak", args->weak_cells, "Weak scaling: N^3 cells per rank (grid R*N x N x N)")
       ->delimiter(',');
   cmd->add_option("--ranks", args->ranks, "Rank counts to run (default 1, 2, 4, ..., all)")
       ->delimiter(',');

@@ -51,13 +51,13 @@ using PinnedSpace = Kokkos::HIPHostPinnedSpace;
 #else
 using PinnedSpace = Kokkos::HostSpace;
 #endif
-constexpr bool fields_in_host_memory = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
+constexpr bool fields_in_host_memory =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
 
 template <class T>
 using View = Kokkos::View<T*, Mem>;
 template <class T>
-using HostUnmanaged =
-    Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using HostUnmanaged = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using Range = std::pair<std::size_t, std::size_t>;
 
 template <class T>
@@ -192,8 +192,7 @@ MpiSlabSolver::Impl::Impl(const FdtdStep::Problem& p, MPI_Comm c, const MpiSlabO
     CpmlAxisArgs& aa = args.axis[d];
     const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
                                           &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
-    const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d,
-                                &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
+    const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d, &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
     for (int s = 0; s < 6; ++s) {
       profiles[d][s] = upload(*parts[s], "fdtd cpml profile");
       *targets[s] = profiles[d][s].data();
@@ -220,9 +219,15 @@ MpiSlabSolver::Impl::Impl(const FdtdStep::Problem& p, MPI_Comm c, const MpiSlabO
   // Halo route. H: my last owned plane -> right neighbour's plane i_begin - 1.
   // E: my first owned plane -> left neighbour's plane i_end.
   switch (options.halo) {
-    case HaloPath::automatic: direct = fields_in_host_memory || mpi_reports_cuda_aware(); break;
-    case HaloPath::direct: direct = true; break;
-    case HaloPath::staged: direct = false; break;
+    case HaloPath::automatic:
+      direct = fields_in_host_memory || mpi_reports_cuda_aware();
+      break;
+    case HaloPath::direct:
+      direct = true;
+      break;
+    case HaloPath::staged:
+      direct = false;
+      break;
   }
   path_name = !direct ? "staged" : fields_in_host_memory ? "host-direct" : "cuda-aware";
   const int left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
@@ -323,8 +328,7 @@ void MpiSlabSolver::Impl::complete(Halo& h) {
   h.pending = 0;
   if (!direct && h.from != MPI_PROC_NULL) {
     const std::size_t n = std::size_t(plane);
-    const Range plane_range(std::size_t(h.receive_plane) * n,
-                            std::size_t(h.receive_plane + 1) * n);
+    const Range plane_range(std::size_t(h.receive_plane) * n, std::size_t(h.receive_plane + 1) * n);
     Kokkos::deep_copy(exec, Kokkos::subview(fields[h.a], plane_range),
                       Kokkos::subview(h.receive, Range(0, n)));
     Kokkos::deep_copy(exec, Kokkos::subview(fields[h.b], plane_range),
@@ -432,8 +436,7 @@ FdtdStep::Result MpiSlabSolver::result(bool gather_fields) const {
   r.probe_values.assign(mine.size(), 0.0f);
   require(mine.size() < std::size_t(INT_MAX), "too many probe values for one MPI reduction");
   if (!mine.empty())
-    MPI_Allreduce(mine.data(), r.probe_values.data(), int(mine.size()), MPI_FLOAT, MPI_SUM,
-                  s.comm);
+    MPI_Allreduce(mine.data(), r.probe_values.data(), int(mine.size()), MPI_FLOAT, MPI_SUM, s.comm);
   if (!gather_fields) return r;
 
   // Fields: the owned planes of every rank, gathered on rank 0 plane by plane.

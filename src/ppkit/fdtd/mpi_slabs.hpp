@@ -56,7 +56,8 @@ class MpiSlabSolver {
  public:
   // Collective over comm; every rank passes the same problem. Throws
   // ppkit::Error when there are more ranks than node planes.
-  MpiSlabSolver(const FdtdStep::Problem& problem, MPI_Comm comm, const MpiSlabOptions& options = {});
+  MpiSlabSolver(const FdtdStep::Problem& problem, MPI_Comm comm,
+                const MpiSlabOptions& options = {});
   ~MpiSlabSolver();
   MpiSlabSolver(const MpiSlabSolver&) = delete;
   MpiSlabSolver& operator=(const MpiSlabSolver&) = delete;
