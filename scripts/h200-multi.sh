@@ -25,6 +25,7 @@ strong=${PPKIT_MULTI_STRONG:-768}
 weak=${PPKIT_MULTI_WEAK:-512}
 start=$(date +%s)
 [ -x "$ppkit" ] || { echo "no $ppkit: run scripts/h200-measure.sh build first"; exit 2; }
+[ -x "$mpi_test" ] || { echo "no ppkit_fdtd_mpi_test: the build has no MPI (see build/h100.configure*.log)"; exit 2; }
 if [ "$ranks" -lt 1 ]; then echo "no GPU found"; exit 2; fi
 
 {
@@ -86,8 +87,11 @@ if [ $other != none ] && [ $(( $(date +%s) - start )) -lt 200 ]; then
   cat "$OUT/fdtd-scaling-$other.txt"
 fi
 
-# 3. Tables (markdown) from the JSON files.
-python3 - "$OUT" "$ranks" "$test_status" "$direct_status" "${mca[*]}" <<'EOF' > "$OUT/h200-multi.md"
+# 3. Tables (markdown) from the JSON files (the raw text when python3 is missing).
+if ! command -v python3 > /dev/null; then
+  { echo "# FDTD MPI slabs on several H200 GPUs of one host"; echo; echo '```';
+    cat "$OUT"/machine-multi.txt "$OUT"/fdtd-scaling*.cmd "$OUT"/fdtd-scaling*.txt; echo '```'; } > "$OUT/h200-multi.md"
+else python3 - "$OUT" "$ranks" "$test_status" "$direct_status" "${mca[*]}" <<'EOF' > "$OUT/h200-multi.md"
 import glob, json, os, sys
 out, ranks, test_status, direct_status, mca = sys.argv[1:6]
 machine = open(os.path.join(out, "machine-multi.txt")).read()
@@ -123,5 +127,6 @@ print(f"Correctness on the GPUs (`mpirun -np {ranks} ppkit_fdtd_mpi_test`: field
       + (f" mpirun options: `{mca}`." if mca else "") + "\n")
 print("Machine:\n\n```\n" + machine.strip() + "\n```")
 EOF
+fi
 echo "=== $OUT/h200-multi.md written ($(( $(date +%s) - start )) s)"
 [ $test_status = 0 ] && [ $scaling_status = 0 ]
