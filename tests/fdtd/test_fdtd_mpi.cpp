@@ -1,15 +1,21 @@
 // MPI slabs along x equal the single-rank run: run with
-// `mpirun --oversubscribe -np 2 ppkit_fdtd_mpi_test`. The problem has CPML on
-// all faces (so the x layers and the y/z layers cross the slab boundary),
-// random materials and initial fields, sources and probes on both ranks.
+// `mpirun --oversubscribe -np 2 ppkit_fdtd_mpi_test [--halo auto|direct|staged]`.
+// The problem has CPML on all faces (so the x layers and the y/z layers cross
+// the slab boundary), random materials and initial fields, sources and probes
+// on both ranks and at the seams. Every run is checked with the overlap of the
+// interior update and the halo exchange on and off, through the halo path the
+// library picks (host-direct on a CPU, CUDA-aware or staged on a GPU) and
+// through pinned host buffers (staged); `--halo` keeps only one path.
 // Exit status 0 when every check passes.
 #include <mpi.h>
 
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <string>
+#include <vector>
 
-#include "ppkit/core/runtime.hpp"
+#include "ppkit/fdtd/mpi_runtime.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
 
 namespace {
@@ -52,39 +58,51 @@ ppkit::FdtdStep::Problem make_problem(unsigned seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0, ranks = 1, failures = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  int failures = 0;
   {
-    ppkit::Runtime runtime;
+    MpiKokkosRuntime runtime(argc, argv);
+    const int rank = runtime.rank(), ranks = runtime.ranks();
+    std::vector<HaloPath> paths{HaloPath::automatic, HaloPath::staged};
+    for (int a = 1; a + 1 < argc; ++a)
+      if (std::string(argv[a]) == "--halo") paths = {parse_halo_path(argv[a + 1])};
     unsigned seed = 12345;
     if (rank == 0) seed = unsigned(std::random_device{}());
     MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
     const auto problem = make_problem(seed);
-    const auto slabs = run_mpi_slabs(problem, MPI_COMM_WORLD);
-    if (rank == 0) {
-      const auto single = reference_step(problem);
-      auto check = [&](bool ok, const char* what, double value) {
-        std::printf("%s %s: %g (seed %u, %d ranks)\n", ok ? "PASS" : "FAIL", what, value, seed,
-                    ranks);
-        failures += ok ? 0 : 1;
-      };
-      const double fields = fields_relative_error(slabs.fields, single.fields);
-      check(fields < 2e-5, "fields vs single rank", fields);
-      double probes = 0;
-      for (std::size_t n = 0; n < single.probe_values.size(); ++n)
-        probes = std::max(probes, double(std::abs(slabs.probe_values[n] - single.probe_values[n])) /
-                                      (std::abs(double(single.probe_values[n])) + 1e-6));
-      check(probes < 1e-3 && slabs.probe_values.size() == single.probe_values.size(),
-            "probes vs single rank", probes);
-      double energy = slabs.energy.size() == single.energy.size() ? 0 : 1;
-      for (std::size_t n = 0; n < single.energy.size() && n < slabs.energy.size(); ++n)
-        energy = std::max(energy, std::abs(slabs.energy[n] / single.energy[n] - 1));
-      check(energy < 1e-5, "energy vs single rank", energy);
-    }
+    ppkit::FdtdStep::Result single;
+    if (rank == 0) single = reference_step(problem);
+    for (HaloPath path : paths)
+      for (bool overlap : {true, false}) {
+        MpiSlabOptions options;
+        options.overlap = overlap;
+        options.halo = path;
+        MpiSlabSolver solver(problem, MPI_COMM_WORLD, options);
+        solver.advance(problem.steps);
+        const auto slabs = solver.result(true);
+        if (rank != 0) continue;
+        const std::string config = std::to_string(ranks) + " ranks on " + runtime.device_name() +
+                                   ", halo " + solver.halo_path() + ", overlap " +
+                                   (overlap ? "on" : "off");
+        auto check = [&](bool ok, const char* what, double value) {
+          std::printf("%s %s: %g (seed %u, %s)\n", ok ? "PASS" : "FAIL", what, value, seed,
+                      config.c_str());
+          failures += ok ? 0 : 1;
+        };
+        const double fields = fields_relative_error(slabs.fields, single.fields);
+        check(fields < 2e-5, "fields vs single rank", fields);
+        double probes = 0;
+        for (std::size_t n = 0; n < single.probe_values.size(); ++n)
+          probes =
+              std::max(probes, double(std::abs(slabs.probe_values[n] - single.probe_values[n])) /
+                                   (std::abs(double(single.probe_values[n])) + 1e-6));
+        check(probes < 1e-3 && slabs.probe_values.size() == single.probe_values.size(),
+              "probes vs single rank", probes);
+        double energy = slabs.energy.size() == single.energy.size() ? 0 : 1;
+        for (std::size_t n = 0; n < single.energy.size() && n < slabs.energy.size(); ++n)
+          energy = std::max(energy, std::abs(slabs.energy[n] / single.energy[n] - 1));
+        check(energy < 1e-5, "energy vs single rank", energy);
+      }
+    MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
-  MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  MPI_Finalize();
   return failures == 0 ? 0 : 1;
 }

@@ -1,272 +1,479 @@
 #include "ppkit/fdtd/mpi_slabs.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <chrono>
 #include <climits>
 #include <cmath>
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/yee_kokkos_kernels.hpp"
 
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_Query_cuda_support()
+#endif
+
 namespace ppkit::fdtd {
+
+bool mpi_reports_cuda_aware() {
+#if defined(OMPI_HAVE_MPI_EXT_CUDA)
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string s(text, std::size_t(std::max(0, length)));
+  const auto end = s.find_first_of(std::string("\r\n\0", 3));
+  return end == std::string::npos ? s : s.substr(0, end);
+}
+
+HaloPath parse_halo_path(const std::string& text) {
+  if (text == "auto") return HaloPath::automatic;
+  if (text == "direct" || text == "device" || text == "cuda-aware") return HaloPath::direct;
+  if (text == "staged") return HaloPath::staged;
+  throw Error("unknown halo path '" + text + "'", "auto, direct (device, cuda-aware), staged");
+}
+
 namespace {
 
 using Exec = Kokkos::DefaultExecutionSpace;
 using Mem = Exec::memory_space;
-template <class T>
-using View = Kokkos::View<T*, Mem>;
-using HostFloats = Kokkos::View<float*, Kokkos::HostSpace>;
+// Page-locked host memory for the staged halo path (plain host memory where
+// the backend has no pinned space).
+#if defined(KOKKOS_ENABLE_CUDA)
+using PinnedSpace = Kokkos::CudaHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+using PinnedSpace = Kokkos::HIPHostPinnedSpace;
+#else
+using PinnedSpace = Kokkos::HostSpace;
+#endif
+constexpr bool fields_in_host_memory =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
 
 template <class T>
-View<T> upload(const std::vector<T>& host) {
-  View<T> v("fdtd slab", std::max<std::size_t>(1, host.size()));
-  if (!host.empty()) {
-    Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(
-        host.data(), host.size());
-    Kokkos::deep_copy(Kokkos::subview(v, std::make_pair(std::size_t(0), host.size())), h);
-  }
+using View = Kokkos::View<T*, Mem>;
+template <class T>
+using HostUnmanaged = Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using Range = std::pair<std::size_t, std::size_t>;
+
+template <class T>
+View<T> upload(const std::vector<T>& host, const std::string& label) {
+  View<T> v(label, std::max<std::size_t>(1, host.size()));
+  if (!host.empty())
+    Kokkos::deep_copy(Kokkos::subview(v, Range(0, host.size())),
+                      HostUnmanaged<const T>(host.data(), host.size()));
   return v;
 }
 
-// One rank's slab: global planes [i_begin, i_end) owned, [i_begin - 1, i_end] stored.
-class Slab {
- public:
-  Slab(const FdtdStep::Problem& p, const StepSetup& setup, int rank, int ranks)
-      : grid_(p.grid), plane_((p.grid.ny + 1) * (p.grid.nz + 1)) {
-    const index_t planes = grid_.nx + 1;
-    range_.i_begin = planes * rank / ranks;
-    range_.i_end = planes * (rank + 1) / ranks;
-    range_.i_origin = range_.i_begin - 1;
-    local_planes_ = range_.i_end - range_.i_begin + 2;
-    const std::size_t local_nodes = std::size_t(local_planes_ * plane_);
-    args_.nx = grid_.nx;
-    args_.ny = grid_.ny;
-    args_.nz = grid_.nz;
-    args_.layers = 2 * setup.cpml.thickness;
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
-    // Local copies of the per-node inputs over the stored planes that exist.
-    auto local_slice = [&](auto fill, const auto& global) {
-      std::vector<std::decay_t<decltype(fill)>> out(local_nodes, fill);
-      for (index_t li = 0; li < local_planes_; ++li) {
-        const index_t i = range_.i_origin + li;
-        if (i < 0 || i > grid_.nx || global.empty()) continue;
-        std::copy(global.begin() + std::ptrdiff_t(i * plane_),
-                  global.begin() + std::ptrdiff_t((i + 1) * plane_),
-                  out.begin() + std::ptrdiff_t(li * plane_));
-      }
-      return out;
-    };
-    float** fields[6] = {&args_.ex, &args_.ey, &args_.ez, &args_.hx, &args_.hy, &args_.hz};
-    for (int c = 0; c < 6; ++c) {
-      fields_[c] = upload(local_slice(0.0f, p.initial[c]));
-      *fields[c] = fields_[c].data();
-    }
-    ids_ = upload(local_slice(0u, setup.material_id));
-    args_.material_id = ids_.data();
-    table_ = upload(setup.material_table);
-    args_.material_table = table_.data();
-    for (int d = 0; d < 3; ++d) {
-      const CpmlAxis& ax = setup.cpml.axis[d];
-      CpmlAxisArgs& aa = args_.axis[d];
-      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
-                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
-      const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d,
-                                  &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
-      for (int s = 0; s < 6; ++s) {
-        profiles_[d][s] = upload(*parts[s]);
-        *targets[s] = profiles_[d][s].data();
-      }
-      slots_[d][0] = upload(ax.e_slot);
-      slots_[d][1] = upload(ax.h_slot);
-      aa.e_slot = slots_[d][0].data();
-      aa.h_slot = slots_[d][1].data();
-    }
-    // x layers are indexed by the global slot, y and z layers by the local plane.
-    const std::size_t layers = std::size_t(args_.layers);
-    const std::size_t sizes[3] = {layers * std::size_t(plane_),
-                                  layers * std::size_t(local_planes_ * (grid_.nz + 1)),
-                                  layers * std::size_t(local_planes_ * (grid_.ny + 1))};
-    float** psi[12] = {&args_.psi_eyx, &args_.psi_ezx, &args_.psi_hyx, &args_.psi_hzx,
-                       &args_.psi_exy, &args_.psi_ezy, &args_.psi_hxy, &args_.psi_hzy,
-                       &args_.psi_exz, &args_.psi_eyz, &args_.psi_hxz, &args_.psi_hyz};
-    for (int q = 0; q < 12; ++q) {
-      psi_[q] = View<float>("psi", std::max<std::size_t>(1, sizes[q / 4]));
-      *psi[q] = psi_[q].data();
-    }
-    // Sources and probes in owned planes, at local indices.
-    std::vector<index_t> source_index, probe_index;
-    std::vector<std::int32_t> source_component, source_hard, probe_component;
-    std::vector<float> source_values;
-    const std::size_t steps = std::size_t(p.steps);
-    for (std::size_t s = 0; s < p.sources.size(); ++s)
-      if (owns(p.sources[s].i)) {
-        source_index.push_back(setup.source_index[s] - range_.i_origin * plane_);
-        source_component.push_back(setup.source_component[s]);
-        source_hard.push_back(setup.source_hard[s]);
-        source_values.insert(source_values.end(),
-                             setup.source_values.begin() + std::ptrdiff_t(s * steps),
-                             setup.source_values.begin() + std::ptrdiff_t((s + 1) * steps));
-      }
-    for (std::size_t q = 0; q < p.probes.size(); ++q)
-      if (owns(p.probes[q].i)) {
-        probe_index.push_back(setup.probe_index[q] - range_.i_origin * plane_);
-        probe_component.push_back(setup.probe_component[q]);
-        probe_rows_.push_back(q);
-      }
-    io_.n_sources = std::int64_t(source_index.size());
-    io_.n_probes = std::int64_t(probe_index.size());
-    io_.steps = p.steps;
-    source_index_ = upload(source_index);
-    source_component_ = upload(source_component);
-    source_hard_ = upload(source_hard);
-    source_values_ = upload(source_values);
-    probe_index_ = upload(probe_index);
-    probe_component_ = upload(probe_component);
-    probe_values_ =
-        View<float>("probe values", std::max<std::size_t>(1, probe_index.size() * steps));
-    io_.source_index = source_index_.data();
-    io_.source_component = source_component_.data();
-    io_.source_hard = source_hard_.data();
-    io_.source_values = source_values_.data();
-    io_.probe_index = probe_index_.data();
-    io_.probe_component = probe_component_.data();
-    io_.probe_values = probe_values_.data();
-    send_ = HostFloats("halo send", std::size_t(2 * plane_));
-    receive_ = HostFloats("halo receive", std::size_t(2 * plane_));
-  }
+// Point sources of a set of nodes and the probes, with the device arrays
+// behind their SourceProbeArgs.
+struct SourceProbeSet {
+  View<index_t> source_index, probe_index;
+  View<std::int32_t> source_component, source_hard, probe_component;
+  View<float> source_values, probe_values;
+  SourceProbeArgs args{};
+};
 
-  bool owns(index_t i) const { return i >= range_.i_begin && i < range_.i_end; }
-  const SlabRange& range() const { return range_; }
-  const YeeKernelArgs& args() const { return args_; }
-  const SourceProbeArgs& io() const { return io_; }
-  index_t plane() const { return plane_; }
-
-  // Sends the planes `send_plane` of fields a and b (local indices) to `to` and
-  // receives the neighbour's into `receive_plane` from `from`.
-  void exchange(int a, int b, index_t send_plane, index_t receive_plane, int to, int from,
-                MPI_Comm comm) {
-    const std::size_t n = std::size_t(plane_);
-    auto plane_of = [&](int c, index_t li) {
-      return Kokkos::subview(fields_[c],
-                             std::make_pair(std::size_t(li) * n, std::size_t(li + 1) * n));
-    };
-    if (to != MPI_PROC_NULL) {
-      Kokkos::deep_copy(Kokkos::subview(send_, std::make_pair(std::size_t(0), n)),
-                        plane_of(a, send_plane));
-      Kokkos::deep_copy(Kokkos::subview(send_, std::make_pair(n, 2 * n)), plane_of(b, send_plane));
-    }
-    MPI_Sendrecv(send_.data(), int(2 * n), MPI_FLOAT, to, 0, receive_.data(), int(2 * n), MPI_FLOAT,
-                 from, 0, comm, MPI_STATUS_IGNORE);
-    if (from != MPI_PROC_NULL) {
-      Kokkos::deep_copy(plane_of(a, receive_plane),
-                        Kokkos::subview(receive_, std::make_pair(std::size_t(0), n)));
-      Kokkos::deep_copy(plane_of(b, receive_plane),
-                        Kokkos::subview(receive_, std::make_pair(n, 2 * n)));
-    }
-  }
-
-  index_t local_planes() const { return local_planes_; }
-  std::vector<float> owned_planes(int c) const {
-    const std::size_t n = std::size_t(plane_), count = std::size_t(range_.i_end - range_.i_begin);
-    std::vector<float> out(count * n);
-    Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(out.data(),
-                                                                                       out.size());
-    Kokkos::deep_copy(h, Kokkos::subview(fields_[c], std::make_pair(n, n + count * n)));
-    return out;
-  }
-  std::vector<float> probe_values() const {
-    std::vector<float> out(probe_values_.extent(0));
-    Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(out.data(),
-                                                                                       out.size());
-    Kokkos::deep_copy(h, probe_values_);
-    return out;
-  }
-  const std::vector<std::size_t>& probe_rows() const { return probe_rows_; }
-
- private:
-  YeeGrid grid_;
-  index_t plane_, local_planes_ = 0;
-  SlabRange range_{};
-  YeeKernelArgs args_{};
-  SourceProbeArgs io_{};
-  View<float> fields_[6], table_, profiles_[3][6], psi_[12], source_values_, probe_values_;
-  View<std::uint32_t> ids_;
-  View<std::int32_t> slots_[3][2], source_component_, source_hard_, probe_component_;
-  View<index_t> source_index_, probe_index_;
-  HostFloats send_, receive_;
-  std::vector<std::size_t> probe_rows_;
+// One half step's halo: planes `send_plane` of fields a and b go to `to`, the
+// neighbour's arrive in `receive_plane` from `from` (local plane indices).
+struct Halo {
+  int a, b;
+  index_t send_plane, receive_plane;
+  int to, from, tag;
+  Kokkos::View<float*, PinnedSpace> send, receive;  // staged path only: [a plane | b plane]
+  MPI_Request requests[4];
+  int pending = 0;
 };
 
 }  // namespace
 
-FdtdStep::Result run_mpi_slabs(const FdtdStep::Problem& p, MPI_Comm comm) {
+struct MpiSlabSolver::Impl {
+  MPI_Comm comm;
   int rank = 0, ranks = 1;
+  MpiSlabOptions options;
+  bool direct = false;
+  std::string path_name;
+  YeeGrid grid;
+  std::int64_t total_steps = 0, done = 0;
+  std::size_t n_probes = 0;
+  double cell_volume = 0;
+  std::vector<std::int64_t> energy_steps;  // global steps after which the energy is taken
+  std::size_t next_energy = 0;
+  std::vector<std::int64_t> energy_taken;
+  std::vector<double> energy;
+
+  index_t plane = 0, local_planes = 0;
+  SlabRange range{};
+  YeeKernelArgs args{};
+  Exec exec;
+  View<float> fields[6], table, profiles[3][6], psi[12];
+  View<std::uint32_t> ids;
+  View<std::int32_t> slots[3][2];
+  SourceProbeSet seam, bulk;  // sources on the first owned plane; the others and the probes
+  std::vector<std::size_t> probe_rows;  // global probe number of each local probe
+  Halo h_halo{}, e_halo{};
+  MpiSlabStats stats;
+
+  Impl(const FdtdStep::Problem& p, MPI_Comm c, const MpiSlabOptions& o);
+  bool owns(index_t i) const { return i >= range.i_begin && i < range.i_end; }
+  void fill_sources_and_probes(const FdtdStep::Problem& p, const StepSetup& setup);
+  void post(Halo& h);
+  void complete(Halo& h);
+  void update_h_planes(index_t begin, index_t end) {
+    if (begin < end) update_h<Exec>(args, SlabRange{begin, end, range.i_origin});
+  }
+  void update_e_planes(index_t begin, index_t end) {
+    if (begin < end) update_e<Exec>(args, SlabRange{begin, end, range.i_origin});
+  }
+  void step(std::int64_t n);
+  std::vector<float> owned_planes(int c) const;
+};
+
+MpiSlabSolver::Impl::Impl(const FdtdStep::Problem& p, MPI_Comm c, const MpiSlabOptions& o)
+    : comm(c), options(o), grid(p.grid), total_steps(p.steps), n_probes(p.probes.size()) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   const StepSetup setup = make_step_setup(p);
-  require(ranks <= p.grid.nx + 1,
-          std::to_string(ranks) + " MPI ranks for " + std::to_string(p.grid.nx + 1) +
+  require(ranks <= grid.nx + 1,
+          std::to_string(ranks) + " MPI ranks for " + std::to_string(grid.nx + 1) +
               " node planes along x",
           "at most nx + 1 ranks (one plane each)");
-  require(p.grid.ny * p.grid.nz < INT_MAX / 4, "an x-plane is too large for one MPI message",
-          "(ny + 1)(nz + 1) < 2^29 nodes");
-  Slab slab(p, setup, rank, ranks);
-  const int left = rank > 0 ? rank - 1 : MPI_PROC_NULL,
-            right = rank + 1 < ranks ? rank + 1 : MPI_PROC_NULL;
-  const index_t last_local = slab.local_planes() - 1;
+  plane = (grid.ny + 1) * (grid.nz + 1);
+  require(plane < INT_MAX / 2, "an x-plane is too large for one MPI message",
+          "(ny + 1)(nz + 1) < 2^30 nodes");
+  cell_volume = setup.cell_volume;
+  energy_steps = setup.energy_steps;
 
-  FdtdStep::Result r;
-  std::size_t next_energy = 0;
-  for (std::int64_t step = 0; step < p.steps; ++step) {
-    // Ey, Ez of my first owned plane are the left neighbour's ghost at its i_end.
-    slab.exchange(1, 2, 1, last_local, left, right, comm);
-    update_h<Exec>(slab.args(), slab.range());
-    // Hy, Hz of my last owned plane are the right neighbour's ghost at its i_begin - 1.
-    slab.exchange(4, 5, last_local - 1, 0, right, left, comm);
-    update_e<Exec>(slab.args(), slab.range());
-    apply_sources_and_probes<Exec>(slab.args(), slab.io(), step);
-    if (next_energy < setup.energy_steps.size() && setup.energy_steps[next_energy] == step) {
-      const double local = field_energy<Exec>(slab.args(), slab.range());
-      double total = 0;
-      MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
-      r.energy_steps.push_back(step);
-      r.energy.push_back(total * setup.cell_volume);
-      ++next_energy;
+  const index_t planes = grid.nx + 1;
+  range.i_begin = planes * rank / ranks;
+  range.i_end = planes * (rank + 1) / ranks;
+  range.i_origin = range.i_begin - 1;
+  local_planes = range.i_end - range.i_begin + 2;
+  const std::size_t local_nodes = std::size_t(local_planes * plane);
+  args.nx = grid.nx;
+  args.ny = grid.ny;
+  args.nz = grid.nz;
+  args.layers = 2 * setup.cpml.thickness;
+
+  // Local copies of the per-node inputs over the stored planes that exist
+  // (ghost planes included, so the halos start consistent).
+  auto local_slice = [&](auto fill, const auto& global) {
+    std::vector<std::decay_t<decltype(fill)>> out(local_nodes, fill);
+    for (index_t li = 0; li < local_planes; ++li) {
+      const index_t i = range.i_origin + li;
+      if (i < 0 || i > grid.nx || global.empty()) continue;
+      std::copy(global.begin() + std::ptrdiff_t(i * plane),
+                global.begin() + std::ptrdiff_t((i + 1) * plane),
+                out.begin() + std::ptrdiff_t(li * plane));
     }
+    return out;
+  };
+  float** field_args[6] = {&args.ex, &args.ey, &args.ez, &args.hx, &args.hy, &args.hz};
+  for (int f = 0; f < 6; ++f) {
+    // Zero fields need no host copy (Kokkos zero-fills new views).
+    fields[f] = p.initial[f].empty() ? View<float>("fdtd slab field", local_nodes)
+                                     : upload(local_slice(0.0f, p.initial[f]), "fdtd slab field");
+    *field_args[f] = fields[f].data();
   }
-  Exec().fence();
+  ids = upload(local_slice(0u, setup.material_id), "fdtd slab material id");
+  args.material_id = ids.data();
+  table = upload(setup.material_table, "fdtd material table");
+  args.material_table = table.data();
+  for (int d = 0; d < 3; ++d) {
+    const CpmlAxis& ax = setup.cpml.axis[d];
+    CpmlAxisArgs& aa = args.axis[d];
+    const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
+                                          &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
+    const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d, &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
+    for (int s = 0; s < 6; ++s) {
+      profiles[d][s] = upload(*parts[s], "fdtd cpml profile");
+      *targets[s] = profiles[d][s].data();
+    }
+    slots[d][0] = upload(ax.e_slot, "fdtd cpml slot");
+    slots[d][1] = upload(ax.h_slot, "fdtd cpml slot");
+    aa.e_slot = slots[d][0].data();
+    aa.h_slot = slots[d][1].data();
+  }
+  // x layers are indexed by the global slot, y and z layers by the local plane.
+  const std::size_t layers = std::size_t(args.layers);
+  const std::size_t sizes[3] = {layers * std::size_t(plane),
+                                layers * std::size_t(local_planes * (grid.nz + 1)),
+                                layers * std::size_t(local_planes * (grid.ny + 1))};
+  float** psi_args[12] = {&args.psi_eyx, &args.psi_ezx, &args.psi_hyx, &args.psi_hzx,
+                          &args.psi_exy, &args.psi_ezy, &args.psi_hxy, &args.psi_hzy,
+                          &args.psi_exz, &args.psi_eyz, &args.psi_hxz, &args.psi_hyz};
+  for (int q = 0; q < 12; ++q) {
+    psi[q] = View<float>("fdtd psi", std::max<std::size_t>(1, sizes[q / 4]));
+    *psi_args[q] = psi[q].data();
+  }
+  fill_sources_and_probes(p, setup);
+
+  // Halo route. H: my last owned plane -> right neighbour's plane i_begin - 1.
+  // E: my first owned plane -> left neighbour's plane i_end.
+  switch (options.halo) {
+    case HaloPath::automatic:
+      direct = fields_in_host_memory || mpi_reports_cuda_aware();
+      break;
+    case HaloPath::direct:
+      direct = true;
+      break;
+    case HaloPath::staged:
+      direct = false;
+      break;
+  }
+  path_name = !direct ? "staged" : fields_in_host_memory ? "host-direct" : "cuda-aware";
+  const int left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+  const int right = rank + 1 < ranks ? rank + 1 : MPI_PROC_NULL;
+  h_halo.a = 4, h_halo.b = 5, h_halo.send_plane = local_planes - 2, h_halo.receive_plane = 0;
+  h_halo.to = right, h_halo.from = left, h_halo.tag = 10;
+  e_halo.a = 1, e_halo.b = 2, e_halo.send_plane = 1, e_halo.receive_plane = local_planes - 1;
+  e_halo.to = left, e_halo.from = right, e_halo.tag = 20;
+  if (!direct)
+    for (Halo* h : {&h_halo, &e_halo}) {
+      h->send = Kokkos::View<float*, PinnedSpace>("fdtd halo send", std::size_t(2 * plane));
+      h->receive = Kokkos::View<float*, PinnedSpace>("fdtd halo receive", std::size_t(2 * plane));
+    }
+  exec.fence();
+}
+
+void MpiSlabSolver::Impl::fill_sources_and_probes(const FdtdStep::Problem& p,
+                                                  const StepSetup& setup) {
+  const std::size_t steps = std::size_t(p.steps);
+  // Sources on the first owned plane apply right after that plane's E update
+  // (before it is sent); all others after the rest of the slab.
+  for (SourceProbeSet* set : {&seam, &bulk}) {
+    std::vector<index_t> source_index, probe_index;
+    std::vector<std::int32_t> source_component, source_hard, probe_component;
+    std::vector<float> source_values;
+    for (std::size_t s = 0; s < p.sources.size(); ++s) {
+      const index_t i = p.sources[s].i;
+      if (!owns(i) || (i == range.i_begin) != (set == &seam)) continue;
+      source_index.push_back(setup.source_index[s] - range.i_origin * plane);
+      source_component.push_back(setup.source_component[s]);
+      source_hard.push_back(setup.source_hard[s]);
+      source_values.insert(source_values.end(),
+                           setup.source_values.begin() + std::ptrdiff_t(s * steps),
+                           setup.source_values.begin() + std::ptrdiff_t((s + 1) * steps));
+    }
+    if (set == &bulk)
+      for (std::size_t q = 0; q < p.probes.size(); ++q)
+        if (owns(p.probes[q].i)) {
+          probe_index.push_back(setup.probe_index[q] - range.i_origin * plane);
+          probe_component.push_back(setup.probe_component[q]);
+          probe_rows.push_back(q);
+        }
+    set->source_index = upload(source_index, "fdtd source index");
+    set->source_component = upload(source_component, "fdtd source component");
+    set->source_hard = upload(source_hard, "fdtd source hard");
+    set->source_values = upload(source_values, "fdtd source values");
+    set->probe_index = upload(probe_index, "fdtd probe index");
+    set->probe_component = upload(probe_component, "fdtd probe component");
+    set->probe_values =
+        View<float>("fdtd probe values", std::max<std::size_t>(1, probe_index.size() * steps));
+    SourceProbeArgs& a = set->args;
+    a.n_sources = std::int64_t(source_index.size());
+    a.n_probes = std::int64_t(probe_index.size());
+    a.steps = p.steps;
+    a.source_index = set->source_index.data();
+    a.source_component = set->source_component.data();
+    a.source_hard = set->source_hard.data();
+    a.source_values = set->source_values.data();
+    a.probe_index = set->probe_index.data();
+    a.probe_component = set->probe_component.data();
+    a.probe_values = set->probe_values.data();
+  }
+}
+
+// Posts the receives and sends of one halo. The planes to send must be final
+// on the device (the caller fenced). Staged: copied to pinned memory first.
+void MpiSlabSolver::Impl::post(Halo& h) {
+  const std::size_t n = std::size_t(plane);
+  h.pending = 0;
+  if (direct) {
+    float* from_fields[2] = {fields[h.a].data(), fields[h.b].data()};
+    for (int c = 0; c < 2; ++c)
+      MPI_Irecv(from_fields[c] + std::size_t(h.receive_plane) * n, int(n), MPI_FLOAT, h.from,
+                h.tag + c, comm, &h.requests[h.pending++]);
+    for (int c = 0; c < 2; ++c)
+      MPI_Isend(from_fields[c] + std::size_t(h.send_plane) * n, int(n), MPI_FLOAT, h.to, h.tag + c,
+                comm, &h.requests[h.pending++]);
+  } else {
+    MPI_Irecv(h.receive.data(), int(2 * n), MPI_FLOAT, h.from, h.tag, comm,
+              &h.requests[h.pending++]);
+    if (h.to != MPI_PROC_NULL) {
+      const Range plane_range(std::size_t(h.send_plane) * n, std::size_t(h.send_plane + 1) * n);
+      Kokkos::deep_copy(exec, Kokkos::subview(h.send, Range(0, n)),
+                        Kokkos::subview(fields[h.a], plane_range));
+      Kokkos::deep_copy(exec, Kokkos::subview(h.send, Range(n, 2 * n)),
+                        Kokkos::subview(fields[h.b], plane_range));
+      exec.fence();
+    }
+    MPI_Isend(h.send.data(), int(2 * n), MPI_FLOAT, h.to, h.tag, comm, &h.requests[h.pending++]);
+  }
+  if (h.to != MPI_PROC_NULL) stats.halo_bytes += double(2 * n * sizeof(float));
+}
+
+// Waits for one halo; staged: the received planes are copied to the device in
+// stream order (kernels launched later see them).
+void MpiSlabSolver::Impl::complete(Halo& h) {
+  MPI_Waitall(h.pending, h.requests, MPI_STATUSES_IGNORE);
+  h.pending = 0;
+  if (!direct && h.from != MPI_PROC_NULL) {
+    const std::size_t n = std::size_t(plane);
+    const Range plane_range(std::size_t(h.receive_plane) * n, std::size_t(h.receive_plane + 1) * n);
+    Kokkos::deep_copy(exec, Kokkos::subview(fields[h.a], plane_range),
+                      Kokkos::subview(h.receive, Range(0, n)));
+    Kokkos::deep_copy(exec, Kokkos::subview(fields[h.b], plane_range),
+                      Kokkos::subview(h.receive, Range(n, 2 * n)));
+  }
+}
+
+// One leapfrog step n (0-based). On entry and on exit the ghost planes hold
+// the neighbours' current Ey, Ez (plane i_end) and Hy, Hz (plane i_begin - 1).
+void MpiSlabSolver::Impl::step(std::int64_t n) {
+  using clock = std::chrono::steady_clock;
+  const index_t first = range.i_begin, end = range.i_end;
+  auto timed = [&](auto&& what) {
+    const auto t0 = clock::now();
+    what();
+    stats.halo_seconds += seconds_since(t0);
+  };
+  if (options.overlap && ranks > 1) {
+    // H: the plane the right neighbour needs, post, the rest while it travels, wait.
+    update_h_planes(end - 1, end);
+    exec.fence();
+    timed([&] { post(h_halo); });
+    update_h_planes(first, end - 1);
+    timed([&] { complete(h_halo); });
+    // E: the plane the left neighbour needs (and its sources), post, the rest, wait.
+    update_e_planes(first, first + 1);
+    apply_sources_and_probes<Exec>(args, seam.args, n);
+    exec.fence();
+    timed([&] { post(e_halo); });
+    update_e_planes(first + 1, end);
+    apply_sources_and_probes<Exec>(args, bulk.args, n);
+    timed([&] { complete(e_halo); });
+  } else {
+    update_h_planes(first, end);
+    exec.fence();
+    timed([&] {
+      post(h_halo);
+      complete(h_halo);
+      exec.fence();
+    });
+    update_e_planes(first, end);
+    apply_sources_and_probes<Exec>(args, seam.args, n);
+    apply_sources_and_probes<Exec>(args, bulk.args, n);
+    exec.fence();
+    timed([&] {
+      post(e_halo);
+      complete(e_halo);
+      exec.fence();
+    });
+  }
+  if (next_energy < energy_steps.size() && energy_steps[next_energy] == n) {
+    const double local = field_energy<Exec>(args, range);
+    double total = 0;
+    MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, comm);
+    energy_taken.push_back(n);
+    energy.push_back(total * cell_volume);
+    ++next_energy;
+  }
+}
+
+std::vector<float> MpiSlabSolver::Impl::owned_planes(int c) const {
+  const std::size_t n = std::size_t(plane), count = std::size_t(range.i_end - range.i_begin);
+  std::vector<float> out(count * n);
+  Kokkos::deep_copy(HostUnmanaged<float>(out.data(), out.size()),
+                    Kokkos::subview(fields[c], Range(n, n + count * n)));
+  return out;
+}
+
+MpiSlabSolver::MpiSlabSolver(const FdtdStep::Problem& problem, MPI_Comm comm,
+                             const MpiSlabOptions& options)
+    : impl_(std::make_unique<Impl>(problem, comm, options)) {}
+
+MpiSlabSolver::~MpiSlabSolver() = default;
+
+void MpiSlabSolver::advance(std::int64_t steps) {
+  Impl& s = *impl_;
+  require(steps >= 0 && s.done + steps <= s.total_steps,
+          "advance(" + std::to_string(steps) + ") after " + std::to_string(s.done) + " of " +
+              std::to_string(s.total_steps) + " steps",
+          "at most the problem's steps in all");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::int64_t k = 0; k < steps; ++k) s.step(s.done++);
+  s.exec.fence();
+  s.stats.seconds += seconds_since(t0);
+  s.stats.steps += steps;
+}
+
+FdtdStep::Result MpiSlabSolver::result(bool gather_fields) const {
+  const Impl& s = *impl_;
+  FdtdStep::Result r;
+  r.energy_steps = s.energy_taken;
+  r.energy = s.energy;
 
   // Probes: each is owned by one rank; the sum over ranks assembles them.
-  const std::size_t steps = std::size_t(p.steps);
-  std::vector<float> mine(p.probes.size() * steps, 0.0f);
-  const auto local_values = slab.probe_values();
-  for (std::size_t q = 0; q < slab.probe_rows().size(); ++q)
-    std::copy(local_values.begin() + std::ptrdiff_t(q * steps),
-              local_values.begin() + std::ptrdiff_t((q + 1) * steps),
-              mine.begin() + std::ptrdiff_t(slab.probe_rows()[q] * steps));
+  const std::size_t steps = std::size_t(s.total_steps);
+  std::vector<float> mine(s.n_probes * steps, 0.0f);
+  if (!s.probe_rows.empty()) {
+    std::vector<float> local(s.bulk.probe_values.extent(0));
+    Kokkos::deep_copy(HostUnmanaged<float>(local.data(), local.size()), s.bulk.probe_values);
+    for (std::size_t q = 0; q < s.probe_rows.size(); ++q)
+      std::copy(local.begin() + std::ptrdiff_t(q * steps),
+                local.begin() + std::ptrdiff_t((q + 1) * steps),
+                mine.begin() + std::ptrdiff_t(s.probe_rows[q] * steps));
+  }
   r.probe_values.assign(mine.size(), 0.0f);
+  require(mine.size() < std::size_t(INT_MAX), "too many probe values for one MPI reduction");
   if (!mine.empty())
-    MPI_Allreduce(mine.data(), r.probe_values.data(), int(mine.size()), MPI_FLOAT, MPI_SUM, comm);
+    MPI_Allreduce(mine.data(), r.probe_values.data(), int(mine.size()), MPI_FLOAT, MPI_SUM, s.comm);
+  if (!gather_fields) return r;
 
-  // Fields: the owned planes of every rank, gathered on rank 0 in plane order.
-  const index_t plane = slab.plane();
+  // Fields: the owned planes of every rank, gathered on rank 0 plane by plane.
+  const std::size_t n = std::size_t(s.plane);
   for (int c = 0; c < 6; ++c) {
-    const auto owned = slab.owned_planes(c);
-    if (rank != 0) {
-      MPI_Send(owned.data(), int(owned.size()), MPI_FLOAT, 0, c, comm);
+    const auto owned = s.owned_planes(c);
+    if (s.rank != 0) {
+      for (std::size_t q = 0; q * n < owned.size(); ++q)
+        MPI_Send(owned.data() + q * n, int(n), MPI_FLOAT, 0, c, s.comm);
       continue;
     }
     auto& field = r.fields[std::size_t(c)];
-    field.resize(std::size_t(p.grid.nodes()));
+    field.resize(std::size_t(s.grid.nodes()));
     std::copy(owned.begin(), owned.end(), field.begin());
-    for (int from = 1; from < ranks; ++from) {
-      const index_t begin = (p.grid.nx + 1) * from / ranks,
-                    end = (p.grid.nx + 1) * (from + 1) / ranks;
-      require((end - begin) * plane < INT_MAX, "a slab is too large to gather in one MPI message");
-      MPI_Recv(field.data() + begin * plane, int((end - begin) * plane), MPI_FLOAT, from, c, comm,
-               MPI_STATUS_IGNORE);
+    for (int from = 1; from < s.ranks; ++from) {
+      const index_t begin = (s.grid.nx + 1) * from / s.ranks,
+                    end = (s.grid.nx + 1) * (from + 1) / s.ranks;
+      for (index_t i = begin; i < end; ++i)
+        MPI_Recv(field.data() + std::size_t(i) * n, int(n), MPI_FLOAT, from, c, s.comm,
+                 MPI_STATUS_IGNORE);
     }
   }
   return r;
+}
+
+const MpiSlabStats& MpiSlabSolver::stats() const { return impl_->stats; }
+void MpiSlabSolver::reset_stats() { impl_->stats = MpiSlabStats{}; }
+std::string MpiSlabSolver::halo_path() const { return impl_->path_name; }
+bool MpiSlabSolver::overlap() const { return impl_->options.overlap; }
+index_t MpiSlabSolver::first_plane() const { return impl_->range.i_begin; }
+index_t MpiSlabSolver::end_plane() const { return impl_->range.i_end; }
+
+FdtdStep::Result run_mpi_slabs(const FdtdStep::Problem& problem, MPI_Comm comm,
+                               const MpiSlabOptions& options) {
+  MpiSlabSolver solver(problem, comm, options);
+  solver.advance(problem.steps);
+  return solver.result(true);
 }
 
 }  // namespace ppkit::fdtd

@@ -1,22 +1,91 @@
 #pragma once
 // fdtd.step on MPI ranks: a 1D slab decomposition along x (equal slabs of
 // the nx + 1 node planes), each rank running the Kokkos kernels of
-// yee_kokkos_kernels.hpp on its planes plus one ghost plane per side.
-// Before the H update the tangential E (Ey, Ez) of the first owned plane goes
-// to the left neighbour; before the E update the tangential H (Hy, Hz) of the
-// last owned plane goes to the right neighbour. CPML profiles are global, so
-// the layers continue across ranks; results equal the single-rank run.
-// Built only with PPKIT_ENABLE_MPI.
+// yee_kokkos_kernels.hpp in the default execution space (one GPU per rank on a
+// GPU build) on its planes plus one ghost plane per side.
+// After the H update the tangential H (Hy, Hz) of the last owned plane goes to
+// the right neighbour's ghost plane i_begin - 1; after the E update (and the
+// sources) the tangential E (Ey, Ez) of the first owned plane goes to the left
+// neighbour's ghost plane i_end. CPML profiles are global, so the layers
+// continue across ranks; results equal the single-rank run bitwise.
+//
+// Overlap (MpiSlabOptions::overlap): each half step first updates the plane
+// whose values are sent, posts nonblocking sends and receives, updates the
+// rest of the slab while the planes travel, then waits. Halo planes are sent
+// from the field arrays themselves (x-planes are contiguous) when MPI can read
+// them (host memory, or device memory with a CUDA-aware MPI), or staged
+// through pinned host buffers. Built only with PPKIT_ENABLE_MPI.
 #include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
 
 #include "ppkit/fdtd/fdtd_step.hpp"
 
 namespace ppkit::fdtd {
 
-// Collective over comm; every rank passes the same problem. Rank 0 returns the
-// whole result (fields gathered, probes and energy); other ranks return their
-// energy and probe series only. Throws ppkit::Error when there are more ranks
-// than node planes.
-FdtdStep::Result run_mpi_slabs(const FdtdStep::Problem& problem, MPI_Comm comm);
+enum class HaloPath {
+  automatic,  // direct when the fields are in host memory or MPI reports CUDA-aware support
+  direct,     // MPI reads and writes the field arrays (device pointers on a GPU)
+  staged,     // copies through pinned host buffers
+};
+// "auto", "direct" (also "device", "cuda-aware") or "staged"; throws ppkit::Error otherwise.
+HaloPath parse_halo_path(const std::string& text);
+
+struct MpiSlabOptions {
+  bool overlap = true;
+  HaloPath halo = HaloPath::automatic;
+};
+
+// Per rank, accumulated by advance() since construction or reset_stats().
+struct MpiSlabStats {
+  std::int64_t steps = 0;
+  double seconds = 0;       // host wall time in advance()
+  double halo_seconds = 0;  // host time staging, posting and waiting for halo planes
+  double halo_bytes = 0;    // bytes this rank sent
+};
+
+// Whether the MPI library says at run time that it accepts CUDA device
+// pointers (MPIX_Query_cuda_support() from mpi-ext.h); false when it has no such query.
+bool mpi_reports_cuda_aware();
+// MPI_Get_library_version, first line.
+std::string mpi_library_version();
+
+class MpiSlabSolver {
+ public:
+  // Collective over comm; every rank passes the same problem. Throws
+  // ppkit::Error when there are more ranks than node planes.
+  MpiSlabSolver(const FdtdStep::Problem& problem, MPI_Comm comm,
+                const MpiSlabOptions& options = {});
+  ~MpiSlabSolver();
+  MpiSlabSolver(const MpiSlabSolver&) = delete;
+  MpiSlabSolver& operator=(const MpiSlabSolver&) = delete;
+
+  // Collective: the next `steps` steps (at most problem.steps in all).
+  void advance(std::int64_t steps);
+  // Collective: rank 0 gets the fields (when gather_fields), every rank the
+  // probes and the energies taken so far.
+  FdtdStep::Result result(bool gather_fields = true) const;
+
+  const MpiSlabStats& stats() const;
+  void reset_stats();
+  // "cuda-aware" (device pointers to MPI), "host-direct" (fields in host
+  // memory, no copies) or "staged" (pinned host buffers).
+  std::string halo_path() const;
+  bool overlap() const;
+  // Global node planes [first, end) this rank owns.
+  index_t first_plane() const;
+  index_t end_plane() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The whole run: rank 0 returns the whole result (fields gathered, probes and
+// energy); other ranks return their energy and probe series only.
+FdtdStep::Result run_mpi_slabs(const FdtdStep::Problem& problem, MPI_Comm comm,
+                               const MpiSlabOptions& options = {});
 
 }  // namespace ppkit::fdtd

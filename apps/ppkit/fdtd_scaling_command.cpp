@@ -1,0 +1,258 @@
+// `ppkit fdtd scaling`: strong and weak scaling of the MPI FDTD slabs, run
+// under `mpirun -np R ppkit fdtd scaling ...` with one rank per GPU. Each study
+// runs on sub-communicators of 1, 2, 4, ... and R ranks of the same launch, so
+// the parallel efficiency is taken against the 1-rank figure of the same
+// launch: strong scaling keeps the grid (N^3), weak scaling gives each rank
+// N^3 cells (grid R*N x N x N, split along x).
+#include <fmt/format.h>
+
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "ppkit/command.hpp"
+#include "ppkit/core/error.hpp"
+#include "ppkit/core/results.hpp"
+#include "ppkit/fdtd/cases.hpp"
+#if defined(PPKIT_HAVE_MPI)
+#include "ppkit/fdtd/mpi_runtime.hpp"
+#include "ppkit/fdtd/mpi_slabs.hpp"
+#endif
+
+namespace {
+using namespace ppkit;
+using namespace ppkit::fdtd;
+
+struct ScalingArgs {
+  std::vector<std::int64_t> strong_cells;  // global N^3
+  std::vector<std::int64_t> weak_cells;    // N^3 per rank
+  std::vector<int> ranks;                  // rank counts (default 1, 2, 4, ..., world)
+  std::int64_t steps = 100, warmup = 10;
+  int cpml = 10;
+  std::string overlap = "on";
+  std::string halo = "auto";
+  std::string json_path;
+};
+
+// The benchmark problem (make_benchmark_problem: 1 mm cells, CPML, one soft
+// Ricker dipole, no probes) on an nx x n x n grid.
+FdtdStep::Problem scaling_problem(index_t nx, index_t n, int cpml, std::int64_t steps) {
+  FdtdStep::Problem p = make_benchmark_problem(n, cpml, steps);
+  const double dx = p.grid.dx;
+  p.grid = make_grid(nx, n, n, double(nx) * dx, double(n) * dx, double(n) * dx, 0.99);
+  p.sources[0].i = nx / 2;
+  return p;
+}
+
+void validate(const ScalingArgs& a) {
+  if (a.strong_cells.empty() && a.weak_cells.empty())
+    throw Error("nothing to run", "--cells N[,N..] (strong scaling) and/or --weak N[,N..]");
+  for (auto n : a.strong_cells)
+    if (n < 2 * a.cpml + 2)
+      throw Error("--cells " + std::to_string(n) + " is too small for a CPML of " +
+                      std::to_string(a.cpml) + " cells",
+                  "N > 2 * cpml + 1");
+  for (auto n : a.weak_cells)
+    if (n < 2 * a.cpml + 2)
+      throw Error("--weak " + std::to_string(n) + " is too small for a CPML of " +
+                      std::to_string(a.cpml) + " cells",
+                  "N > 2 * cpml + 1");
+  if (a.steps < 1 || a.warmup < 0)
+    throw Error("--steps " + std::to_string(a.steps) + ", --warmup " + std::to_string(a.warmup),
+                "--steps >= 1, --warmup >= 0");
+  if (a.overlap != "on" && a.overlap != "off" && a.overlap != "both")
+    throw Error("--overlap " + a.overlap, "on, off or both");
+  for (int r : a.ranks)
+    if (r < 1) throw Error("--ranks " + std::to_string(r), "rank counts >= 1");
+}
+
+#if defined(PPKIT_HAVE_MPI)
+struct Row {
+  std::string study;  // "strong" or "weak"
+  int ranks = 1;
+  std::array<index_t, 3> grid{};
+  bool overlap = false;
+  std::string halo;
+  double seconds = 0, rate = 0, efficiency = -1, halo_ms = 0, halo_ms_mean = 0, halo_mb = 0;
+};
+
+// Rank counts: the given ones, or 1, 2, 4, ... and the world size.
+std::vector<int> rank_counts(const ScalingArgs& a, int world) {
+  std::vector<int> counts = a.ranks;
+  if (counts.empty()) {
+    for (int r = 1; r < world; r *= 2) counts.push_back(r);
+    counts.push_back(world);
+  }
+  for (int r : counts)
+    if (r > world)
+      throw Error("--ranks " + std::to_string(r) + " but mpirun started " + std::to_string(world),
+                  "rank counts <= the number of MPI ranks (mpirun -np)");
+  return counts;
+}
+
+// Runs one configuration on the first `ranks` ranks of the world; the row is
+// meaningful on world rank 0.
+Row run_one(const std::string& study, index_t n, int ranks, bool overlap, const ScalingArgs& a,
+            const MpiSlabOptions& base) {
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank < ranks ? 0 : MPI_UNDEFINED, world_rank, &comm);
+  Row row;
+  row.study = study;
+  row.ranks = ranks;
+  row.overlap = overlap;
+  const index_t nx = study == "weak" ? n * ranks : n;
+  row.grid = {nx, n, n};
+  if (comm != MPI_COMM_NULL) {
+    // One step more than run, so that the final energy reduction stays out of the timing.
+    const auto problem = scaling_problem(nx, n, a.cpml, a.warmup + a.steps + 1);
+    MpiSlabOptions options = base;
+    options.overlap = overlap;
+    MpiSlabSolver solver(problem, comm, options);
+    solver.advance(a.warmup);
+    solver.reset_stats();
+    MPI_Barrier(comm);
+    solver.advance(a.steps);
+    const MpiSlabStats& s = solver.stats();
+    double slowest = 0, halo_max = 0, halo_sum = 0;
+    MPI_Allreduce(&s.seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(&s.halo_seconds, &halo_max, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(&s.halo_seconds, &halo_sum, 1, MPI_DOUBLE, MPI_SUM, comm);
+    row.halo = ranks > 1 ? solver.halo_path() : "-";
+    row.seconds = slowest / double(a.steps);
+    row.rate = double(problem.grid.cells()) * double(a.steps) / slowest;
+    row.halo_ms = 1e3 * halo_max / double(a.steps);
+    row.halo_ms_mean = 1e3 * halo_sum / double(ranks) / double(a.steps);
+    row.halo_mb = s.halo_bytes / double(a.steps) / 1e6;
+    MPI_Comm_free(&comm);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return row;
+}
+
+void run_scaling(const ScalingArgs& a) {
+  validate(a);
+  MpiSlabOptions base;
+  base.halo = parse_halo_path(a.halo);
+  int argc = 0;
+  char** argv = nullptr;
+  MpiKokkosRuntime runtime(argc, argv);
+  const int rank = runtime.rank(), world = runtime.ranks();
+  const auto counts = rank_counts(a, world);
+
+  // Where each rank runs, so that one GPU per rank can be checked.
+  char mine[160] = {};
+  std::snprintf(mine, sizeof mine, "%s", runtime.device_name().c_str());
+  std::vector<char> all(std::size_t(world) * sizeof mine);
+  MPI_Gather(mine, int(sizeof mine), MPI_CHAR, all.data(), int(sizeof mine), MPI_CHAR, 0,
+             MPI_COMM_WORLD);
+  const std::string library = mpi_library_version();
+  const bool cuda_aware = mpi_reports_cuda_aware();
+  nlohmann::json j;
+  if (rank == 0) {
+    std::cout << fmt::format("MPI: {}\nMPIX_Query_cuda_support: {}\n", library,
+                             cuda_aware ? "yes (CUDA-aware)" : "no (or no such query)");
+    j["mpi_library"] = library;
+    j["mpi_reports_cuda_aware"] = cuda_aware;
+    for (int r = 0; r < world; ++r) {
+      const std::string where(all.data() + std::size_t(r) * sizeof mine);
+      std::cout << fmt::format("rank {}: {}\n", r, where);
+      j["ranks"].push_back(where);
+    }
+    std::cout << fmt::format(
+        "{} timed steps after {} warm-up steps, CPML {} cells; halo ms/step: host time staging, "
+        "posting and waiting for the halo planes (max over ranks)\n\n",
+        a.steps, a.warmup, a.cpml);
+    std::cout << fmt::format("{:<7}{:>6}  {:<16}{:>16}{:>8}{:>10}{:>14}{:>10}  {:<12}{}\n", "study",
+                             "ranks", "grid", "cells/s", "eff.", "ms/step", "halo ms/step",
+                             "halo MB", "halo path", "overlap");
+  }
+  std::vector<bool> overlaps;
+  if (a.overlap != "off") overlaps.push_back(true);
+  if (a.overlap != "on") overlaps.push_back(false);
+  std::vector<std::pair<std::string, std::int64_t>> studies;
+  for (auto n : a.strong_cells) studies.emplace_back("strong", n);
+  for (auto n : a.weak_cells) studies.emplace_back("weak", n);
+  for (const auto& [study, n] : studies) {
+    double one_rank_rate = 0;
+    for (int ranks : counts)
+      // One rank exchanges nothing: overlap on and off are the same run.
+      for (bool overlap : ranks == 1 ? std::vector<bool>{false} : overlaps) {
+        Row row = run_one(study, n, ranks, overlap, a, base);
+        if (rank != 0) continue;
+        if (ranks == 1) one_rank_rate = row.rate;
+        if (one_rank_rate > 0) row.efficiency = row.rate / (double(ranks) * one_rank_rate);
+        const std::string grid = fmt::format("{}x{}x{}", row.grid[0], row.grid[1], row.grid[2]);
+        std::cout << fmt::format(
+            "{:<7}{:>6}  {:<16}{:>16}{:>8}{:>10.3f}{:>14.3f}{:>10.2f}  {:<12}{}\n", row.study,
+            row.ranks, grid, format_rate(row.rate, "cells/s"),
+            row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
+            1e3 * row.seconds, row.halo_ms, row.halo_mb, row.halo,
+            ranks == 1    ? "-"
+            : row.overlap ? "on"
+                          : "off");
+        std::cout.flush();
+        nlohmann::json r;
+        r["study"] = row.study;
+        r["ranks"] = row.ranks;
+        r["grid"] = row.grid;
+        r["cells_per_second"] = row.rate;
+        r["parallel_efficiency"] =
+            row.efficiency < 0 ? nlohmann::json() : nlohmann::json(row.efficiency);
+        r["seconds_per_step"] = row.seconds;
+        r["halo_ms_per_step_max"] = row.halo_ms;
+        r["halo_ms_per_step_mean"] = row.halo_ms_mean;
+        r["halo_mb_sent_per_step_per_rank"] = row.halo_mb;
+        r["halo_path"] = row.halo;
+        r["overlap"] = ranks == 1 ? nlohmann::json() : nlohmann::json(row.overlap);
+        r["steps"] = a.steps;
+        r["cpml"] = a.cpml;
+        j["runs"].push_back(r);
+      }
+  }
+  if (rank == 0 && !a.json_path.empty()) {
+    write_text_file(a.json_path, j.dump(2) + "\n");
+    std::cout << "results written to " << a.json_path << "\n";
+  }
+}
+#endif
+
+void add_fdtd_scaling_command(CLI::App& app) {
+  // Added under `ppkit fdtd` (registered before this one: commands are sorted by name).
+  CLI::App* fdtd = app.get_subcommand("fdtd");
+  auto args = std::make_shared<ScalingArgs>();
+  auto* cmd = fdtd->add_subcommand(
+      "scaling",
+      "MPI slabs along x, one rank per GPU: strong and weak scaling (run under mpirun -np R)");
+  cmd->add_option("--cells", args->strong_cells, "Strong scaling: cube sizes N (N^3 cells in all)")
+      ->delimiter(',');
+  cmd->add_option("--weak", args->weak_cells, "Weak scaling: N^3 cells per rank (grid R*N x N x N)")
+      ->delimiter(',');
+  cmd->add_option("--ranks", args->ranks, "Rank counts to run (default 1, 2, 4, ..., all)")
+      ->delimiter(',');
+  cmd->add_option("--steps", args->steps, "Timed steps per run")->capture_default_str();
+  cmd->add_option("--warmup", args->warmup, "Untimed steps before")->capture_default_str();
+  cmd->add_option("--cpml", args->cpml, "CPML thickness (cells)")->capture_default_str();
+  cmd->add_option("--overlap", args->overlap,
+                  "Update the interior while the halo planes travel: on, off or both")
+      ->capture_default_str();
+  cmd->add_option("--halo", args->halo,
+                  "auto (direct when MPI reports CUDA-aware support), direct or staged")
+      ->capture_default_str();
+  cmd->add_option("--json", args->json_path, "Write the runs to this JSON file");
+  cmd->callback([args] {
+#if defined(PPKIT_HAVE_MPI)
+    run_scaling(*args);
+#else
+    validate(*args);
+    throw Error("this ppkit was built without MPI",
+                "configure with -DPPKIT_ENABLE_MPI=ON and run under mpirun");
+#endif
+  });
+}
+
+ppkit::cli::CommandRegistrar fdtd_scaling{"fdtd-scaling", add_fdtd_scaling_command};
+
+}  // namespace
