@@ -107,9 +107,9 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
       s_D[row * S + col] = d;
       s_DT[col * S + row] = d;
     }
-    if (recompute && lane < 24) {
+    for (int qd = lane; recompute && qd < 24; qd += NQ2) {
       // C_q = 1/8 sum_v sign(v, q) V_v
-      const int q = lane / 3, dim = lane % 3;
+      const int q = qd / 3, dim = qd % 3;
       double sum = 0;
       for (int v = 0; v < 8; ++v) {
         double sign = 1;
@@ -117,7 +117,7 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
           if ((q >> b) & 1) sign = ((v >> b) & 1) ? sign : -sign;
         sum += sign * vertices((e * 8 + v) * 3 + dim);
       }
-      s_C[lane] = 0.125 * sum;
+      s_C[qd] = 0.125 * sum;
     }
     double r_u[NCOL][NQ], r_y[NCOL][NQ];
     for (int c = 0; c < NCOL; ++c)

@@ -61,7 +61,7 @@ const Variant<SemAxhelm>& choose_variant(const char* requested) {
   if (!best)
     throw Error(
         "no available sem.axhelm variant has strategy '" + name + "'",
-        "auto, stored, trilinear, trilinear-wmma or one of " + Registry<SemAxhelm>::joined_names());
+        "auto, stored, trilinear, trilinear-partial, trilinear-wmma or one of " + Registry<SemAxhelm>::joined_names());
   return *best;
 }
 
