@@ -22,7 +22,6 @@ double bench_dofs() {
   return 4.2e6;
 }
 
-
 // mesh: the box of the case; tag: the label's size part ("N=7", "N=7/E=32768").
 void register_axhelm(const BoxMeshSpec& spec, const std::string& tag) {
   for (const auto& v : ppkit::Registry<SemAxhelm>::all()) {

@@ -144,8 +144,7 @@ namespace {
 
 class CudaAxhelm final : public PreparedRun<SemAxhelm::Result> {
  public:
-  CudaAxhelm(const AxhelmProblem& p, CudaKernel kernel)
-      : op_(p, kernel), x_(p.x), y_(p.x.size()) {
+  CudaAxhelm(const AxhelmProblem& p, CudaKernel kernel) : op_(p, kernel), x_(p.x), y_(p.x.size()) {
     y_.fill_bytes(0xFF);  // poison (NaN)
     PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -181,7 +180,9 @@ void register_sem_cuda_variants() {
   using namespace ppkit::sem;
   auto add = [](const char* strategy, int preference, CudaKernel kernel) {
     auto v = cuda::cuda_variant<SemAxhelm>(strategy, preference);
-    v.prepare = [kernel](const AxhelmProblem& p) { return std::make_unique<CudaAxhelm>(p, kernel); };
+    v.prepare = [kernel](const AxhelmProblem& p) {
+      return std::make_unique<CudaAxhelm>(p, kernel);
+    };
     Registry<SemAxhelm>::add(std::move(v));
   };
   add("stored", 5, CudaKernel::stored);

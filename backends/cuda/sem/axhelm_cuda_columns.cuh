@@ -345,7 +345,8 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     __syncthreads();
 #pragma unroll
     for (int c = 0; c < NCOL; ++c)
-      r_y[c][k] += row_dot<NQ>(&s_gr[z][c][j][0], &s_DT[i][0]) + row_dot<NQ>(&s_gsT[z][c][i][0], &s_DT[j][0]);
+      r_y[c][k] += row_dot<NQ>(&s_gr[z][c][j][0], &s_DT[i][0]) +
+                   row_dot<NQ>(&s_gsT[z][c][i][0], &s_DT[j][0]);
   });
   if (!valid) return;
 #pragma unroll
@@ -369,16 +370,26 @@ void launch_columns_nq(const AxhelmKernelArgs& a) {
 template <Geometry GEOM>
 void launch_columns(const AxhelmKernelArgs& a) {
   switch (a.nq) {
-    case 2: return launch_columns_nq<2, GEOM>(a);
-    case 3: return launch_columns_nq<3, GEOM>(a);
-    case 4: return launch_columns_nq<4, GEOM>(a);
-    case 5: return launch_columns_nq<5, GEOM>(a);
-    case 6: return launch_columns_nq<6, GEOM>(a);
-    case 7: return launch_columns_nq<7, GEOM>(a);
-    case 8: return launch_columns_nq<8, GEOM>(a);
-    case 9: return launch_columns_nq<9, GEOM>(a);
-    case 10: return launch_columns_nq<10, GEOM>(a);
-    default: break;
+    case 2:
+      return launch_columns_nq<2, GEOM>(a);
+    case 3:
+      return launch_columns_nq<3, GEOM>(a);
+    case 4:
+      return launch_columns_nq<4, GEOM>(a);
+    case 5:
+      return launch_columns_nq<5, GEOM>(a);
+    case 6:
+      return launch_columns_nq<6, GEOM>(a);
+    case 7:
+      return launch_columns_nq<7, GEOM>(a);
+    case 8:
+      return launch_columns_nq<8, GEOM>(a);
+    case 9:
+      return launch_columns_nq<9, GEOM>(a);
+    case 10:
+      return launch_columns_nq<10, GEOM>(a);
+    default:
+      break;
   }
 }
 

@@ -7,7 +7,7 @@
 namespace ppkit::sem::cuda_kernels {
 
 void set_constants_columns_recompute(int nq, const double* derivative, const double* nodes,
-                              const double* weights) {
+                                     const double* weights) {
   columns::copy_constants(nq, derivative, nodes, weights);
 }
 void launch_columns_recompute(const AxhelmKernelArgs& args) {

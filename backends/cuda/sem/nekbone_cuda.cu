@@ -154,8 +154,7 @@ void residuals(const NekboneDeviceVectors& v, double* scalars, double* partials)
 }
 
 void search(const NekboneDeviceVectors& v, const double* scalars) {
-  search_kernel<<<grid_for(v.local_count), threads>>>(v.local_count, v.inv_diag, v.r, v.p,
-                                                      scalars);
+  search_kernel<<<grid_for(v.local_count), threads>>>(v.local_count, v.inv_diag, v.r, v.p, scalars);
 }
 
 void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, double* scalars,
@@ -168,8 +167,8 @@ void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, do
 
 void update(const NekboneDeviceVectors& v, double* scalars, double* partials) {
   const int blocks = grid_for(v.local_count);
-  update_kernel<<<blocks, threads>>>(v.local_count, v.p, v.w, v.c, v.c_inv_diag, v.x, v.r,
-                                     scalars, partials, blocks);
+  update_kernel<<<blocks, threads>>>(v.local_count, v.p, v.w, v.c, v.c_inv_diag, v.x, v.r, scalars,
+                                     partials, blocks);
   finalize_kernel<<<1, threads>>>(2, partials, blocks, scalars);
 }
 

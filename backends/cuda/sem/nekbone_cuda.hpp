@@ -18,8 +18,8 @@ struct NekboneDeviceVectors {
 
 struct GatherScatterDevicePlan {
   long long global_count = 0;
-  const int* offsets = nullptr;            // [G + 1]
-  const int* locals = nullptr;             // [L]
+  const int* offsets = nullptr;             // [G + 1]
+  const int* locals = nullptr;              // [L]
   const unsigned char* interior = nullptr;  // [G] 0 on the Dirichlet boundary
 };
 

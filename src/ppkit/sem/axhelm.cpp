@@ -149,8 +149,8 @@ AxhelmCost axhelm_cost_partial(const AxhelmProblem& p) {
   // and six scalings (6) = 75; Helmholtz: |J| (5) and w|J| (3).
   const double per_node = 75 + (p.helmholtz() ? 8 : 0);
   c.flops_geo = tri * (192 + 46 * nq * nq + per_node * np);
-  c.bytes = E * 8.0 * 2 * ncol * np + tri * 8.0 * (24 + np) +
-            other * 8.0 * (p.helmholtz() ? 7 : 6) * np;
+  c.bytes =
+      E * 8.0 * 2 * ncol * np + tri * 8.0 * (24 + np) + other * 8.0 * (p.helmholtz() ? 7 : 6) * np;
   return c;
 }
 

@@ -1,11 +1,11 @@
 #pragma once
 // Portable axhelm kernel (Kokkos), shared by the sem.axhelm variants and the
 // Nekbone solver; GPU spaces run the register-column kernel of
-// axhelm_kokkos_columns.hpp instead for N = 1..9. One team per element; the element's Nq x Nq (i, j) columns
-// are the team's lanes (TeamThreadRange: threads of a block on a GPU, a loop on
-// Serial), each lane runs the k-loop of its column (Cao et al., section 4.1).
-// Per-element state lives in team scratch: D, the GLL nodes and weights, the
-// trilinear coefficients, X of the element and the G-weighted gradients.
+// axhelm_kokkos_columns.hpp instead for N = 1..9. One team per element; the element's Nq x Nq (i,
+// j) columns are the team's lanes (TeamThreadRange: threads of a block on a GPU, a loop on Serial),
+// each lane runs the k-loop of its column (Cao et al., section 4.1). Per-element state lives in
+// team scratch: D, the GLL nodes and weights, the trilinear coefficients, X of the element and the
+// G-weighted gradients.
 //
 // Geometry per element: if factor_slot[e] >= 0 the 6 (7) factors are loaded
 // from factors[slot]; otherwise the element is trilinear and the factors are

@@ -71,7 +71,8 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
   // Registers: as the CUDA kernels (128 per thread at Nq = 8, one field).
   constexpr int min_blocks = NCOL == 1 ? (65536 / (((NQ2 + 31) / 32) * 32 * 128))
                                        : (65536 / (((NQ2 + 31) / 32) * 32 * 255));
-  using Policy = Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<NQ2, (min_blocks < 1 ? 1 : min_blocks)>>;
+  using Policy =
+      Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<NQ2, (min_blocks < 1 ? 1 : min_blocks)>>;
   using Member = typename Policy::member_type;
   constexpr int slice = NQ * S;
   constexpr int scratch_doubles = 4 * NCOL * slice + 2 * slice + 24;
@@ -90,13 +91,13 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
     const std::int64_t e = team.league_rank();
     double* base = static_cast<double*>(
         team.team_scratch(0).get_shmem_aligned(scratch_doubles * sizeof(double), 16));
-    double* s_u = base;                    // [NCOL][NQ][S]  slice, row j
-    double* s_uT = s_u + NCOL * slice;     // [NCOL][NQ][S]  slice transposed, row i
-    double* s_gr = s_uT + NCOL * slice;    // (G grad u)_r, row j
-    double* s_gsT = s_gr + NCOL * slice;   // (G grad u)_s transposed, row i
-    double* s_D = s_gsT + NCOL * slice;    // D, row-major
-    double* s_DT = s_D + slice;            // D^T
-    double* s_C = s_DT + slice;            // trilinear coefficients
+    double* s_u = base;                   // [NCOL][NQ][S]  slice, row j
+    double* s_uT = s_u + NCOL * slice;    // [NCOL][NQ][S]  slice transposed, row i
+    double* s_gr = s_uT + NCOL * slice;   // (G grad u)_r, row j
+    double* s_gsT = s_gr + NCOL * slice;  // (G grad u)_s transposed, row i
+    double* s_D = s_gsT + NCOL * slice;   // D, row-major
+    double* s_DT = s_D + slice;           // D^T
+    double* s_C = s_DT + slice;           // trilinear coefficients
     const int lane = team.team_rank(), i = lane % NQ, j = lane / NQ;
     const std::int64_t slot = factor_slot(e);
     const bool recompute = slot < 0;
@@ -199,20 +200,40 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
   Kokkos::parallel_for("ppkit::sem::axhelm_columns", policy, body);
 }
 
+template <int NQ, class Exec, class Mesh, class XView, class YView>
+bool apply_nq(const Mesh& m, const XView& x, const YView& y) {
+  if (m.ncol == 3)
+    apply<NQ, 3, Exec>(m, x, y);
+  else
+    apply<NQ, 1, Exec>(m, x, y);
+  return true;
+}
+
 // Dispatch on Nq (2..10) and ncol; returns false for other Nq.
 template <class Exec, class Mesh, class XView, class YView>
 bool apply_columns(const Mesh& m, const XView& x, const YView& y) {
-  bool done = false;
-  static_for<9>([&](auto offset) {
-    constexpr int NQ = decltype(offset)::value + 2;
-    if (m.nq != NQ || done) return;
-    if (m.ncol == 3)
-      apply<NQ, 3, Exec>(m, x, y);
-    else
-      apply<NQ, 1, Exec>(m, x, y);
-    done = true;
-  });
-  return done;
+  switch (m.nq) {
+    case 2:
+      return apply_nq<2, Exec>(m, x, y);
+    case 3:
+      return apply_nq<3, Exec>(m, x, y);
+    case 4:
+      return apply_nq<4, Exec>(m, x, y);
+    case 5:
+      return apply_nq<5, Exec>(m, x, y);
+    case 6:
+      return apply_nq<6, Exec>(m, x, y);
+    case 7:
+      return apply_nq<7, Exec>(m, x, y);
+    case 8:
+      return apply_nq<8, Exec>(m, x, y);
+    case 9:
+      return apply_nq<9, Exec>(m, x, y);
+    case 10:
+      return apply_nq<10, Exec>(m, x, y);
+    default:
+      return false;
+  }
 }
 
 }  // namespace ppkit::sem::kokkos_columns
