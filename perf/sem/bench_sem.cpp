@@ -1,6 +1,7 @@
 // sem.axhelm at N = 3, 5, 7, 9 on a trilinear mesh of about PPKIT_SEM_BENCH_DOFS
 // degrees of freedom (default 4.2 M = E N^3), Poisson and one field (the
-// paper's Table 3 setting), plus Nekbone (Helmholtz, fixed 100 iterations).
+// paper's Table 3 setting), at N = 7 on nekBench's 32768 elements (32^3), plus
+// Nekbone (Helmholtz, fixed 100 iterations) on nekBench's 8000 elements of order 7.
 // Counters (docs/sem.md): DOF/s; GFLOP/s = F_ax / T (P_eff); GFLOP/s_tot =
 // (F_ax + F_geo) / T (P_tot); GB/s and roofline from the bytes this variant
 // must move; GB/s_nekrs from nekRS's stored-factor byte count, the figure
@@ -21,12 +22,11 @@ double bench_dofs() {
   return 4.2e6;
 }
 
-bool recompute_strategy(const std::string& strategy) { return strategy.rfind("trilinear", 0) == 0; }
-
-void register_axhelm(int order) {
+// mesh: the box of the case; tag: the label's size part ("N=7", "N=7/E=32768").
+void register_axhelm(const BoxMeshSpec& spec, const std::string& tag) {
   for (const auto& v : ppkit::Registry<SemAxhelm>::all()) {
     const std::string name = v.name, strategy = v.strategy, backend = v.backend;
-    const std::string label = "sem_axhelm/N=" + std::to_string(order) + "/" + name;
+    const std::string label = "sem_axhelm/" + tag + "/" + name;
     benchmark::RegisterBenchmark(
         label.c_str(),
         [=](benchmark::State& state) {
@@ -38,8 +38,7 @@ void register_axhelm(int order) {
             }
             return;
           }
-          const BoxMesh mesh =
-              make_box_mesh(box_for_dofs(order, bench_dofs(), Deformation::trilinear));
+          const BoxMesh mesh = make_box_mesh(spec);
           const AxhelmProblem problem = make_axhelm_problem(mesh, AxhelmSettings{}, 7u);
           std::unique_ptr<ppkit::PreparedRun<SemAxhelm::Result>> run;
           try {
@@ -51,8 +50,7 @@ void register_axhelm(int order) {
             return;
           }
           const AxhelmCost nekrs = axhelm_cost_stored(problem);
-          const AxhelmCost cost =
-              recompute_strategy(strategy) ? axhelm_cost_trilinear(problem) : nekrs;
+          const AxhelmCost cost = axhelm_cost_for(problem, geometry_cost_of(strategy));
           run->run();  // warm-up
           for (auto _ : state) run->run();
           const double it = double(state.iterations());
@@ -72,7 +70,8 @@ void register_axhelm(int order) {
   }
 }
 
-void register_nekbone(int order) {
+void register_nekbone(const BoxMeshSpec& spec) {
+  const int order = spec.order;
   for (const auto& v : ppkit::Registry<SemNekbone>::all()) {
     const std::string name = v.name, strategy = v.strategy, backend = v.backend;
     const std::string label = "sem_nekbone/N=" + std::to_string(order) + "/" + name;
@@ -87,8 +86,7 @@ void register_nekbone(int order) {
             }
             return;
           }
-          const BoxMesh mesh =
-              make_box_mesh(box_for_dofs(order, bench_dofs() / 2, Deformation::trilinear));
+          const BoxMesh mesh = make_box_mesh(spec);
           NekboneSettings s;
           s.equation = Equation::helmholtz;
           s.tolerance = 0;  // Nekbone's benchmark mode: a fixed number of iterations
@@ -98,7 +96,8 @@ void register_nekbone(int order) {
           run->run();
           for (auto _ : state) run->run();
           const double it = double(state.iterations()) * s.max_iterations;
-          const NekboneCost cost = nekbone_cost(problem, recompute_strategy(strategy));
+          const NekboneCost cost =
+              nekbone_cost(problem, geometry_cost_of(strategy), backend == "cuda");
           const double dofs = double(mesh.elements()) * order * order * order;
           using C = benchmark::Counter;
           state.counters["DOF_iter/s"] = C(dofs * it, C::kIsRate);
@@ -115,6 +114,17 @@ void register_nekbone(int order) {
 }  // namespace
 
 void ppkit::bench::register_benchmarks() {
-  for (int order : {3, 5, 7, 9}) register_axhelm(order);
-  register_nekbone(7);
+  for (int order : {3, 5, 7, 9})
+    register_axhelm(box_for_dofs(order, bench_dofs(), Deformation::trilinear),
+                    "N=" + std::to_string(order));
+  // nekBench's axhelm problem: 32768 elements of order 7 (11.2 M DOF).
+  BoxMeshSpec nekbench;
+  nekbench.order = 7;
+  nekbench.ex = nekbench.ey = nekbench.ez = 32;
+  nekbench.deformation = Deformation::trilinear;
+  register_axhelm(nekbench, "N=7/E=32768");
+  // Nekbone: nekBench's 8000 elements of order 7 (20^3, 2.74 M DOF).
+  BoxMeshSpec nekbone = nekbench;
+  nekbone.ex = nekbone.ey = nekbone.ez = 20;
+  register_nekbone(nekbone);
 }

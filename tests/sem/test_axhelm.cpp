@@ -95,6 +95,27 @@ TEST(SemAxhelmReference, BadProblemsAreRejected) {
   EXPECT_THROW(parse_equation("stokes"), ppkit::Error);
 }
 
+TEST(SemAxhelmCost, StrategiesMapToTheirGeometryAndBytesOrder) {
+  EXPECT_EQ(geometry_cost_of("stored"), GeometryCost::stored);
+  EXPECT_EQ(geometry_cost_of("stored-dshared"), GeometryCost::stored);
+  EXPECT_EQ(geometry_cost_of("trilinear"), GeometryCost::recompute);
+  EXPECT_EQ(geometry_cost_of("trilinear-dshared"), GeometryCost::recompute);
+  EXPECT_EQ(geometry_cost_of("trilinear-wmma"), GeometryCost::recompute);
+  EXPECT_EQ(geometry_cost_of("trilinear-partial"), GeometryCost::partial);
+  // N = 7, one field, Poisson, all elements trilinear: per element 32 KiB
+  // stored, 8 KiB + 24 vertex doubles recomputed, + 1 double per node partial.
+  const AxhelmProblem p =
+      problem_of(small_mesh(7, Deformation::trilinear, 2, 1, 1), Equation::poisson, 1);
+  const double E = double(p.elements), np = 512;
+  EXPECT_DOUBLE_EQ(axhelm_cost_for(p, GeometryCost::stored).bytes, E * 8 * 8 * np);
+  EXPECT_DOUBLE_EQ(axhelm_cost_for(p, GeometryCost::recompute).bytes, E * 8 * (2 * np + 24));
+  EXPECT_DOUBLE_EQ(axhelm_cost_for(p, GeometryCost::partial).bytes, E * 8 * (3 * np + 24));
+  EXPECT_LT(axhelm_cost_for(p, GeometryCost::partial).flops_geo,
+            axhelm_cost_for(p, GeometryCost::recompute).flops_geo);
+  EXPECT_EQ(axhelm_cost_for(p, GeometryCost::partial).flops_ax,
+            axhelm_cost_for(p, GeometryCost::stored).flops_ax);
+}
+
 // ---- every variant --------------------------------------------------------------
 
 class SemAxhelmTest : public ppkit::testing::VariantTest<SemAxhelm> {

@@ -21,4 +21,20 @@ void launch_trilinear(const AxhelmKernelArgs& args);
 // fp64 tensor cores (WMMA m8n8k4), sm_80 or newer.
 void launch_trilinear_wmma(const AxhelmKernelArgs& args);
 
+// Register-column kernels (axhelm_cuda_columns.cuh), one translation unit per
+// geometry mode, each with its own constant tables.
+void set_constants_columns_stored(int nq, const double* derivative, const double* nodes,
+                                  const double* weights);
+void set_constants_columns_recompute(int nq, const double* derivative, const double* nodes,
+                                     const double* weights);
+void set_constants_columns_partial(int nq, const double* derivative, const double* nodes,
+                                   const double* weights);
+// Factors loaded per node, one k-slice ahead (cuda/stored).
+void launch_columns_stored(const AxhelmKernelArgs& args);
+// Trilinear elements (factor_slot < 0) recompute G from their vertices (cuda/trilinear).
+void launch_columns_recompute(const AxhelmKernelArgs& args);
+// Trilinear elements load lambda0 w/|J| per node (node_scale) and recompute the
+// cofactors (cuda/trilinear-partial).
+void launch_columns_partial(const AxhelmKernelArgs& args);
+
 }  // namespace ppkit::sem::cuda_kernels

@@ -141,4 +141,35 @@ AxhelmCost axhelm_cost_trilinear(const AxhelmProblem& p) {
   return c;
 }
 
+AxhelmCost axhelm_cost_partial(const AxhelmProblem& p) {
+  const double nq = p.nq(), np = p.np(), E = double(p.elements), ncol = p.ncol;
+  const double tri = double(p.trilinear_elements()), other = E - tri;
+  AxhelmCost c = axhelm_cost_stored(p);
+  // Per node: J_r, J_s (12), three cross products (27), six dot products (30)
+  // and six scalings (6) = 75; Helmholtz: |J| (5) and w|J| (3).
+  const double per_node = 75 + (p.helmholtz() ? 8 : 0);
+  c.flops_geo = tri * (192 + 46 * nq * nq + per_node * np);
+  c.bytes =
+      E * 8.0 * 2 * ncol * np + tri * 8.0 * (24 + np) + other * 8.0 * (p.helmholtz() ? 7 : 6) * np;
+  return c;
+}
+
+GeometryCost geometry_cost_of(const std::string& strategy) {
+  if (strategy.rfind("trilinear-partial", 0) == 0) return GeometryCost::partial;
+  if (strategy.rfind("trilinear", 0) == 0) return GeometryCost::recompute;
+  return GeometryCost::stored;
+}
+
+AxhelmCost axhelm_cost_for(const AxhelmProblem& p, GeometryCost kind) {
+  switch (kind) {
+    case GeometryCost::recompute:
+      return axhelm_cost_trilinear(p);
+    case GeometryCost::partial:
+      return axhelm_cost_partial(p);
+    case GeometryCost::stored:
+      break;
+  }
+  return axhelm_cost_stored(p);
+}
+
 }  // namespace ppkit::sem

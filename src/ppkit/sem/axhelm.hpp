@@ -83,5 +83,14 @@ struct AxhelmCost {
 };
 AxhelmCost axhelm_cost_stored(const AxhelmProblem& p);
 AxhelmCost axhelm_cost_trilinear(const AxhelmProblem& p);
+// Partial recompute (paper section 3.3): trilinear elements load lambda0 w/|J|
+// per node (computed at set-up) and recompute the cofactors only.
+AxhelmCost axhelm_cost_partial(const AxhelmProblem& p);
+
+// How a strategy obtains the geometric factors, from its name: "trilinear-partial*"
+// partial recompute, "trilinear*" full recompute, anything else stored.
+enum class GeometryCost { stored, recompute, partial };
+GeometryCost geometry_cost_of(const std::string& strategy);
+AxhelmCost axhelm_cost_for(const AxhelmProblem& p, GeometryCost kind);
 
 }  // namespace ppkit::sem

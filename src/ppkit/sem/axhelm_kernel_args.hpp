@@ -14,6 +14,8 @@ struct AxhelmKernelArgs {
   const double* factors = nullptr;         // [slots][7][Nq^3]
   const long long* factor_slot = nullptr;  // [E]: slot in factors, or -1: recompute (trilinear)
   const double* vertices = nullptr;        // [E][8][3]
+  const double* derivative = nullptr;      // [Nq][Nq] D, row-major (register-column kernels)
+  const double* node_scale = nullptr;      // [E][Nq^3] lambda0 w/|J| (partial recompute)
   const double* x = nullptr;
   double* y = nullptr;
 };

@@ -1,10 +1,11 @@
 #pragma once
 // Portable axhelm kernel (Kokkos), shared by the sem.axhelm variants and the
-// Nekbone solver. One team per element; the element's Nq x Nq (i, j) columns
-// are the team's lanes (TeamThreadRange: threads of a block on a GPU, a loop on
-// Serial), each lane runs the k-loop of its column (Cao et al., section 4.1).
-// Per-element state lives in team scratch: D, the GLL nodes and weights, the
-// trilinear coefficients, X of the element and the G-weighted gradients.
+// Nekbone solver; GPU spaces run the register-column kernel of
+// axhelm_kokkos_columns.hpp instead for N = 1..9. One team per element; the element's Nq x Nq (i,
+// j) columns are the team's lanes (TeamThreadRange: threads of a block on a GPU, a loop on Serial),
+// each lane runs the k-loop of its column (Cao et al., section 4.1). Per-element state lives in
+// team scratch: D, the GLL nodes and weights, the trilinear coefficients, X of the element and the
+// G-weighted gradients.
 //
 // Geometry per element: if factor_slot[e] >= 0 the 6 (7) factors are loaded
 // from factors[slot]; otherwise the element is trilinear and the factors are
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "ppkit/sem/axhelm.hpp"
+#include "ppkit/sem/axhelm_kokkos_columns.hpp"
 #include "ppkit/sem/geometry.hpp"
 #include "ppkit/sem/kokkos_views.hpp"
 
@@ -76,6 +78,11 @@ template <class Exec>
 void apply_axhelm(const AxhelmDeviceMesh<typename Exec::memory_space>& m,
                   const Kokkos::View<const double*, typename Exec::memory_space>& x,
                   const Kokkos::View<double*, typename Exec::memory_space>& y) {
+  // GPU spaces, N = 1..9: the register-column kernel (axhelm_kokkos_columns.hpp).
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                            typename Exec::memory_space>::accessible) {
+    if (kokkos_columns::apply_columns<Exec>(m, x, y)) return;
+  }
   using Policy = Kokkos::TeamPolicy<Exec>;
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<double*, typename Exec::scratch_memory_space,

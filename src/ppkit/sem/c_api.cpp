@@ -59,9 +59,9 @@ const Variant<SemAxhelm>& choose_variant(const char* requested) {
         (!best || v.preference > best->preference))
       best = &v;
   if (!best)
-    throw Error(
-        "no available sem.axhelm variant has strategy '" + name + "'",
-        "auto, stored, trilinear, trilinear-wmma or one of " + Registry<SemAxhelm>::joined_names());
+    throw Error("no available sem.axhelm variant has strategy '" + name + "'",
+                "auto, stored, trilinear, trilinear-partial, trilinear-wmma or one of " +
+                    Registry<SemAxhelm>::joined_names());
   return *best;
 }
 

@@ -85,8 +85,8 @@ double max_error(const NekboneProblem& p, const std::vector<double>& solution) {
   return err;
 }
 
-NekboneCost nekbone_cost(const NekboneProblem& p, bool recompute) {
-  const AxhelmCost ax = recompute ? axhelm_cost_trilinear(p.op) : axhelm_cost_stored(p.op);
+NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, bool fused_vectors) {
+  const AxhelmCost ax = axhelm_cost_for(p.op, geometry);
   const double L = double(p.op.local_count());
   NekboneCost c;
   // Vector work per iteration on L local values: z = Jacobi r (1), r.z weighted (3),
@@ -96,6 +96,11 @@ NekboneCost nekbone_cost(const NekboneProblem& p, bool recompute) {
   // Bytes: axhelm, plus per local node the vector sweeps (about 17 doubles read or
   // written) and the gather-scatter (u read and written, 1 index).
   c.bytes_per_iteration = ax.bytes + 8.0 * 17 * L + 8.0 * 3 * L;
+  // Fused (CUDA): search reads M^-1, r, p and writes p (4 doubles); gather-
+  // scatter + mask reads and writes w (2) and a 4-byte local index, and per
+  // global node its offset, interior flag and p (13 bytes, counted per local
+  // node as an upper bound); update reads x, p, r, w, c, c M^-1 and writes x, r (8).
+  if (fused_vectors) c.bytes_per_iteration = ax.bytes + (8.0 * 14 + 4 + 13) * L;
   return c;
 }
 

@@ -58,11 +58,14 @@ std::vector<double> axhelm_local_diagonal(const AxhelmProblem& p);
 double max_error(const NekboneProblem& p, const std::vector<double>& solution);
 
 // Per CG iteration (docs/sem.md): one axhelm + gather-scatter + 3 reductions +
-// 3 vector updates + Jacobi; flops and bytes for the roofline.
+// 3 vector updates + Jacobi; flops and bytes for the roofline. fused_vectors:
+// the CUDA variants' three fused sweeps (nekbone_cuda.cu) instead of one
+// kernel per vector operation (Kokkos).
 struct NekboneCost {
   double flops_per_iteration = 0;
   double bytes_per_iteration = 0;
 };
-NekboneCost nekbone_cost(const NekboneProblem& p, bool recompute);
+NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry,
+                         bool fused_vectors = false);
 
 }  // namespace ppkit::sem

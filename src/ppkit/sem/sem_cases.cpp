@@ -26,9 +26,8 @@ std::string box_label(const BoxMeshSpec& s) {
 }
 
 namespace {
-bool is_recompute(const CompareRow& r) {
-  const std::string strategy = r.extra.value("strategy", std::string());
-  return strategy.rfind("trilinear", 0) == 0;
+GeometryCost row_geometry_cost(const CompareRow& r) {
+  return geometry_cost_of(r.extra.value("strategy", std::string()));
 }
 std::string dof_label(double dofs) {
   return dofs >= 1e6 ? fmt::format("{:.2f} M DOF", dofs * 1e-6) : fmt::format("{:.0f} DOF", dofs);
@@ -40,8 +39,7 @@ std::vector<CompareRow> run_axhelm_case(CompareContext& ctx, const BoxMeshSpec& 
   const BoxMesh mesh = make_box_mesh(spec);
   const AxhelmProblem problem = make_axhelm_problem(mesh, settings, 20250407u);
   const auto reference = axhelm_reference(problem);
-  const AxhelmCost stored = axhelm_cost_stored(problem),
-                   recomputed = axhelm_cost_trilinear(problem);
+  const AxhelmCost stored = axhelm_cost_stored(problem);
 
   CaseModel model;
   model.workload = "sem";
@@ -68,7 +66,7 @@ std::vector<CompareRow> run_axhelm_case(CompareContext& ctx, const BoxMeshSpec& 
       r.status = "SKIP";
       r.message = r.message.substr(std::string(unsupported_problem_prefix).size());
     }
-    const AxhelmCost& cost = is_recompute(r) ? recomputed : stored;
+    const AxhelmCost cost = axhelm_cost_for(problem, row_geometry_cost(r));
     r.bytes = cost.bytes;
     r.extra["trilinear_elements"] = problem.trilinear_elements();
     r.extra["elements"] = problem.elements;
@@ -114,7 +112,7 @@ std::vector<CompareRow> run_nekbone_case(CompareContext& ctx, const BoxMeshSpec&
     if (r.status != "PASS" && r.status != "FAIL") continue;
     if (next >= results.size()) break;
     const NekboneResult& result = results[next++];
-    const NekboneCost cost = nekbone_cost(problem, is_recompute(r));
+    const NekboneCost cost = nekbone_cost(problem, row_geometry_cost(r), r.backend == "cuda");
     const double t = r.timing.median_s, it = std::max(1, result.iterations);
     r.extra["iterations"] = result.iterations;
     r.extra["final_residual"] = result.final_residual;

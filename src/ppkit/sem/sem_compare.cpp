@@ -13,6 +13,7 @@ struct SizePlan {
   double axhelm_dofs;
   int nekbone_order;
   double nekbone_dofs;
+  bool nekbench_axhelm = false;  // add nekBench's N = 7, 32^3 axhelm case
 };
 
 SizePlan plan_for(ProblemSize size) {
@@ -22,7 +23,7 @@ SizePlan plan_for(ProblemSize size) {
     case ProblemSize::standard:
       return {{3, 5, 7, 9}, 2.0e6, 7, 5.0e5};
     case ProblemSize::large:  // Nekbone: nekBench's 8000 elements of order 7 (20^3)
-      return {{3, 5, 7, 9}, 1.6e7, 7, 2.744e6};
+      return {{3, 5, 7, 9}, 1.6e7, 7, 2.744e6, true};
   }
   return {{3}, 1e4, 3, 1e4};
 }
@@ -49,6 +50,14 @@ std::vector<CompareRow> run_sem(CompareContext& ctx) {
     }
     append(std::move(case_rows));
   }
+  if (plan.nekbench_axhelm) {
+    // nekBench's axhelm problem: 32768 trilinear elements of order 7 (Poisson, one field).
+    BoxMeshSpec nekbench;
+    nekbench.order = 7;
+    nekbench.ex = nekbench.ey = nekbench.ez = 32;
+    nekbench.deformation = Deformation::trilinear;
+    append(run_axhelm_case(ctx, nekbench, AxhelmSettings{}));
+  }
   AxhelmSettings helmholtz;
   helmholtz.equation = Equation::helmholtz;
   helmholtz.ncol = 3;
@@ -74,7 +83,7 @@ int count_sem(const CompareContext& ctx) {
   const SizePlan plan = plan_for(ctx.options().size);
   const int axhelm = count_variant_rows(ctx, Registry<SemAxhelm>::names());
   const int nekbone = count_variant_rows(ctx, Registry<SemNekbone>::names());
-  return axhelm * int(plan.orders.size() + 1) + nekbone;
+  return axhelm * int(plan.orders.size() + 1 + (plan.nekbench_axhelm ? 1 : 0)) + nekbone;
 }
 
 }  // namespace

@@ -1,0 +1,396 @@
+#pragma once
+// The register-column axhelm kernels (Swirydowicz, Chalmers, Karakus &
+// Warburton, "Acceleration of tensor-product operations for high-order finite
+// element methods", IJHPCA 2019, sections 5-6; Cao et al., arXiv 2504.07042,
+// section 4): behind cuda/stored, cuda/trilinear and cuda/trilinear-partial.
+//
+// Thread (i, j) of an Nq x Nq slice owns the column u(i, j, :) and the result
+// column y(i, j, :) in registers and runs the k-loop, so the t contractions
+// never touch shared memory: their D[k][m] (k, m compile-time after unrolling)
+// are constant-bank operands of the DFMAs, not loads. Only the r and s
+// contractions go through shared memory, and they are arranged so that every
+// shared access is a 16-byte vector load along a contiguous row:
+//   s_u[j][m]    the slice row-major     -> u_r(i,j) = sum_m D[i][m] s_u[j][m]
+//   s_uT[i][m]   the slice transposed    -> u_s(i,j) = sum_m D[j][m] s_uT[i][m]
+//   s_gr[j][m]   (G grad u)_r row-major  -> sum_m D[m][i] s_gr[j][m]
+//   s_gsT[i][m]  (G grad u)_s transposed -> sum_m D[m][j] s_gsT[i][m]
+// Rows are padded to a stride S = Nq rounded up to 2 mod 4 doubles: 16-byte
+// aligned rows whose starting banks differ, so the 8 distinct rows a warp
+// touches (Nq = 8) are one conflict-free wavefront per LDS.128. The four D
+// vectors a thread needs (rows i and j, columns i and j) live in registers.
+// Per k-slice and warp at Nq = 8 that is 16 LDS.128 + 4 STS (about 24
+// shared-memory wavefronts) against 86 for one-element-per-block kernels with D
+// in shared memory and scalar loads (axhelm_cuda_kernel.cuh).
+//
+// Small Nq: EPB = elements_per_block(Nq) elements share a block (threadIdx.z),
+// so a block has >= 64 threads and the 32-blocks-per-SM limit does not cap
+// occupancy at Nq <= 5.
+//
+// Geometry (GEOM):
+//   stored   the 6 (7) factors of each node loaded, one k-slice ahead
+//   recompute  trilinear elements (factor_slot < 0) rebuild G from their 8
+//            vertices (paper section 3.2): J_t and the j-only / i-only terms
+//            before the k-loop, two 3-vector FMAs + cofactors per node
+//   partial  trilinear elements load one value per node, lambda0 w / |J|,
+//            computed at set-up, and recompute only the cofactor vectors
+//            (paper section 3.3, "partial recompute"): no division and no
+//            determinant in the kernel, 1 double per node instead of 6
+// Non-trilinear elements of mixed meshes load their stored factors in all three.
+#include <cuda_runtime.h>
+
+#include <utility>
+
+#include "ppkit/sem/axhelm_kernel_args.hpp"
+
+namespace ppkit::sem::columns {
+
+enum class Geometry { stored, recompute, partial };
+
+// Constant memory is per translation unit: each .cu including this header has
+// its own tables (filled by its own copy_constants).
+static __constant__ double c_D[kernel_max_nq * kernel_max_nq];
+static __constant__ double c_nodes[kernel_max_nq];
+static __constant__ double c_weights[kernel_max_nq];
+
+static void copy_constants(int nq, const double* derivative, const double* nodes,
+                           const double* weights) {
+  cudaMemcpyToSymbol(c_D, derivative, sizeof(double) * nq * nq);
+  cudaMemcpyToSymbol(c_nodes, nodes, sizeof(double) * nq);
+  cudaMemcpyToSymbol(c_weights, weights, sizeof(double) * nq);
+}
+
+// Elements per block for Nq <= 7: at least 64 threads per block and few idle
+// lanes in the last warp (Nq = 3: 63 of 64, Nq = 5: 125 of 128, Nq = 6: 72 of
+// 96, Nq = 7: 147 of 160).
+__host__ __device__ constexpr int elements_per_block(int nq) {
+  return nq == 2 ? 16 : nq == 3 ? 7 : nq == 4 ? 4 : nq == 5 ? 5 : nq == 6 ? 2 : nq == 7 ? 3 : 1;
+}
+// Register budget per thread: __launch_bounds__ asks for as many resident
+// blocks as fit with this many registers per thread, and ptxas keeps each
+// thread within it. The stored kernel is memory-bound and needs occupancy
+// (bytes in flight); the recompute kernels are FP64-bound and get more
+// registers for instruction-level parallelism. ptxas -v (sm_90): stored,
+// Nq = 8, one field fits 80 registers without spills (12 blocks, 24 warps per
+// SM), the recompute kernels 128 (8 blocks, 16 warps).
+__host__ __device__ constexpr int register_budget(int geometry_mode, int nq, int ncol) {
+  const int one_field = geometry_mode == 0 && nq <= 8 ? 80 : 128;
+  return ncol == 1 ? one_field : (2 * one_field > 255 ? 255 : 2 * one_field);
+}
+__host__ __device__ constexpr int min_blocks(int threads, int regs) {
+  return 65536 / (((threads + 31) / 32) * 32 * regs) < 1
+             ? 1
+             : 65536 / (((threads + 31) / 32) * 32 * regs);
+}
+
+// f(std::integral_constant<int, k>) for k = 0..N-1: an unrolled loop whose
+// index is a compile-time constant in every copy (#pragma unroll gives up on
+// the long k-loop bodies of the recompute kernels).
+template <class F, int... K>
+__device__ __forceinline__ void static_for_impl(F&& f, std::integer_sequence<int, K...>) {
+  (f(std::integral_constant<int, K>{}), ...);
+}
+template <int N, class F>
+__device__ __forceinline__ void static_for(F&& f) {
+  static_for_impl(f, std::make_integer_sequence<int, N>{});
+}
+
+// Padded row stride: the smallest S >= Nq with S = 2 (mod 4).
+__host__ __device__ constexpr int row_stride(int nq) { return nq + ((2 - nq % 4) + 4) % 4; }
+
+// sum_m d[m] row[m] with 16-byte loads (row 16-byte aligned).
+// 16-byte shared-memory loads kept as such (plain double2 loads through a
+// cast pointer were split into scalar loads) and kept in the k-loop: D never
+// changes, so plain loads of it may be lifted out of the loop, holding 4 Nq
+// doubles of D per thread in registers (64 registers at Nq = 8).
+__device__ __forceinline__ double2 load_d2(const double* p) {
+  double2 v;
+  asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];"
+               : "=d"(v.x), "=d"(v.y)
+               : "r"(unsigned(__cvta_generic_to_shared(p))));
+  return v;
+}
+__device__ __forceinline__ double load_d(const double* p) {
+  double v;
+  asm volatile("ld.shared.f64 %0, [%1];" : "=d"(v) : "r"(unsigned(__cvta_generic_to_shared(p))));
+  return v;
+}
+
+// sum_m d[m] row[m], both 16-byte aligned shared rows, as 16-byte loads.
+template <int NQ>
+__device__ __forceinline__ double row_dot(const double* row, const double* d) {
+  double even = 0, odd = 0;  // two chains: half the dependent-FMA latency
+#pragma unroll
+  for (int m = 0; m + 1 < NQ; m += 2) {
+    const double2 v = load_d2(row + m);
+    const double2 w = load_d2(d + m);
+    even = fma(w.x, v.x, even);
+    odd = fma(w.y, v.y, odd);
+  }
+  if (NQ % 2) even = fma(load_d(d + NQ - 1), load_d(row + NQ - 1), even);
+  return even + odd;
+}
+
+// C_q = 1/8 sum_v sign(v, q) V_v for the 24 entries, by the slice's threads.
+__device__ inline void trilinear_coefficients(const double* vertices, long long e, int t,
+                                              int threads, double* s_C) {
+  for (int qd = t; qd < 24; qd += threads) {
+    const int q = qd / 3, d = qd % 3;
+    double sum = 0;
+#pragma unroll
+    for (int v = 0; v < 8; ++v) {
+      double sign = 1;
+#pragma unroll
+      for (int b = 0; b < 3; ++b)
+        if ((q >> b) & 1) sign = ((v >> b) & 1) ? sign : -sign;
+      sum += sign * __ldg(vertices + (e * 8 + v) * 3 + d);
+    }
+    s_C[qd] = 0.125 * sum;
+  }
+}
+
+// The (i, j) column's terms of the trilinear Jacobian (paper eq. 11-13).
+struct Column {
+  double e0[3], e1[3], f0[3], f1[3], jt[3];
+  __device__ void init(const double* s_C, double r, double s) {
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+      e0[d] = s_C[3 * 1 + d] + s * s_C[3 * 3 + d];
+      e1[d] = s_C[3 * 5 + d] + s * s_C[3 * 7 + d];
+      f0[d] = s_C[3 * 2 + d] + r * s_C[3 * 3 + d];
+      f1[d] = s_C[3 * 6 + d] + r * s_C[3 * 7 + d];
+      jt[d] = s_C[3 * 4 + d] + r * s_C[3 * 5 + d] + s * f1[d];
+    }
+  }
+  // Cofactor rows a_r = J_s x J_t, a_s = J_t x J_r, a_t = J_r x J_s at t;
+  // returns |J| = J_r . a_r.
+  __device__ __forceinline__ double cofactors(double t, double ar[3], double as[3],
+                                              double at[3]) const {
+    double jr[3], js[3];
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+      jr[d] = fma(t, e1[d], e0[d]);
+      js[d] = fma(t, f1[d], f0[d]);
+    }
+    ar[0] = js[1] * jt[2] - js[2] * jt[1];
+    ar[1] = js[2] * jt[0] - js[0] * jt[2];
+    ar[2] = js[0] * jt[1] - js[1] * jt[0];
+    as[0] = jt[1] * jr[2] - jt[2] * jr[1];
+    as[1] = jt[2] * jr[0] - jt[0] * jr[2];
+    as[2] = jt[0] * jr[1] - jt[1] * jr[0];
+    at[0] = jr[1] * js[2] - jr[2] * js[1];
+    at[1] = jr[2] * js[0] - jr[0] * js[2];
+    at[2] = jr[0] * js[1] - jr[1] * js[0];
+    return jr[0] * ar[0] + jr[1] * ar[1] + jr[2] * ar[2];
+  }
+};
+
+// g[0..5] = scale (a_a . a_b) in GeomFactor order.
+__device__ __forceinline__ void metric(double scale, const double ar[3], const double as[3],
+                                       const double at[3], double g[6]) {
+  g[0] = scale * (ar[0] * ar[0] + ar[1] * ar[1] + ar[2] * ar[2]);
+  g[1] = scale * (ar[0] * as[0] + ar[1] * as[1] + ar[2] * as[2]);
+  g[2] = scale * (ar[0] * at[0] + ar[1] * at[1] + ar[2] * at[2]);
+  g[3] = scale * (as[0] * as[0] + as[1] * as[1] + as[2] * as[2]);
+  g[4] = scale * (as[0] * at[0] + as[1] * at[1] + as[2] * at[2]);
+  g[5] = scale * (at[0] * at[0] + at[1] * at[1] + at[2] * at[2]);
+}
+
+// Asynchronous global -> shared copies (cp.async, sm_80+): the geometric
+// factors of the next k-slices travel while the current slice is contracted,
+// without holding them in registers (6 doubles = 12 registers per slice in
+// flight). Each thread copies and later reads only its own values, so
+// cp.async.wait_group is the only synchronisation they need.
+__device__ __forceinline__ void copy_async8(double* shared_dst, const double* src) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;"
+               :
+               : "r"(unsigned(__cvta_generic_to_shared(shared_dst))), "l"(src)
+               : "memory");
+#else
+  *shared_dst = __ldg(src);
+#endif
+}
+__device__ __forceinline__ void commit_async() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int PENDING>
+__device__ __forceinline__ void wait_async() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+#endif
+}
+
+// Slices of factors in shared memory: the one being used and one ahead
+// (Nq < 8: the slices are short and blocks hold several elements) or two
+// ahead (Nq >= 8). 8 x 7 x stages bytes per thread.
+__host__ __device__ constexpr int factor_stages(int nq) { return nq >= 8 ? 3 : 2; }
+
+template <int NQ, int NCOL, Geometry GEOM>
+__global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
+                                  min_blocks(NQ* NQ* elements_per_block(NQ),
+                                             register_budget(int(GEOM), NQ, NCOL)))
+    axhelm_columns_kernel(const AxhelmKernelArgs a) {
+  constexpr int NQ2 = NQ * NQ, NP = NQ2 * NQ, EPB = elements_per_block(NQ), S = row_stride(NQ);
+  constexpr int STAGES = factor_stages(NQ);
+  constexpr bool MAY_RECOMPUTE = GEOM != Geometry::stored;
+  __shared__ __align__(16) double s_u[EPB][NCOL][NQ][S];
+  __shared__ __align__(16) double s_uT[EPB][NCOL][NQ][S];
+  __shared__ __align__(16) double s_gr[EPB][NCOL][NQ][S];
+  __shared__ __align__(16) double s_gsT[EPB][NCOL][NQ][S];
+  __shared__ __align__(16) double s_D[NQ][S];
+  __shared__ __align__(16) double s_DT[NQ][S];
+  __shared__ double s_C[MAY_RECOMPUTE ? EPB : 1][24];
+  __shared__ double s_stage[STAGES][7][EPB * NQ2];  // factors of slices k .. k+STAGES-1
+  const int i = threadIdx.x, j = threadIdx.y, z = threadIdx.z, t = j * NQ + i;
+  const int tid = z * NQ2 + t;
+  const long long e = (long long)blockIdx.x * EPB + z;
+  const bool valid = e < a.elements;  // the last block may be partly empty
+  const long long slot = !valid ? 0 : (MAY_RECOMPUTE && a.factor_slot ? a.factor_slot[e] : e);
+  const bool recompute = MAY_RECOMPUTE && slot < 0;
+  const bool helmholtz = a.helmholtz != 0;
+
+  // D (row-major) and D^T in shared memory with padded rows: every contraction
+  // reads a D row as 16-byte vectors (rows i, j of D for u_r, u_s; rows i, j
+  // of D^T for the transposed contractions). Keeping them in registers instead
+  // would cost 4 Nq doubles = 64 registers per thread at Nq = 8.
+  for (int n = t + NQ2 * z; n < NQ2; n += NQ2 * EPB) {
+    const int row = n / NQ, col = n % NQ;
+    s_D[row][col] = __ldg(a.derivative + n);
+    s_DT[col][row] = s_D[row][col];
+  }
+  double r_u[NCOL][NQ], r_y[NCOL][NQ];
+#pragma unroll
+  for (int c = 0; c < NCOL; ++c)
+#pragma unroll
+    for (int k = 0; k < NQ; ++k) {
+      r_u[c][k] = valid ? __ldg(a.x + c * a.field_stride + e * NP + k * NQ2 + t) : 0.0;
+      r_y[c][k] = 0.0;
+    }
+
+  Column column;
+  double wij = 0;
+  if (MAY_RECOMPUTE) {
+    if (recompute) trilinear_coefficients(a.vertices, e, t, NQ2, s_C[z]);
+    __syncthreads();
+    column.init(s_C[z], c_nodes[i], c_nodes[j]);  // unused by stored elements
+    wij = c_weights[i] * c_weights[j];
+  }
+  // What a node of this thread's column loads, copied to s_stage two k-slices
+  // ahead: 6 (7) stored factors, or for partial recompute lambda0 w/|J|.
+  const bool load_all = !recompute && valid;
+  const bool load_scale = GEOM == Geometry::partial && recompute && valid;
+  const double* factors = a.factors + (load_all ? slot : 0) * 7 * NP + t;
+  const double* scales =
+      GEOM == Geometry::partial ? a.node_scale + (valid ? e : 0) * NP + t : nullptr;
+  auto fetch = [&](auto k_constant) {
+    constexpr int k = decltype(k_constant)::value;
+    if (k < NQ) {
+      double(&stage)[7][EPB * NQ2] = s_stage[k % STAGES];
+      if (load_all) {
+#pragma unroll
+        for (int f = 0; f < 6; ++f) copy_async8(&stage[f][tid], factors + f * NP + k * NQ2);
+        if (helmholtz) copy_async8(&stage[6][tid], factors + 6 * NP + k * NQ2);
+      } else if (GEOM == Geometry::partial && load_scale) {
+        copy_async8(&stage[0][tid], scales + k * NQ2);
+      }
+    }
+    commit_async();  // one group per slice, empty past the last
+  };
+  fetch(std::integral_constant<int, 0>{});
+  if (STAGES == 3) fetch(std::integral_constant<int, 1>{});
+
+  static_for<NQ>([&](auto k_constant) {
+    constexpr int k = decltype(k_constant)::value;
+    fetch(std::integral_constant<int, k + STAGES - 1>{});
+    wait_async<STAGES - 1>();  // the group of slice k has landed
+    const double(&stage)[7][EPB * NQ2] = s_stage[k % STAGES];
+    // Geometric factors of node (i, j, k): lambda0 G and lambda1 w|J|.
+    double g[6], mass = 0;
+    if (!recompute) {
+#pragma unroll
+      for (int f = 0; f < 6; ++f) g[f] = a.lambda0 * stage[f][tid];
+      mass = helmholtz ? a.lambda1 * stage[6][tid] : 0.0;
+    } else {
+      double ar[3], as[3], at[3];
+      const double det = column.cofactors(c_nodes[k], ar, as, at);
+      const double w = wij * c_weights[k];
+      const double scale =
+          GEOM == Geometry::partial ? stage[0][tid] : a.lambda0 * w * __drcp_rn(det);
+      metric(scale, ar, as, at, g);
+      mass = a.lambda1 * w * det;
+    }
+
+#pragma unroll
+    for (int c = 0; c < NCOL; ++c) {
+      s_u[z][c][j][i] = r_u[c][k];
+      s_uT[z][c][i][j] = r_u[c][k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < NCOL; ++c) {
+      const double ur = row_dot<NQ>(&s_u[z][c][j][0], &s_D[i][0]);
+      const double us = row_dot<NQ>(&s_uT[z][c][i][0], &s_D[j][0]);
+      double ut = 0;
+#pragma unroll
+      for (int m = 0; m < NQ; ++m) ut = fma(c_D[k * NQ + m], r_u[c][m], ut);
+      s_gr[z][c][j][i] = g[0] * ur + g[1] * us + g[2] * ut;
+      s_gsT[z][c][i][j] = g[1] * ur + g[3] * us + g[4] * ut;
+      const double gt = g[2] * ur + g[4] * us + g[5] * ut;
+#pragma unroll
+      for (int m = 0; m < NQ; ++m) r_y[c][m] = fma(c_D[k * NQ + m], gt, r_y[c][m]);
+      if (helmholtz) r_y[c][k] = fma(mass, r_u[c][k], r_y[c][k]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int c = 0; c < NCOL; ++c)
+      r_y[c][k] += row_dot<NQ>(&s_gr[z][c][j][0], &s_DT[i][0]) +
+                   row_dot<NQ>(&s_gsT[z][c][i][0], &s_DT[j][0]);
+  });
+  if (!valid) return;
+#pragma unroll
+  for (int c = 0; c < NCOL; ++c)
+#pragma unroll
+    for (int k = 0; k < NQ; ++k) a.y[c * a.field_stride + e * NP + k * NQ2 + t] = r_y[c][k];
+}
+
+template <int NQ, Geometry GEOM>
+void launch_columns_nq(const AxhelmKernelArgs& a) {
+  constexpr int EPB = elements_per_block(NQ);
+  const dim3 block(NQ, NQ, EPB);
+  const unsigned grid = unsigned((a.elements + EPB - 1) / EPB);
+  if (a.ncol == 3)
+    axhelm_columns_kernel<NQ, 3, GEOM><<<grid, block>>>(a);
+  else
+    axhelm_columns_kernel<NQ, 1, GEOM><<<grid, block>>>(a);
+}
+
+// Nq = 2..10 (N = 1..9, compiled_max_nq); other Nq are rejected by the glue.
+template <Geometry GEOM>
+void launch_columns(const AxhelmKernelArgs& a) {
+  switch (a.nq) {
+    case 2:
+      return launch_columns_nq<2, GEOM>(a);
+    case 3:
+      return launch_columns_nq<3, GEOM>(a);
+    case 4:
+      return launch_columns_nq<4, GEOM>(a);
+    case 5:
+      return launch_columns_nq<5, GEOM>(a);
+    case 6:
+      return launch_columns_nq<6, GEOM>(a);
+    case 7:
+      return launch_columns_nq<7, GEOM>(a);
+    case 8:
+      return launch_columns_nq<8, GEOM>(a);
+    case 9:
+      return launch_columns_nq<9, GEOM>(a);
+    case 10:
+      return launch_columns_nq<10, GEOM>(a);
+    default:
+      break;
+  }
+}
+
+}  // namespace ppkit::sem::columns

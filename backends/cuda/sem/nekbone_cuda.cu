@@ -1,0 +1,179 @@
+// Vector kernels of the CUDA Nekbone (Jacobi PCG in local form, nekbone_cuda.cpp).
+// The CG loop is fused into three sweeps per iteration around axhelm so each
+// vector is read as few times as possible, and the scalars (alpha, beta, the
+// inner products) stay on the device: with a fixed iteration count the loop
+// never waits for the host.
+//   search     p = (M^-1 r) + beta p                       r, M^-1, p read; p written
+//   axhelm     w = A p                                      (register-column kernels)
+//   gs_mask    w = mask Q Q^T w, sum_l c w p  (c = 1/mult)  one thread per global node
+//   update     x += alpha p, r -= alpha w, sum c r r and sum c M^-1 r r
+// Reductions: one partial per block, then one block adds the partials in a
+// fixed order (deterministic, so stored and recomputed runs see the same sums
+// for the same operator values).
+#include <cuda_runtime.h>
+
+#include "backends/cuda/sem/nekbone_cuda.hpp"
+
+namespace ppkit::sem::nekbone_kernels {
+namespace {
+
+constexpr int threads = 256;
+
+// Sum over the block of v (every thread calls it); the result is valid in thread 0.
+__device__ double block_sum(double v) {
+  __shared__ double warp_sums[threads / 32];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  v = 0;
+  if (warp == 0) {
+    v = lane < threads / 32 ? warp_sums[lane] : 0.0;
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  }
+  return v;
+}
+
+__global__ void __launch_bounds__(threads)
+    residuals_kernel(long long n, const double* r, const double* c, const double* c_inv_diag,
+                     double* partials, int blocks) {
+  double rr = 0, rz = 0;
+  for (long long l = blockIdx.x * (long long)threads + threadIdx.x; l < n;
+       l += (long long)gridDim.x * threads) {
+    const double v = r[l];
+    rr += c[l] * v * v;
+    rz += c_inv_diag[l] * v * v;
+  }
+  rr = block_sum(rr);
+  __syncthreads();
+  rz = block_sum(rz);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = rr;
+    partials[blocks + blockIdx.x] = rz;
+  }
+}
+
+__global__ void __launch_bounds__(threads)
+    search_kernel(long long n, const double* inv_diag, const double* r, double* p,
+                  const double* scalars) {
+  const double beta = scalars[beta_slot];
+  for (long long l = blockIdx.x * (long long)threads + threadIdx.x; l < n;
+       l += (long long)gridDim.x * threads)
+    p[l] = inv_diag[l] * r[l] + beta * p[l];
+}
+
+// w <- mask Q Q^T w; if p: partial sums of sum_l c_l w_l p_l = sum_g w_g p_g
+// (p is continuous: every copy of a global node holds the same value).
+__global__ void __launch_bounds__(threads)
+    gs_mask_kernel(long long global_count, const int* offsets, const int* locals,
+                   const unsigned char* interior, double* w, const double* p, double* partials) {
+  double wp = 0;
+  for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < global_count;
+       g += (long long)gridDim.x * threads) {
+    const int begin = offsets[g], end = offsets[g + 1];
+    double sum = 0;
+    for (int a = begin; a < end; ++a) sum += w[locals[a]];
+    const double value = interior[g] ? sum : 0.0;
+    // A single interior copy already holds its sum: no store.
+    if (end - begin > 1 || !interior[g])
+      for (int a = begin; a < end; ++a) w[locals[a]] = value;
+    if (p) wp += value * p[locals[begin]];
+  }
+  if (p) {
+    wp = block_sum(wp);
+    if (threadIdx.x == 0) partials[blockIdx.x] = wp;
+  }
+}
+
+__global__ void __launch_bounds__(threads)
+    update_kernel(long long n, const double* p, const double* w, const double* c,
+                  const double* c_inv_diag, double* x, double* r, const double* scalars,
+                  double* partials, int blocks) {
+  const double alpha = scalars[alpha_slot];
+  double rr = 0, rz = 0;
+  for (long long l = blockIdx.x * (long long)threads + threadIdx.x; l < n;
+       l += (long long)gridDim.x * threads) {
+    x[l] += alpha * p[l];
+    const double v = r[l] - alpha * w[l];
+    r[l] = v;
+    rr += c[l] * v * v;
+    rz += c_inv_diag[l] * v * v;
+  }
+  rr = block_sum(rr);
+  __syncthreads();
+  rz = block_sum(rz);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = rr;
+    partials[blocks + blockIdx.x] = rz;
+  }
+}
+
+// One block: sums partials[0..blocks) (and [blocks..2 blocks)), then the CG
+// scalars. mode 0: after the initial residual; 1: after gs_mask (alpha);
+// 2: after update (residual, beta).
+__global__ void __launch_bounds__(threads)
+    finalize_kernel(int mode, const double* partials, int blocks, double* scalars) {
+  double a = 0, b = 0;
+  for (int k = threadIdx.x; k < blocks; k += threads) {
+    a += partials[k];
+    if (mode != 1) b += partials[blocks + k];
+  }
+  a = block_sum(a);
+  __syncthreads();
+  b = block_sum(b);
+  if (threadIdx.x != 0) return;
+  if (mode == 1) {
+    scalars[pap_slot] = a;
+    scalars[alpha_slot] = scalars[rtz_slot] / a;
+    return;
+  }
+  scalars[rr_slot] = a;
+  const double rtz_old = scalars[rtz_slot];
+  scalars[rtz_slot] = b;
+  scalars[beta_slot] = mode == 0 ? 0.0 : b / rtz_old;
+}
+
+__global__ void __launch_bounds__(threads)
+    subtract_kernel(long long n, const double* a, const double* b, double* out) {
+  for (long long l = blockIdx.x * (long long)threads + threadIdx.x; l < n;
+       l += (long long)gridDim.x * threads)
+    out[l] = a[l] - b[l];
+}
+
+}  // namespace
+
+int grid_for(long long n) {
+  const long long blocks = (n + threads - 1) / threads;
+  return int(blocks < max_blocks ? (blocks < 1 ? 1 : blocks) : max_blocks);
+}
+
+void residuals(const NekboneDeviceVectors& v, double* scalars, double* partials) {
+  const int blocks = grid_for(v.local_count);
+  residuals_kernel<<<blocks, threads>>>(v.local_count, v.r, v.c, v.c_inv_diag, partials, blocks);
+  finalize_kernel<<<1, threads>>>(0, partials, blocks, scalars);
+}
+
+void search(const NekboneDeviceVectors& v, const double* scalars) {
+  search_kernel<<<grid_for(v.local_count), threads>>>(v.local_count, v.inv_diag, v.r, v.p, scalars);
+}
+
+void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, double* scalars,
+             double* partials) {
+  const int blocks = grid_for(plan.global_count);
+  gs_mask_kernel<<<blocks, threads>>>(plan.global_count, plan.offsets, plan.locals, plan.interior,
+                                      w, p, partials);
+  if (p) finalize_kernel<<<1, threads>>>(1, partials, blocks, scalars);
+}
+
+void update(const NekboneDeviceVectors& v, double* scalars, double* partials) {
+  const int blocks = grid_for(v.local_count);
+  update_kernel<<<blocks, threads>>>(v.local_count, v.p, v.w, v.c, v.c_inv_diag, v.x, v.r, scalars,
+                                     partials, blocks);
+  finalize_kernel<<<1, threads>>>(2, partials, blocks, scalars);
+}
+
+void subtract(long long n, const double* a, const double* b, double* out) {
+  subtract_kernel<<<grid_for(n), threads>>>(n, a, b, out);
+}
+
+}  // namespace ppkit::sem::nekbone_kernels

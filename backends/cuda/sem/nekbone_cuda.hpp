@@ -1,0 +1,38 @@
+#pragma once
+// Launchers of the CUDA Nekbone vector kernels (nekbone_cuda.cu): plain device
+// pointers, queued on the default stream.
+namespace ppkit::sem::nekbone_kernels {
+
+// Device scalars of the CG loop (double scalars[scalar_count]).
+enum ScalarSlot : int { rtz_slot = 0, beta_slot, alpha_slot, rr_slot, pap_slot, scalar_count };
+// Reduction partials: at most max_blocks blocks, 2 sums each (double partials[2 * max_blocks]).
+constexpr int max_blocks = 2048;
+
+struct NekboneDeviceVectors {
+  long long local_count = 0;
+  const double* inv_diag = nullptr;    // mask / assembled diagonal
+  const double* c = nullptr;           // 1 / multiplicity
+  const double* c_inv_diag = nullptr;  // c * inv_diag
+  double *x = nullptr, *r = nullptr, *p = nullptr, *w = nullptr;
+};
+
+struct GatherScatterDevicePlan {
+  long long global_count = 0;
+  const int* offsets = nullptr;             // [G + 1]
+  const int* locals = nullptr;              // [L]
+  const unsigned char* interior = nullptr;  // [G] 0 on the Dirichlet boundary
+};
+
+// rr = sum c r r, rtz = sum c M^-1 r r, beta = 0 (the start of PCG).
+void residuals(const NekboneDeviceVectors& v, double* scalars, double* partials);
+// p = M^-1 r + beta p.
+void search(const NekboneDeviceVectors& v, const double* scalars);
+// w = mask Q Q^T w; with p: pAp = sum c w p and alpha = rtz / pAp.
+void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, double* scalars,
+             double* partials);
+// x += alpha p, r -= alpha w; rr, rtz (the old one kept for beta), beta = rtz / rtz_old.
+void update(const NekboneDeviceVectors& v, double* scalars, double* partials);
+// out = a - b.
+void subtract(long long n, const double* a, const double* b, double* out);
+
+}  // namespace ppkit::sem::nekbone_kernels
