@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|tests|compare-default|compare-large|bench|sph
+#   scripts/h200-measure.sh build|tests|compare-default|compare-large|bench|sph|sph-large|fdtd-extra|sanitize|multi
+# Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
+# GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
 # HOPPER90), PPKIT_DEPS_PREFIX=.deps/hostdeps/usr (see scripts/gpu-build.sh),
 # PPKIT_OCL_ICD_DEB (an ocl-icd-libopencl1 .deb if the node has no OpenCL loader),
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements). Output in $OUT.
 set -uo pipefail
-part=${1:?usage: h200-measure.sh build|tests|compare-default|compare-large|bench|sph}
+part=${1:?usage: h200-measure.sh build|tests|compare-default|compare-large|bench|sph|sph-large|fdtd-extra|sanitize|multi}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 kokkos=${KOKKOS_ROOT:-.deps/kokkos-cuda}
@@ -38,7 +40,38 @@ case $part in
         --csv "$OUT/sph_step_history_$reorder.csv" > "$OUT/sph_step_history_$reorder.txt" 2>&1
       tail -n 3 "$OUT/sph_step_history_$reorder.txt"
     done ;;
-  *) echo "unknown part '$part' (valid: build tests compare-default compare-large bench sph)"; exit 2 ;;
+  sph-large)
+    # Step time at DualSPHysics' 4.36 M particles (1,000 steps) and at 16 M (500),
+    # renumbering every step, and the dam break at a finer resolution.
+    for run in 4360000:1000 16000000:500; do
+      n=${run%:*}
+      LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}" "$ppkit" sph step-history --particles $n \
+        --steps ${run#*:} --variant cuda/symplectic-float4 --reorder-every 1 \
+        --csv "$OUT/sph_step_history_${n}.csv" > "$OUT/sph_step_history_${n}.txt" 2>&1
+      tail -n 3 "$OUT/sph_step_history_${n}.txt"
+    done
+    LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}" "$ppkit" sph dambreak --dp 0.0125 --t-end 1.5 \
+      --variant cuda/symplectic-float4 --probes "$OUT/sph_dambreak_dp0.0125.csv" --quiet \
+      > "$OUT/sph_dambreak_dp0.0125.txt" 2>&1; tail -n 5 "$OUT/sph_dambreak_dp0.0125.txt" ;;
+  fdtd-extra)
+    # Phasor update (float4 against plain), the SAR half-space on the GPU
+    # variants, and the far field of the dipole.
+    export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
+    PPKIT_FDTD_BENCH_SIZES=256,512 "$bundle/bin/ppkit_bench_fdtd_phasors" --benchmark_min_time=0.3 \
+      --benchmark_filter='cuda|opencl|kokkos-cuda' > "$OUT/bench_fdtd_phasors.txt" 2>&1
+    grep -E '^fdtd' "$OUT/bench_fdtd_phasors.txt"
+    for v in cuda/register-x opencl/float4 kokkos-cuda/plain; do
+      "$ppkit" fdtd halfspace --eps-r 55 --sigma 0.95 --rho 1050 --freq 900e6 --variant $v \
+        --sar-profile "$OUT/halfspace_${v//\//_}.csv" > "$OUT/halfspace_${v//\//_}.txt" 2>&1
+      tail -n 4 "$OUT/halfspace_${v//\//_}.txt"
+    done
+    "$ppkit" fdtd dipole --cells 128 --cpml 10 --steps 1500 --variant cuda/register-x \
+      --far-field "$OUT/dipole_far_field.csv" > "$OUT/dipole_far_field.txt" 2>&1; tail -n 4 "$OUT/dipole_far_field.txt" ;;
+  sanitize)
+    # compute-sanitizer memcheck and racecheck over the CUDA variant tests.
+    PPKIT_SANITIZE_TOOLS=${PPKIT_SANITIZE_TOOLS:-"memcheck racecheck"} scripts/gpu-sanitize.sh "$bundle" "$OUT/sanitize" ;;
+  multi) OUT="$OUT" PPKIT_BUNDLE="$bundle" scripts/h200-multi.sh ;;
+  *) echo "unknown part '$part' (valid: build tests compare-default compare-large bench sph sph-large fdtd-extra sanitize multi)"; exit 2 ;;
 esac
 # Pack the output folder into one archive (some runners return few files).
 if [ "${PPKIT_PACK_OUT:-0}" = 1 ]; then
