@@ -1,8 +1,8 @@
 /* The SPH C API used from C (include/ppkit_sph.h): a coarse dam break stepped
  * from a C host code. Checks: invalid options are rejected with a message;
  * particle counts and kinds are conserved over the steps; the water column
- * starts at rest at its depth (H4 = 0.55 m within 2 dp, H1 dry) and gravity
- * sets the fluid moving down; time advances; the state stays finite. Exits 0
+ * starts at rest at its depth (H4 = 0.55 m within 2 dp, H1 dry) and starts to
+ * collapse toward the dry end (total x momentum negative); time advances; the state stays finite. Exits 0
  * when every check holds, 1 with the failed check on stderr otherwise. */
 #include <math.h>
 #include <stdio.h>
@@ -69,23 +69,23 @@ int main(void) {
 
   float* x = malloc(sizeof(float) * (size_t)total);
   float* z = malloc(sizeof(float) * (size_t)total);
-  float* vz = malloc(sizeof(float) * (size_t)total);
+  float* vx = malloc(sizeof(float) * (size_t)total);
   float* rho = malloc(sizeof(float) * (size_t)total);
   uint8_t* kind = malloc((size_t)total);
-  CHECK(ppkit_sph_state(sim, x, NULL, z, NULL, NULL, vz, rho, kind) == 0, "%s",
+  CHECK(ppkit_sph_state(sim, x, NULL, z, vx, NULL, NULL, rho, kind) == 0, "%s",
         ppkit_sph_last_error());
-  int64_t fluid_after = 0, moving_down = 0, finite = 1;
+  int64_t fluid_after = 0, finite = 1;
+  double momentum_x = 0;
   for (int64_t i = 0; i < total; ++i) {
     if (kind[i] == 0) {
       ++fluid_after;
-      if (vz[i] < 0) ++moving_down;
+      momentum_x += vx[i];
     }
-    if (!isfinite(x[i]) || !isfinite(z[i]) || !isfinite(vz[i]) || !isfinite(rho[i])) finite = 0;
+    if (!isfinite(x[i]) || !isfinite(z[i]) || !isfinite(vx[i]) || !isfinite(rho[i])) finite = 0;
   }
   CHECK(fluid_after == fluid, "fluid %lld after, %lld before", (long long)fluid_after,
         (long long)fluid);
-  CHECK(moving_down > fluid / 2, "%lld of %lld fluid particles move down", (long long)moving_down,
-        (long long)fluid);
+  CHECK(momentum_x < 0, "sum of fluid u_x %g m/s (the column must move toward x = 0)", momentum_x);
   CHECK(finite, "state not finite");
 
   /* Advancing to a time already reached does nothing. */
@@ -93,7 +93,7 @@ int main(void) {
 
   free(x);
   free(z);
-  free(vz);
+  free(vx);
   free(rho);
   free(kind);
   ppkit_sph_destroy(sim);

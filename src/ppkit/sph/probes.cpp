@@ -95,8 +95,8 @@ ProbeSample measure_probes(const ProbeLayout& layout, const Parameters& p, const
       constexpr int kPoints = 32;
       const double ds = 2 * half_chord / kPoints;
       double integral = 0;
-      for (int k = 0; k < kPoints; ++k) {
-        const double along = -half_chord + (k + 0.5) * ds;
+      for (int point = 0; point < kPoints; ++point) {
+        const double along = -half_chord + (point + 0.5) * ds;
         integral += reference::wendland(std::sqrt(r2 + along * along), p.h) * ds;
       }
       depth += p.mass / s.rho[j] * integral;
