@@ -24,11 +24,16 @@ nlohmann::json load(const std::string& name) {
 
 nlohmann::json gpu_row(const std::string& variant, const std::string& backend,
                        const std::string& case_name, double roofline, const char* status = "PASS") {
-  return {{"workload", "fem"},         {"case", case_name},
-          {"size", ""},                {"variant", variant},
-          {"backend", backend},        {"device", "Test GPU (made by hand)"},
-          {"status", status},          {"median_s", 1e-3},
-          {"throughput", 1e8},         {"throughput_unit", "elements/s"},
+  return {{"workload", "fem"},
+          {"case", case_name},
+          {"size", ""},
+          {"variant", variant},
+          {"backend", backend},
+          {"device", "Test GPU (made by hand)"},
+          {"status", status},
+          {"median_s", 1e-3},
+          {"throughput", 1e8},
+          {"throughput_unit", "elements/s"},
           {"roofline_fraction", roofline}};
 }
 
@@ -57,7 +62,8 @@ TEST(Merge, PerformancePortabilityIsTheHarmonicMeanOverPlatforms) {
   ASSERT_GE(host_sum.size(), 2u);
   const double e_host_thread =
       host_sum["kokkos/thread-per-element"].first / host_sum["kokkos/thread-per-element"].second;
-  const double e_host_team = host_sum["kokkos/team-4tpr"].first / host_sum["kokkos/team-4tpr"].second;
+  const double e_host_team =
+      host_sum["kokkos/team-4tpr"].first / host_sum["kokkos/team-4tpr"].second;
 
   nlohmann::json gpu = {{"rows", nlohmann::json::array()}};
   // thread-per-element: two cases on the GPU, efficiencies 0.1 and 0.3 (mean 0.2).

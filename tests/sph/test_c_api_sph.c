@@ -2,8 +2,8 @@
  * from a C host code. Checks: invalid options are rejected with a message;
  * particle counts and kinds are conserved over the steps; the water column
  * starts at rest at its depth (H4 = 0.55 m within 2 dp, H1 dry) and starts to
- * collapse toward the dry end (total x momentum negative); time advances; the state stays finite. Exits 0
- * when every check holds, 1 with the failed check on stderr otherwise. */
+ * collapse toward the dry end (total x momentum negative); time advances; the state stays finite.
+ * Exits 0 when every check holds, 1 with the failed check on stderr otherwise. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +13,14 @@
 #include "ppkit_sph.h"
 
 static int failures = 0;
-#define CHECK(cond, ...)                                 \
-  do {                                                   \
-    if (!(cond)) {                                       \
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
       fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                      \
-      fprintf(stderr, "\n");                             \
-      ++failures;                                        \
-    }                                                    \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+      ++failures;                                                              \
+    }                                                                          \
   } while (0)
 
 int main(void) {
@@ -98,7 +98,9 @@ int main(void) {
   free(kind);
   ppkit_sph_destroy(sim);
   ppkit_finalize();
-  if (failures) fprintf(stderr, "%d checks failed\n", failures);
-  else printf("SPH C API: all checks passed (%lld particles, t = %g s)\n", (long long)total, time);
+  if (failures)
+    fprintf(stderr, "%d checks failed\n", failures);
+  else
+    printf("SPH C API: all checks passed (%lld particles, t = %g s)\n", (long long)total, time);
   return failures ? 1 : 0;
 }

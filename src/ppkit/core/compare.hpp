@@ -146,8 +146,7 @@ std::vector<CompareRow> compare_variants(
     CompareContext& ctx, const CaseModel& model, const typename Op::Problem& problem,
     const std::function<double(const typename Op::Result&)>& relative_error) {
   return compare_variants_checked<Op>(
-      ctx, model, problem,
-      [&](const Variant<Op>&, const typename Op::Result& r, CompareRow&) {
+      ctx, model, problem, [&](const Variant<Op>&, const typename Op::Result& r, CompareRow&) {
         return relative_error(r);
       });
 }

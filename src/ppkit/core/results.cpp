@@ -122,9 +122,8 @@ std::string format_rate(double value, const std::string& unit) {
 }
 
 std::string results_table(const std::vector<CompareRow>& rows, bool markdown) {
-  std::vector<std::string> header = {"workload", "case",    "variant",    "device",
-                                     "median",   "spread",  "throughput", "roofline",
-                                     "speedup",  "verified"};
+  std::vector<std::string> header = {"workload", "case",       "variant",  "device",  "median",
+                                     "spread",   "throughput", "roofline", "speedup", "verified"};
   // The Markdown report also says what each row was checked against, where a
   // workload recorded it (e.g. a Kokkos baseline and invariants at --large).
   auto against = [](const CompareRow& r) {
@@ -210,7 +209,8 @@ MergedResults merge_results(const std::vector<std::pair<std::string, nlohmann::j
     }
   }
   const auto& platforms = out.platforms;
-  std::string md = "# ppkit compare --merge\n\n## Platforms\n\n| platform | from |\n| --- | --- |\n";
+  std::string md =
+      "# ppkit compare --merge\n\n## Platforms\n\n| platform | from |\n| --- | --- |\n";
   for (const auto& p : platforms) {
     std::string from;
     for (const auto& f : files_of[p]) from += (from.empty() ? "" : ", ") + f;

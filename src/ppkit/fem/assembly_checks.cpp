@@ -121,7 +121,8 @@ std::vector<double> reference_load(const AssemblyProblem& problem) {
   for (std::int64_t e = 0; e < mesh.num_elements(); ++e) {
     const auto f = element_body_force_reference(element_coordinates(mesh, e), problem.material);
     for (int a = 0; a < 8; ++a)
-      for (int i = 0; i < 3; ++i) load[3 * std::int64_t(mesh.elements[8 * e + a]) + i] += f[3 * a + i];
+      for (int i = 0; i < 3; ++i)
+        load[3 * std::int64_t(mesh.elements[8 * e + a]) + i] += f[3 * a + i];
   }
   return load;
 }
@@ -170,9 +171,8 @@ SampledRows sample_reference_rows(const AssemblyProblem& problem, int nodes, uns
           for (int j = 0; j < 3; ++j) {
             const std::int32_t column = 3 * mesh.elements[8 * e + b] + j;
             const auto it = std::lower_bound(first, last, column);
-            require(it != last && *it == column, "CSR pattern lacks entry (" +
-                                                     std::to_string(row) + ", " +
-                                                     std::to_string(column) + ")");
+            require(it != last && *it == column, "CSR pattern lacks entry (" + std::to_string(row) +
+                                                     ", " + std::to_string(column) + ")");
             out.values[r][it - first] += K[24 * (3 * a + i) + 3 * b + j];
           }
       }

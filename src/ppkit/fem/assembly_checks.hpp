@@ -30,9 +30,9 @@ std::vector<double> reference_load(const AssemblyProblem& problem);
 // Serial reference rows (stiffness and load) of `nodes` seeded random nodes:
 // every element of a sampled node computed with element_stiffness_reference.
 struct SampledRows {
-  std::vector<std::int64_t> rows;            // DOF rows, 3 per sampled node
-  std::vector<std::vector<double>> values;   // per row, in the CSR row's column order
-  std::vector<double> load;                  // per row
+  std::vector<std::int64_t> rows;           // DOF rows, 3 per sampled node
+  std::vector<std::vector<double>> values;  // per row, in the CSR row's column order
+  std::vector<double> load;                 // per row
 };
 SampledRows sample_reference_rows(const AssemblyProblem& problem, int nodes, unsigned seed);
 // max(||K_rows - K_ref_rows|| / ||K_ref_rows||, ||f_rows - f_ref_rows|| / ||f_ref_rows||).

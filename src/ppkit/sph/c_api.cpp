@@ -122,9 +122,9 @@ int ppkit_sph_probes(ppkit_sph_simulation* simulation, double heights[4], double
   return guarded([&] {
     require_simulation(simulation);
     const auto& p = simulation->c.params;
-    const auto sample = ppkit::sph::measure_probes(ppkit::sph::spheric_test2_probes(p), p,
-                                                   simulation->solver->state(),
-                                                   simulation->solver->time());
+    const auto sample =
+        ppkit::sph::measure_probes(ppkit::sph::spheric_test2_probes(p), p,
+                                   simulation->solver->state(), simulation->solver->time());
     if (heights) std::copy(sample.height.begin(), sample.height.end(), heights);
     if (pressures) std::copy(sample.pressure.begin(), sample.pressure.end(), pressures);
   });

@@ -58,7 +58,7 @@ struct Sizes {
 Sizes sizes_for(ProblemSize s) {
   switch (s) {
     case ProblemSize::quick:
-      return {20e3, 8e3, 4, 0.1, 0.5, 0.7, 0.08, 40};
+      return {20e3, 8e3, 4, 0.1, 0.6, 0.7, 0.08, 40};
     case ProblemSize::standard:
       return {1e6, 250e3, 4, 0.02, 1.5, 1.0, dambreak_dp_for_particles(1e6), 3000};
     case ProblemSize::large:
@@ -255,10 +255,9 @@ std::vector<CompareRow> run_steps(CompareContext& ctx, ReorderPolicy reorder) {
     const auto* base = baseline.for_variant(v);
     const double vs_base = base ? state_error(got, base->result, o.dp) : 0.0;
     if (base) row.extra["error_vs_baseline"] = vs_base;
-    row.extra["verified_against"] =
-        fmt::format("{}particle conservation, fixed walls, finite state",
-                    base ? (base->variant == v.name ? "itself (baseline); " : base->variant + "; ")
-                         : "");
+    row.extra["verified_against"] = fmt::format(
+        "{}particle conservation, fixed walls, finite state",
+        base ? (base->variant == v.name ? "itself (baseline); " : base->variant + "; ") : "");
     if (!violation.empty()) {
       row.extra["conservation_violation"] = violation;
       return double(INFINITY);
@@ -285,16 +284,16 @@ std::vector<CompareRow> run_momentum(CompareContext& ctx) {
       out[0] += c.params.mass * s.vx[i];
       out[1] += c.params.mass * s.vy[i];
       out[2] += c.params.mass * s.vz[i];
-      out[3] += c.params.mass * std::sqrt(double(s.vx[i]) * s.vx[i] +
-                                          double(s.vy[i]) * s.vy[i] + double(s.vz[i]) * s.vz[i]);
+      out[3] += c.params.mass * std::sqrt(double(s.vx[i]) * s.vx[i] + double(s.vy[i]) * s.vy[i] +
+                                          double(s.vz[i]) * s.vz[i]);
     }
     return out;
   };
   const auto before = momentum(c.particles);
   CaseModel m;
   m.workload = "sph";
-  m.case_name = fmt::format("{} steps periodic box {}^3 (momentum)", kMomentumSteps,
-                            kMomentumBoxCells);
+  m.case_name =
+      fmt::format("{} steps periodic box {}^3 (momentum)", kMomentumSteps, kMomentumBoxCells);
   m.size = fmt::format("{:.0f} particles", n);
   m.work_units = n * kMomentumSteps;
   m.throughput_unit = "particle-steps/s";
@@ -397,9 +396,9 @@ std::vector<CompareRow> run_validation(CompareContext& ctx) {
   o.dp = sz.validation_dp;
   o.tank_height = sz.validation_tank_height;
   const Case c = make_spheric_dambreak(o);
-  CompareRow row = solver_row(
-      v, fmt::format("dam break dp {} to t = {} s vs MARIN", o.dp, sz.validation_t_end),
-      double(c.particles.size()));
+  CompareRow row =
+      solver_row(v, fmt::format("dam break dp {} to t = {} s vs MARIN", o.dp, sz.validation_t_end),
+                 double(c.particles.size()));
   ctx.on_progress("sph " + row.case_name + " " + v.name);
   try {
     row.device = v.device();
@@ -414,7 +413,8 @@ std::vector<CompareRow> run_validation(CompareContext& ctx) {
     const double fluid = double(c.particles.count(kFluid));
     row.extra["steps"] = s.steps;
     row.extra["fluid_escaped"] = s.escaped;
-    row.extra["ns_per_particle_step"] = s.wall_seconds / (s.steps * double(c.particles.size())) * 1e9;
+    row.extra["ns_per_particle_step"] =
+        s.wall_seconds / (s.steps * double(c.particles.size())) * 1e9;
     row.extra["timing"] = "one run, wall time including probe sampling";
     std::vector<double> t;
     std::array<std::vector<double>, 4> h;
@@ -426,14 +426,15 @@ std::vector<CompareRow> run_validation(CompareContext& ctx) {
     if (row.status == "FAIL") row.message = fmt::format("{} fluid particles escaped", s.escaped);
     std::string why_not;
     const std::string data = find_spheric_test2_data(&why_not);
-    nlohmann::json figure = {{"name", "sph_heights_vs_experiment"},
-                             {"title", fmt::format("SPHERIC test 2 water heights: {}, dp {} m",
-                                                   v.name, o.dp)},
-                             {"xlabel", "time [s]"},
-                             {"panels", nlohmann::json::array()}};
+    nlohmann::json figure = {
+        {"name", "sph_heights_vs_experiment"},
+        {"title", fmt::format("SPHERIC test 2 water heights: {}, dp {} m", v.name, o.dp)},
+        {"xlabel", "time [s]"},
+        {"panels", nlohmann::json::array()}};
     const double xs[4] = {0.496, 0.992, 1.488, 2.638};
     if (data.empty()) {
-      row.extra["verified_against"] = "run completed, <= 1% escaped; heights not compared: " + why_not;
+      row.extra["verified_against"] =
+          "run completed, <= 1% escaped; heights not compared: " + why_not;
       row.extra["heights_plot_skipped"] = why_not;
     } else {
       const MeasuredSeries measured = load_spheric_test2(data);
@@ -492,10 +493,10 @@ std::vector<CompareRow> run_history(CompareContext& ctx) {
   for (const auto* v : history_variants(ctx))
     for (int every : {1, 0}) {
       const std::string policy = every ? "every step" : "never";
-      CompareRow row = solver_row(
-          *v, fmt::format("step time over {} steps dp {:.4f}, renumber {}", sz.history_steps,
-                          o.dp, policy),
-          n);
+      CompareRow row = solver_row(*v,
+                                  fmt::format("step time over {} steps dp {:.4f}, renumber {}",
+                                              sz.history_steps, o.dp, policy),
+                                  n);
       ctx.on_progress("sph " + row.case_name + " " + v->name);
       try {
         row.device = v->device();

@@ -154,9 +154,8 @@ void for_each_bucket_neighbour(const Buckets& b, const Parameters& p, const Part
 
 Rhs evaluate_with_buckets(const Parameters& p, const Particles& s) {
   const Buckets b = make_buckets(p, s);
-  return evaluate(p, s, [&](std::size_t i, auto&& visit) {
-    for_each_bucket_neighbour(b, p, s, i, visit);
-  });
+  return evaluate(
+      p, s, [&](std::size_t i, auto&& visit) { for_each_bucket_neighbour(b, p, s, i, visit); });
 }
 
 }  // namespace
@@ -205,8 +204,8 @@ Interaction::Result interaction_at(const Parameters& p, const Particles& s,
     require(i < s.size(), "particle index " + std::to_string(i), "< " + std::to_string(s.size()));
     if (s.kind[i] == kEscaped) continue;
     double sums[4] = {0, 0, 0, 0};
-    for_each_bucket_neighbour(b, p, s, i,
-                              [&](std::size_t j) { add_neighbour(p, s, i, j, sums, visc_max, pairs); });
+    for_each_bucket_neighbour(
+        b, p, s, i, [&](std::size_t j) { add_neighbour(p, s, i, j, sums, visc_max, pairs); });
     res.drho[k] = Real(sums[0]);
     if (s.kind[i] == kFluid) {
       res.ax[k] = Real(sums[1] + p.gravity[0]);
