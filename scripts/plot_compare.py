@@ -8,8 +8,15 @@ Writes into the same directory:
                              for rows whose "extra" has "plot" and "plot_x"
                              (SEM GFLOP/s against N, FDTD cells/s against size)
   <series>.png               curves a workload attached to a row in
-                             extra["series"] (e.g. SPH water heights against the
-                             experiment, step time against step number)
+                             extra["series"], one axes per series name (e.g.
+                             SPH step time against step number, with and
+                             without renumbering)
+  <figure>.png               stacked panels a row attached in extra["figure"]
+                             ({"name", "title", "xlabel", "panels": [{"ylabel",
+                             "curves": [{"x", "y", "label", "style"}]}]}), e.g.
+                             SPH water heights H1..H4 against the experiment
+A row may say why its plot is missing (extra["heights_plot_skipped"]); that
+reason is printed.
 """
 import json
 import os
@@ -98,6 +105,30 @@ def main(out_dir):
         ax.set_title(curves[0].get("title", name))
         fig.tight_layout()
         path = os.path.join(out_dir, f"{safe(name)}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        written.append(path)
+
+    for r in report["rows"]:
+        extra = r.get("extra") or {}
+        figure = extra.get("figure")
+        if extra.get("heights_plot_skipped"):
+            print(f'plot skipped ({r["case"]}, {r["variant"]}): {extra["heights_plot_skipped"]}')
+        if not figure or not figure.get("panels"):
+            continue
+        panels = figure["panels"]
+        fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.4 * len(panels) + 1), sharex=True,
+                                 squeeze=False)
+        for ax, panel in zip(axes[:, 0], panels):
+            for c in panel.get("curves", []):
+                ax.plot(c["x"], c["y"], label=c.get("label", ""), **dict(c.get("style", {})))
+            ax.set_ylabel(panel.get("ylabel", ""))
+            ax.grid(True, alpha=0.3)
+        axes[0, 0].legend(fontsize=7, loc="upper right")
+        axes[-1, 0].set_xlabel(figure.get("xlabel", ""))
+        fig.suptitle(figure.get("title", figure["name"]))
+        fig.tight_layout()
+        path = os.path.join(out_dir, f'{safe(figure["name"])}.png')
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)

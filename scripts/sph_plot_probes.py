@@ -9,7 +9,7 @@ by default; its height columns labelled H1 and H3 are swapped (see its
 README), so they are read as H3, H2, H1, H4. Plots H2, H4 and P1 against the
 experiment and prints RMS errors over [0, t_max] (within the simulated time)
 and the front arrival at H2 (first time H2 exceeds --threshold, default 0.5 dp
-read from --dp, else 0.02 m).
+read from --dp, else 0.02 m; interpolated between samples).
 """
 import argparse
 import os
@@ -22,8 +22,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_DATA = os.path.join(HERE, "..", "..", "shared", "data", "spheric_test2",
-                            "test_case_2_exp_data.dat")
+DEFAULT_DATA = os.environ.get("PPKIT_SPHERIC_TEST2_DATA") or os.path.join(
+    HERE, "..", "..", "shared", "data", "spheric_test2", "test_case_2_exp_data.dat")
+if os.path.isdir(DEFAULT_DATA):
+    DEFAULT_DATA = os.path.join(DEFAULT_DATA, "test_case_2_exp_data.dat")
 
 
 def load_measured(path):
@@ -46,8 +48,16 @@ def load_simulated(path):
 
 
 def arrival(t, h, threshold):
+    """First crossing of the threshold, interpolated between the samples around it
+    (as ppkit::sph::arrival_time)."""
     wet = np.nonzero(h > threshold)[0]
-    return float(t[wet[0]]) if len(wet) else float("nan")
+    if not len(wet):
+        return float("nan")
+    i = wet[0]
+    if i == 0:
+        return float(t[0])
+    w = (threshold - h[i - 1]) / (h[i] - h[i - 1])
+    return float(t[i - 1] + w * (t[i] - t[i - 1]))
 
 
 def rms(t_sim, v_sim, t_exp, v_exp, t_max):

@@ -150,23 +150,10 @@ int run_compare(const CompareArgs& a) {
   return failed ? 1 : 0;
 }
 
-// Performance portability (Pennycook et al. 2016): for one application over
-// platforms H, PP = |H| / sum_i 1/e_i if it ran on every platform, else 0.
-// Here e_i is the application's mean roofline fraction on platform i, and an
-// application is a variant with the Kokkos backend folded ("kokkos/<strategy>"),
-// so the same Kokkos source on CUDA and HIP counts as one application.
+// Results of several machines side by side with each workload's
+// performance-portability figure (merge_results in results.hpp says how).
 int run_merge(const CompareArgs& a) {
-  struct Entry {
-    double sum = 0;
-    int n = 0;
-    double throughput = 0;
-    std::string unit;
-  };
-  std::vector<std::string> platforms;
-  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>>
-      table;  // workload -> app -> platform
-  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>>
-      by_case;  // workload|case -> variant -> platform
+  std::vector<std::pair<std::string, nlohmann::json>> files;
   for (const auto& file : a.merge) {
     std::ifstream f(file);
     if (!f)
@@ -177,76 +164,13 @@ int run_merge(const CompareArgs& a) {
     } catch (const std::exception& e) {
       throw ppkit::Error("'" + file + "' is not valid JSON: " + e.what());
     }
-    if (!j.contains("rows"))
-      throw ppkit::Error("'" + file + "' has no \"rows\"",
-                         "a results.json written by ppkit compare");
-    std::string platform = fs::path(file).stem().string();
-    for (const auto& jr : j["rows"]) {
-      const auto r = ppkit::row_from_json(jr);
-      if (r.status != "PASS") continue;
-      if (platform == "results" && !r.device.empty()) platform = r.device;
-      std::string app = r.variant;
-      if (app.rfind("kokkos-", 0) == 0) app = "kokkos/" + app.substr(app.find('/') + 1);
-      auto& e = table[r.workload][app][platform];
-      if (std::isfinite(r.roofline_fraction)) {
-        e.sum += r.roofline_fraction;
-        ++e.n;
-      }
-      auto& c = by_case[r.workload + " | " + r.case_name][app][platform];
-      c.throughput = r.throughput;
-      c.unit = r.throughput_unit;
-    }
-    if (std::find(platforms.begin(), platforms.end(), platform) == platforms.end())
-      platforms.push_back(platform);
+    files.emplace_back(file, std::move(j));
   }
-  std::string out =
-      "# ppkit compare --merge\n\n## Throughput per platform\n\n| workload / case | application |";
-  for (const auto& p : platforms) out += " " + p + " |";
-  out += "\n| --- | --- |";
-  for (std::size_t i = 0; i < platforms.size(); ++i) out += " --- |";
-  out += "\n";
-  for (const auto& [wc, apps] : by_case)
-    for (const auto& [app, per] : apps) {
-      out += "| " + wc + " | " + app + " |";
-      for (const auto& p : platforms) {
-        auto it = per.find(p);
-        out += " " +
-               (it == per.end() ? std::string("-")
-                                : ppkit::format_rate(it->second.throughput, it->second.unit)) +
-               " |";
-      }
-      out += "\n";
-    }
-  out +=
-      "\n## Performance portability (harmonic mean of roofline efficiency)\n\n| workload | "
-      "application | PP |";
-  for (const auto& p : platforms) out += " e(" + p + ") |";
-  out += "\n| --- | --- | --- |";
-  for (std::size_t i = 0; i < platforms.size(); ++i) out += " --- |";
-  out += "\n";
-  for (const auto& [workload, apps] : table)
-    for (const auto& [app, per] : apps) {
-      double inv = 0;
-      bool everywhere = true;
-      std::string cells;
-      for (const auto& p : platforms) {
-        auto it = per.find(p);
-        if (it == per.end() || it->second.n == 0) {
-          everywhere = false;
-          cells += " - |";
-          continue;
-        }
-        const double e = it->second.sum / it->second.n;
-        inv += 1.0 / e;
-        cells += fmt::format(" {:.2f} |", e);
-      }
-      const double pp = everywhere && inv > 0 ? platforms.size() / inv : 0.0;
-      out += fmt::format("| {} | {} | {:.2f} |{}\n", workload, app, pp, cells);
-    }
-  std::cout << out;
+  const auto merged = ppkit::merge_results(files);
+  std::cout << merged.markdown;
   if (!a.out_dir.empty()) {
     fs::create_directories(a.out_dir);
-    ppkit::write_text_file(a.out_dir + "/merged.md", out);
+    ppkit::write_text_file(a.out_dir + "/merged.md", merged.markdown);
   }
   return 0;
 }

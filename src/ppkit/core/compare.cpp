@@ -94,6 +94,12 @@ const std::vector<Workload>& workloads() {
   return workload_storage();
 }
 
+std::string kokkos_backend_on_same_device(const std::string& backend) {
+  if (backend.rfind("kokkos-", 0) == 0) return backend;
+  if (backend == "cuda" || backend == "hip") return "kokkos-" + backend;
+  return "";
+}
+
 void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy) {
   if (baseline_strategy.empty()) return;
   auto strategy_of = [](const CompareRow& r) { return r.extra.value("strategy", std::string()); };

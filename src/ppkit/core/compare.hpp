@@ -98,6 +98,43 @@ std::vector<CompareRow> compare_variants(
     CompareContext& ctx, const CaseModel& model, const typename Op::Problem& problem,
     const std::function<double(const typename Op::Result&)>& relative_error);
 
+// The same with a check that also sees the variant and may record what the
+// row was verified against (row.extra["verified_against"]) and the figures of
+// each check (row.extra): returns the relative error compared with the tolerance.
+template <class Op>
+using VariantCheck =
+    std::function<double(const Variant<Op>&, const typename Op::Result&, CompareRow&)>;
+template <class Op>
+std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const CaseModel& model,
+                                                 const typename Op::Problem& problem,
+                                                 const VariantCheck<Op>& check);
+
+// The Kokkos backend running on the same device as `backend`: "kokkos-cuda"
+// for "cuda" and "kokkos-cuda", "kokkos-hip" for "hip"; "" when there is none
+// (OpenCL may run on any device).
+std::string kokkos_backend_on_same_device(const std::string& backend);
+
+// Where the serial host reference is too slow (--large), every variant of a
+// case is checked against the result of the most preferred available Kokkos
+// variant on the same device (else the most preferred available Kokkos
+// variant anywhere), run once per case on first use, untimed. Workloads add
+// independent invariants, so the baseline itself is verified too.
+template <class Op>
+class KokkosBaseline {
+ public:
+  struct Entry {
+    std::string variant;  // name of the baseline variant
+    typename Op::Result result;
+  };
+  explicit KokkosBaseline(const typename Op::Problem& problem) : problem_(problem) {}
+  // nullptr when no Kokkos variant of Op is available.
+  const Entry* for_variant(const Variant<Op>& v);
+
+ private:
+  const typename Op::Problem& problem_;
+  std::map<std::string, Entry> by_name_;
+};
+
 // Fills CompareRow::speedup: over the baseline strategy on the same backend,
 // else on the same device family (cuda <-> kokkos-cuda), else left NaN.
 void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy);
@@ -108,6 +145,42 @@ template <class Op>
 std::vector<CompareRow> compare_variants(
     CompareContext& ctx, const CaseModel& model, const typename Op::Problem& problem,
     const std::function<double(const typename Op::Result&)>& relative_error) {
+  return compare_variants_checked<Op>(
+      ctx, model, problem, [&](const Variant<Op>&, const typename Op::Result& r, CompareRow&) {
+        return relative_error(r);
+      });
+}
+
+template <class Op>
+const typename KokkosBaseline<Op>::Entry* KokkosBaseline<Op>::for_variant(const Variant<Op>& v) {
+  const std::string same_device = kokkos_backend_on_same_device(v.backend);
+  const Variant<Op>* best = nullptr;
+  // Kokkos variants of one strategy share a preference on every space: ties go
+  // to the accelerator, then to host threads (faster than Serial at --large).
+  auto rank = [](const Variant<Op>& k) {
+    return std::make_pair(k.preference, k.backend == "kokkos-serial"   ? 0
+                                        : k.backend == "kokkos-openmp" ? 1
+                                                                       : 2);
+  };
+  for (int pass = 0; pass < 2 && !best; ++pass)
+    for (const auto& k : Registry<Op>::all()) {
+      if (k.backend.rfind("kokkos-", 0) != 0 || (pass == 0 && k.backend != same_device)) continue;
+      if (k.availability().available && (!best || rank(k) > rank(*best))) best = &k;
+    }
+  if (!best) return nullptr;
+  auto it = by_name_.find(best->name);
+  if (it == by_name_.end()) {
+    auto run = best->prepare(problem_);
+    run->run();
+    it = by_name_.emplace(best->name, Entry{best->name, run->result()}).first;
+  }
+  return &it->second;
+}
+
+template <class Op>
+std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const CaseModel& model,
+                                                 const typename Op::Problem& problem,
+                                                 const VariantCheck<Op>& check) {
   std::vector<CompareRow> rows;
   for (const auto& v : Registry<Op>::all()) {
     if (!ctx.variant_selected(v.name)) continue;
@@ -134,7 +207,7 @@ std::vector<CompareRow> compare_variants(
       row.device = v.device();
       auto prepared = v.prepare(problem);
       row.timing = time_repeats([&] { prepared->run(); }, ctx.options().repeats, 1);
-      row.error = relative_error(prepared->result());
+      row.error = check(v, prepared->result(), row);
       row.status = row.error <= model.tolerance ? "PASS" : "FAIL";
       if (row.status == "FAIL") row.message = "error above tolerance";
       row.throughput = model.work_units / row.timing.median_s;

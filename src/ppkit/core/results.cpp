@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <set>
 
 #include "ppkit/core/error.hpp"
 
@@ -121,9 +122,18 @@ std::string format_rate(double value, const std::string& unit) {
 }
 
 std::string results_table(const std::vector<CompareRow>& rows, bool markdown) {
-  const std::vector<std::string> header = {"workload", "case",    "variant",    "device",
-                                           "median",   "spread",  "throughput", "roofline",
-                                           "speedup",  "verified"};
+  std::vector<std::string> header = {"workload", "case",       "variant",  "device",  "median",
+                                     "spread",   "throughput", "roofline", "speedup", "verified"};
+  // The Markdown report also says what each row was checked against, where a
+  // workload recorded it (e.g. a Kokkos baseline and invariants at --large).
+  auto against = [](const CompareRow& r) {
+    const auto it = r.extra.find("verified_against");
+    return it != r.extra.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  const bool with_against =
+      markdown && std::any_of(rows.begin(), rows.end(),
+                              [&](const CompareRow& r) { return !against(r).empty(); });
+  if (with_against) header.push_back("checked against");
   std::vector<std::vector<std::string>> cells;
   for (const auto& r : rows) {
     std::string verified = r.status;
@@ -138,6 +148,7 @@ std::string results_table(const std::vector<CompareRow>& rows, bool markdown) {
                      timed ? format_rate(r.throughput, r.throughput_unit) : "-",
                      fixed_or_dash(r.roofline_fraction * 100, "{:.0f}%"),
                      fixed_or_dash(r.speedup, "{:.2f}x"), verified});
+    if (with_against) cells.back().push_back(against(r).empty() ? "-" : against(r));
   }
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
@@ -158,6 +169,103 @@ std::string results_table(const std::vector<CompareRow>& rows, bool markdown) {
     out += "\n";
   }
   for (const auto& row : cells) out += line(row);
+  return out;
+}
+
+MergedResults merge_results(const std::vector<std::pair<std::string, nlohmann::json>>& files) {
+  struct Entry {
+    double sum = 0;
+    int n = 0;
+    double throughput = std::nan("");
+    std::string unit;
+  };
+  MergedResults out;
+  std::map<std::string, std::set<std::string>> files_of;  // platform -> file labels
+  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>>
+      efficiency;  // workload -> application -> platform
+  std::map<std::string, std::map<std::string, std::map<std::string, Entry>>>
+      by_case;  // "workload | case [size]" -> application -> platform
+  for (const auto& [label, j] : files) {
+    if (!j.is_object() || !j.contains("rows") || !j["rows"].is_array())
+      throw Error("'" + label + "' has no \"rows\"", "a results.json written by ppkit compare");
+    for (const auto& jr : j["rows"]) {
+      const auto r = row_from_json(jr);
+      if (r.status != "PASS") continue;  // failed or skipped: not supported there
+      const std::string platform = r.device.empty() ? label : r.device;
+      if (std::find(out.platforms.begin(), out.platforms.end(), platform) == out.platforms.end())
+        out.platforms.push_back(platform);
+      files_of[platform].insert(label);
+      std::string app = r.variant;
+      if (app.rfind("kokkos-", 0) == 0) app = "kokkos/" + app.substr(app.find('/') + 1);
+      auto& e = efficiency[r.workload][app][platform];
+      if (std::isfinite(r.roofline_fraction) && r.roofline_fraction > 0) {
+        e.sum += r.roofline_fraction;
+        ++e.n;
+      }
+      auto& c = by_case[r.workload + " | " + r.case_name +
+                        (r.size.empty() ? std::string() : " [" + r.size + "]")][app][platform];
+      c.throughput = r.throughput;
+      c.unit = r.throughput_unit;
+    }
+  }
+  const auto& platforms = out.platforms;
+  std::string md =
+      "# ppkit compare --merge\n\n## Platforms\n\n| platform | from |\n| --- | --- |\n";
+  for (const auto& p : platforms) {
+    std::string from;
+    for (const auto& f : files_of[p]) from += (from.empty() ? "" : ", ") + f;
+    md += "| " + p + " | " + from + " |\n";
+  }
+  md += "\n## Throughput per platform\n\n| workload / case | application |";
+  for (const auto& p : platforms) md += " " + p + " |";
+  md += "\n| --- | --- |";
+  for (std::size_t i = 0; i < platforms.size(); ++i) md += " --- |";
+  md += "\n";
+  for (const auto& [wc, apps] : by_case)
+    for (const auto& [app, per] : apps) {
+      md += "| " + wc + " | " + app + " |";
+      for (const auto& p : platforms) {
+        auto it = per.find(p);
+        md += " " +
+              (it == per.end() ? std::string("-")
+                               : format_rate(it->second.throughput, it->second.unit)) +
+              " |";
+      }
+      md += "\n";
+    }
+  md +=
+      "\n## Performance portability\n\nPP = harmonic mean over all platforms of the "
+      "architectural efficiency e (mean roofline fraction); 0 where an application did not pass "
+      "on every platform (Pennycook, Sewall & Lee 2016).\n\n| workload | application | PP |";
+  for (const auto& p : platforms) md += " e(" + p + ") |";
+  md += "\n| --- | --- | --- |";
+  for (std::size_t i = 0; i < platforms.size(); ++i) md += " --- |";
+  md += "\n";
+  for (const auto& [workload, apps] : efficiency)
+    for (const auto& [app, per] : apps) {
+      MergedResults::Portability pp;
+      pp.workload = workload;
+      pp.application = app;
+      double inverse_sum = 0;
+      bool everywhere = !platforms.empty();
+      std::string cells;
+      for (const auto& p : platforms) {
+        auto it = per.find(p);
+        if (it == per.end() || it->second.n == 0) {
+          everywhere = false;
+          cells += " - |";
+          continue;
+        }
+        const double e = it->second.sum / it->second.n;
+        pp.efficiency[p] = e;
+        inverse_sum += 1.0 / e;
+        cells += fmt::format(" {:.3f} |", e);
+      }
+      pp.pp = everywhere ? double(platforms.size()) / inverse_sum : 0.0;
+      md += fmt::format("| {} | {} | {:.3f} |{}\n", workload, app, pp.pp, cells);
+      out.portability.push_back(pp);
+    }
+  out.markdown = md;
   return out;
 }
 

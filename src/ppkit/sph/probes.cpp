@@ -1,6 +1,8 @@
 #include "ppkit/sph/probes.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -71,37 +73,35 @@ ProbeSample measure_probes(const ProbeLayout& layout, const Parameters& p, const
   const KernelConstants k = make_kernel_constants(p);
   ProbeSample out;
   out.time = time;
+  // Water depth along each vertical line: the line integral of the fluid's
+  // kernel-interpolated volume fraction, sum_fluid V_j int W(r_j(z)) dz, that
+  // is each particle's volume spread over the horizontal plane by the kernel
+  // projected along z. A layer of any thickness counts with its volume, so a
+  // thin front is seen as soon as it arrives (a fraction-crossing rule sees
+  // nothing thinner than about 2.5 dp, the kernel support). The integral over
+  // the whole line makes the floor, and the dynamic-boundary gap above it,
+  // irrelevant. Midpoint rule with 32 points per particle chord.
   for (int h = 0; h < 4; ++h) {
     const double x = layout.height_xy[h][0], y = layout.height_xy[h][1];
     const auto cand = near_line(p, s, x, y, layout.floor_z, layout.top_z);
-    auto phi = [&](double z) {
-      const PointSums ps = sums_at(p, k, s, cand, x, y, z);
-      return ps.fluid / std::max(1.0 - ps.boundary, 0.1);
-    };
-    // The first wet sample within 3 dp of the floor starts the column: fast
-    // thin flows ride up to ~2 dp above the wall particles (the dynamic
-    // boundary's gap); none wet there means the floor is dry.
-    const double step = 0.25 * p.dp;
-    double z = layout.floor_z + 0.5 * p.dp;
-    double previous = phi(z);
-    while (previous < 0.5 && z + step <= layout.floor_z + 3 * p.dp) {
-      z += step;
-      previous = phi(z);
-    }
-    double height = 0;
-    if (previous >= 0.5) {
-      height = z;
-      for (z += step; z <= layout.top_z; z += step) {
-        const double current = phi(z);
-        if (current < 0.5) {
-          height = z - step + step * (previous - 0.5) / (previous - current);
-          break;
-        }
-        previous = current;
-        height = z;
+    const double support = 2 * p.h;
+    double depth = 0;
+    for (std::size_t j : cand) {
+      if (s.kind[j] != kFluid) continue;
+      const double dx = x - s.x[j], dy = y - s.y[j];
+      const double r2 = dx * dx + dy * dy;
+      if (r2 >= support * support) continue;
+      const double half_chord = std::sqrt(support * support - r2);
+      constexpr int kPoints = 32;
+      const double ds = 2 * half_chord / kPoints;
+      double integral = 0;
+      for (int point = 0; point < kPoints; ++point) {
+        const double along = -half_chord + (point + 0.5) * ds;
+        integral += reference::wendland(std::sqrt(r2 + along * along), p.h) * ds;
       }
+      depth += p.mass / s.rho[j] * integral;
     }
-    out.height[h] = height;
+    out.height[h] = depth;
   }
   for (int q = 0; q < 8; ++q) {
     const auto& pt = layout.pressure_xyz[q];
@@ -149,10 +149,41 @@ MeasuredSeries load_spheric_test2(const std::string& path) {
   return m;
 }
 
+std::string find_spheric_test2_data(std::string* why_not) {
+  namespace fs = std::filesystem;
+  const std::string file = "test_case_2_exp_data.dat";
+  const std::string below = "shared/data/spheric_test2/" + file;
+  if (const char* env = std::getenv("PPKIT_SPHERIC_TEST2_DATA"); env && *env) {
+    const fs::path p(env);
+    const fs::path candidate = fs::is_directory(p) ? p / file : p;
+    if (fs::is_regular_file(candidate)) return candidate.string();
+    if (why_not)
+      *why_not = "PPKIT_SPHERIC_TEST2_DATA=" + std::string(env) + " names no readable " + file;
+    return "";
+  }
+  std::vector<fs::path> candidates = {fs::path(below), fs::path("..") / below};
+#ifdef PPKIT_SOURCE_DIR
+  candidates.push_back(fs::path(PPKIT_SOURCE_DIR) / below);
+  candidates.push_back(fs::path(PPKIT_SOURCE_DIR) / ".." / below);
+#endif
+  for (const auto& c : candidates)
+    if (fs::is_regular_file(c)) return c.lexically_normal().string();
+  if (why_not)
+    *why_not = "the SPHERIC test 2 measurements (" + below +
+               ") are not in the current directory, its parent or the source tree's parent; set "
+               "PPKIT_SPHERIC_TEST2_DATA";
+  return "";
+}
+
 double arrival_time(const std::vector<double>& time, const std::vector<double>& height,
                     double threshold) {
-  for (std::size_t i = 0; i < time.size() && i < height.size(); ++i)
-    if (height[i] > threshold) return time[i];
+  for (std::size_t i = 0; i < time.size() && i < height.size(); ++i) {
+    if (height[i] <= threshold) continue;
+    if (i == 0) return time[0];
+    // Linear interpolation between the last sample below and the first above.
+    const double w = (threshold - height[i - 1]) / (height[i] - height[i - 1]);
+    return time[i - 1] + w * (time[i] - time[i - 1]);
+  }
   return std::nan("");
 }
 

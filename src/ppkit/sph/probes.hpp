@@ -27,12 +27,13 @@ struct ProbeSample {
   std::array<double, 8> pressure{};  // Pa
 };
 
-// Water height along a vertical line: scanning up from dp/2 in steps of dp/4,
-// the column starts at the first sample within 3 dp of the floor where the
-// fluid fraction
-//   phi = sum_fluid V_j W / (1 - sum_boundary V_j W)
-// reaches 1/2 (none: dry, height 0) and ends where phi drops below 1/2,
-// linearly interpolated.
+// Water height along a vertical line: the water depth, the line integral of
+// the kernel-interpolated fluid volume fraction,
+//   H = int sum_fluid V_j W(|x - x_j|) dz = sum_fluid V_j W_2D(r_j),
+// with W_2D the kernel projected along z and r_j the particle's horizontal
+// distance from the line (0 when dry). For a connected column standing on the
+// floor this is its free-surface height; thin fronts count from their first
+// particle layer.
 // Pressure: Shepard interpolation of fluid pressures (0 when the point is dry:
 // sum_fluid V_j W < 0.1). Escaped particles are ignored.
 ProbeSample measure_probes(const ProbeLayout& layout, const Parameters& p, const Particles& s,
@@ -50,7 +51,14 @@ struct MeasuredSeries {
 };
 MeasuredSeries load_spheric_test2(const std::string& path);
 
-// First time a height series exceeds `threshold` (NaN if never).
+// Where the measured file is: $PPKIT_SPHERIC_TEST2_DATA (the file or its
+// directory), else shared/data/spheric_test2/test_case_2_exp_data.dat under
+// the current directory, its parent, or the source tree's parent. Returns ""
+// and sets *why_not (the places tried) when none exists.
+std::string find_spheric_test2_data(std::string* why_not = nullptr);
+
+// First time a height series exceeds `threshold`, linearly interpolated
+// between the samples around the crossing (NaN if never).
 double arrival_time(const std::vector<double>& time, const std::vector<double>& height,
                     double threshold);
 

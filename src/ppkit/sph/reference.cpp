@@ -130,26 +130,32 @@ Buckets make_buckets(const Parameters& p, const Particles& s) {
   return b;
 }
 
+// Visits every particle in the 27 buckets around particle i.
+template <class Visit>
+void for_each_bucket_neighbour(const Buckets& b, const Parameters& p, const Particles& s,
+                               std::size_t i, Visit&& visit) {
+  const int c[3] = {b.coordinate(p, s.x[i], 0), b.coordinate(p, s.y[i], 1),
+                    b.coordinate(p, s.z[i], 2)};
+  for (int dz = -1; dz <= 1; ++dz)
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) {
+        int m[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
+        bool inside = true;
+        for (int a = 0; a < 3; ++a) {
+          if (m[a] >= 0 && m[a] < b.n[a]) continue;
+          if (!p.domain.periodic[a]) inside = false;
+          m[a] = (m[a] + b.n[a]) % b.n[a];
+        }
+        if (!inside) continue;
+        for (std::size_t j : b.members[(std::size_t(m[2]) * b.n[1] + m[1]) * b.n[0] + m[0]])
+          visit(j);
+      }
+}
+
 Rhs evaluate_with_buckets(const Parameters& p, const Particles& s) {
   const Buckets b = make_buckets(p, s);
-  return evaluate(p, s, [&](std::size_t i, auto&& visit) {
-    const int c[3] = {b.coordinate(p, s.x[i], 0), b.coordinate(p, s.y[i], 1),
-                      b.coordinate(p, s.z[i], 2)};
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          int m[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
-          bool inside = true;
-          for (int a = 0; a < 3; ++a) {
-            if (m[a] >= 0 && m[a] < b.n[a]) continue;
-            if (!p.domain.periodic[a]) inside = false;
-            m[a] = (m[a] + b.n[a]) % b.n[a];
-          }
-          if (!inside) continue;
-          for (std::size_t j : b.members[(std::size_t(m[2]) * b.n[1] + m[1]) * b.n[0] + m[0]])
-            visit(j);
-        }
-  });
+  return evaluate(
+      p, s, [&](std::size_t i, auto&& visit) { for_each_bucket_neighbour(b, p, s, i, visit); });
 }
 
 }  // namespace
@@ -181,6 +187,33 @@ Interaction::Result interaction_all_pairs(const Parameters& p, const Particles& 
                     for (std::size_t j = 0; j < particles.size(); ++j) visit(j);
                   })
       .result;
+}
+
+Interaction::Result interaction_at(const Parameters& p, const Particles& s,
+                                   const std::vector<std::size_t>& indices) {
+  const Buckets b = make_buckets(p, s);
+  Interaction::Result res;
+  res.drho.assign(indices.size(), 0);
+  res.ax.assign(indices.size(), 0);
+  res.ay.assign(indices.size(), 0);
+  res.az.assign(indices.size(), 0);
+  double visc_max = 0;
+  std::size_t pairs = 0;
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    const std::size_t i = indices[k];
+    require(i < s.size(), "particle index " + std::to_string(i), "< " + std::to_string(s.size()));
+    if (s.kind[i] == kEscaped) continue;
+    double sums[4] = {0, 0, 0, 0};
+    for_each_bucket_neighbour(
+        b, p, s, i, [&](std::size_t j) { add_neighbour(p, s, i, j, sums, visc_max, pairs); });
+    res.drho[k] = Real(sums[0]);
+    if (s.kind[i] == kFluid) {
+      res.ax[k] = Real(sums[1] + p.gravity[0]);
+      res.ay[k] = Real(sums[2] + p.gravity[1]);
+      res.az[k] = Real(sums[3] + p.gravity[2]);
+    }
+  }
+  return res;
 }
 
 double estimate_interacting_pairs(const Parameters& p, const Particles& s, int samples,

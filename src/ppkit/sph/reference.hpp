@@ -18,6 +18,12 @@ Interaction::Result interaction(const Parameters& p, const Particles& particles,
 // The same by visiting all pairs, O(N^2): checks the cell-list reference.
 Interaction::Result interaction_all_pairs(const Parameters& p, const Particles& particles);
 
+// The same right-hand side at the given particles only (entry k belongs to
+// particles[indices[k]]): a serial check of a sample where the full reference
+// is too slow (`ppkit compare --large`).
+Interaction::Result interaction_at(const Parameters& p, const Particles& particles,
+                                   const std::vector<std::size_t>& indices);
+
 // Estimated number of interacting ordered pairs (|r_ij| < 2h, not both
 // boundary) from `samples` seeded random particles: for benchmark models at
 // sizes where the full reference is too slow.

@@ -1,0 +1,42 @@
+#pragma once
+// Checks of an assembled stiffness matrix and load vector that do not need the
+// full serial reference (`ppkit compare --large`, where assembling 6.5 M DOF on
+// one host is minutes): properties every correct assembly has, the exact load
+// vector (cheap: no element matrices), and serial reference rows of a sample.
+#include <cstdint>
+#include <vector>
+
+#include "ppkit/fem/assemble.hpp"
+
+namespace ppkit::fem {
+
+struct AssemblyInvariants {
+  // max |K_ij - K_ji| / max |K_ij| (K = B^T D B is symmetric).
+  double symmetry = 0;
+  // Rigid-body modes r (3 translations, 3 rotations about the mesh centre) lie
+  // in the null space of the unconstrained K, element by element (isoparametric
+  // hex8 reproduce linear fields, so B r = 0 at every Gauss point):
+  // max_k max_i |(K r_k)_i| / max_i sum_j |K_ij r_k,j|.
+  double rigid_body = 0;
+};
+// Runs on host threads over row ranges; NaN if the result holds a NaN.
+AssemblyInvariants assembly_invariants(const AssemblyProblem& problem,
+                                       const AssemblyResult& result);
+
+// The serial reference load vector alone (element_body_force_reference per
+// element: no stiffness matrices, seconds at 6.5 M DOF).
+std::vector<double> reference_load(const AssemblyProblem& problem);
+
+// Serial reference rows (stiffness and load) of `nodes` seeded random nodes:
+// every element of a sampled node computed with element_stiffness_reference.
+struct SampledRows {
+  std::vector<std::int64_t> rows;           // DOF rows, 3 per sampled node
+  std::vector<std::vector<double>> values;  // per row, in the CSR row's column order
+  std::vector<double> load;                 // per row
+};
+SampledRows sample_reference_rows(const AssemblyProblem& problem, int nodes, unsigned seed);
+// max(||K_rows - K_ref_rows|| / ||K_ref_rows||, ||f_rows - f_ref_rows|| / ||f_ref_rows||).
+double sampled_rows_error(const AssemblyProblem& problem, const SampledRows& reference,
+                          const AssemblyResult& result);
+
+}  // namespace ppkit::fem

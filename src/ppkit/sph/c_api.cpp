@@ -1,0 +1,155 @@
+// C API of the sph workload (include/ppkit_sph.h).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+
+#include "ppkit/core/error.hpp"
+#include "ppkit/sph/cases.hpp"
+#include "ppkit/sph/probes.hpp"
+#include "ppkit/sph/simulation.hpp"
+#include "ppkit_sph.h"
+
+struct ppkit_sph_simulation {
+  ppkit::sph::Case c;
+  std::unique_ptr<ppkit::sph::Solver> solver;
+};
+
+namespace {
+thread_local std::string last_sph_error;
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    last_sph_error.clear();
+    f();
+    return 0;
+  } catch (const std::exception& e) {
+    last_sph_error = e.what();
+  } catch (...) {
+    last_sph_error = "unknown error";
+  }
+  return 1;
+}
+
+void require_simulation(const ppkit_sph_simulation* s) {
+  ppkit::require(s != nullptr && s->solver != nullptr, "simulation is NULL",
+                 "a simulation from ppkit_sph_dambreak_create");
+}
+}  // namespace
+
+extern "C" {
+
+int ppkit_sph_dambreak_defaults(ppkit_sph_dambreak_options* options) {
+  return guarded([&] {
+    ppkit::require(options != nullptr, "options is NULL", "a ppkit_sph_dambreak_options to fill");
+    const ppkit::sph::CaseOptions d;
+    options->dp = d.dp;
+    options->tank_height = d.tank_height;
+    options->h_over_dp = d.h_over_dp;
+    options->c0_coefficient = d.c0_coefficient;
+    options->alpha = d.alpha;
+    options->delta = d.delta;
+    options->cfl = d.cfl;
+    options->reorder_every = 1;
+    options->variant = nullptr;
+  });
+}
+
+int ppkit_sph_dambreak_create(const ppkit_sph_dambreak_options* options,
+                              ppkit_sph_simulation** simulation) {
+  return guarded([&] {
+    ppkit::require(options != nullptr && simulation != nullptr, "options or simulation is NULL",
+                   "options filled by ppkit_sph_dambreak_defaults and a place for the result");
+    *simulation = nullptr;
+    ppkit::require(options->reorder_every >= 0,
+                   "reorder_every " + std::to_string(options->reorder_every),
+                   ">= 0 (0: never renumber)");
+    ppkit::sph::CaseOptions o;
+    o.dp = options->dp;
+    o.tank_height = options->tank_height;
+    o.h_over_dp = options->h_over_dp;
+    o.c0_coefficient = options->c0_coefficient;
+    o.alpha = options->alpha;
+    o.delta = options->delta;
+    o.cfl = options->cfl;
+    auto s = std::make_unique<ppkit_sph_simulation>();
+    s->c = ppkit::sph::make_spheric_dambreak(o);
+    s->solver = ppkit::sph::make_solver(options->variant ? options->variant : "auto", s->c,
+                                        ppkit::sph::ReorderPolicy{options->reorder_every});
+    *simulation = s.release();
+  });
+}
+
+void ppkit_sph_destroy(ppkit_sph_simulation* simulation) { delete simulation; }
+
+int ppkit_sph_particle_count(const ppkit_sph_simulation* simulation, int64_t* total,
+                             int64_t* fluid) {
+  return guarded([&] {
+    require_simulation(simulation);
+    if (total) *total = int64_t(simulation->c.particles.size());
+    if (fluid) *fluid = int64_t(simulation->c.particles.count(ppkit::sph::kFluid));
+  });
+}
+
+int ppkit_sph_advance(ppkit_sph_simulation* simulation, double t_end, int64_t max_steps,
+                      int64_t* steps_done) {
+  int64_t done = 0;
+  const int status = guarded([&] {
+    require_simulation(simulation);
+    ppkit::require(std::isfinite(t_end), "t_end is not finite", "an end time in seconds");
+    auto& solver = *simulation->solver;
+    while (solver.time() < t_end - 1e-12 && (max_steps < 0 || done < max_steps)) {
+      solver.step();
+      ++done;
+    }
+  });
+  if (steps_done) *steps_done = done;
+  return status;
+}
+
+int ppkit_sph_status(const ppkit_sph_simulation* simulation, double* time, int64_t* steps,
+                     int64_t* escaped) {
+  return guarded([&] {
+    require_simulation(simulation);
+    if (time) *time = simulation->solver->time();
+    if (steps) *steps = simulation->solver->steps_done();
+    if (escaped) *escaped = simulation->solver->escaped();
+  });
+}
+
+int ppkit_sph_probes(ppkit_sph_simulation* simulation, double heights[4], double pressures[8]) {
+  return guarded([&] {
+    require_simulation(simulation);
+    const auto& p = simulation->c.params;
+    const auto sample =
+        ppkit::sph::measure_probes(ppkit::sph::spheric_test2_probes(p), p,
+                                   simulation->solver->state(), simulation->solver->time());
+    if (heights) std::copy(sample.height.begin(), sample.height.end(), heights);
+    if (pressures) std::copy(sample.pressure.begin(), sample.pressure.end(), pressures);
+  });
+}
+
+int ppkit_sph_state(ppkit_sph_simulation* simulation, float* x, float* y, float* z, float* vx,
+                    float* vy, float* vz, float* density, uint8_t* kind) {
+  return guarded([&] {
+    require_simulation(simulation);
+    ppkit::sph::Particles s = simulation->solver->state();
+    s.sort_by_id();
+    auto put = [](const std::vector<float>& from, float* to) {
+      if (to) std::copy(from.begin(), from.end(), to);
+    };
+    put(s.x, x);
+    put(s.y, y);
+    put(s.z, z);
+    put(s.vx, vx);
+    put(s.vy, vy);
+    put(s.vz, vz);
+    put(s.rho, density);
+    if (kind) std::copy(s.kind.begin(), s.kind.end(), kind);
+  });
+}
+
+const char* ppkit_sph_last_error(void) { return last_sph_error.c_str(); }
+
+}  // extern "C"
