@@ -6,7 +6,9 @@ install(TARGETS ppkit ppkit_kokkos ppkit_kokkoskernels EXPORT ppkitTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/ppkit DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp")
-install(FILES ${PROJECT_SOURCE_DIR}/include/ppkit.h ${PROJECT_BINARY_DIR}/generated/ppkit_version.hpp
+# The C API: ppkit.h and one ppkit_<workload>.h per workload.
+file(GLOB ppkit_c_headers ${PROJECT_SOURCE_DIR}/include/ppkit*.h)
+install(FILES ${ppkit_c_headers} ${PROJECT_BINARY_DIR}/generated/ppkit_version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT ppkitTargets NAMESPACE ppkit:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ppkit)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ppkitConfig.cmake.in
