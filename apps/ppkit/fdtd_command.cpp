@@ -25,8 +25,9 @@ struct RunOptions {
 };
 
 void add_checkpoint_options(CLI::App* cmd, RunOptions& o) {
-  cmd->add_option("--checkpoint", o.checkpoints.checkpoint_file,
-                  "Write an HDF5 checkpoint to this file (atomically) every N steps and at the end");
+  cmd->add_option(
+      "--checkpoint", o.checkpoints.checkpoint_file,
+      "Write an HDF5 checkpoint to this file (atomically) every N steps and at the end");
   cmd->add_option("--checkpoint-every", o.checkpoints.checkpoint_every,
                   "Steps between checkpoints (N)");
   cmd->add_option("--restart", o.checkpoints.restart_file,

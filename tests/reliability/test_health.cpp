@@ -30,8 +30,8 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-FdtdStep::Problem cavity_with(fdtd::Component c, fdtd::index_t i, fdtd::index_t j,
-                              fdtd::index_t k, float value) {
+FdtdStep::Problem cavity_with(fdtd::Component c, fdtd::index_t i, fdtd::index_t j, fdtd::index_t k,
+                              float value) {
   auto p = fdtd::make_cavity_problem({0.1, 0.08, 0.06}, {10, 8, 6}, 50);
   for (auto& f : p.initial) f.assign(std::size_t(p.grid.nodes()), 0.0f);
   p.initial[int(c)][std::size_t(p.grid.index(i, j, k))] = value;

@@ -94,7 +94,8 @@ void expect_same_state(const std::string& a_path, const std::string& b_path,
   ASSERT_EQ(a.datasets().size(), b.datasets().size());
   for (const auto& [name, d] : a.datasets()) {
     ASSERT_TRUE(b.datasets().count(name)) << name;
-    EXPECT_TRUE(d.bytes == b.datasets().at(name).bytes) << kind << " dataset " << name << " differs";
+    EXPECT_TRUE(d.bytes == b.datasets().at(name).bytes)
+        << kind << " dataset " << name << " differs";
   }
   EXPECT_EQ(a.doubles(), b.doubles());
   EXPECT_EQ(a.integers(), b.integers());
@@ -113,9 +114,9 @@ class KillRestart : public ::testing::Test {
 };
 
 TEST_F(KillRestart, FdtdReachesTheUninterruptedFinalState) {
-  const std::vector<std::string> problem = {"fdtd",    "cavity",   "--cells", "20,16,12",
-                                            "--steps", "1500",     "--variant",
-                                            "kokkos-serial/plain"};
+  const std::vector<std::string> problem = {
+      "fdtd",    "cavity", "--cells",   "20,16,12",
+      "--steps", "1500",   "--variant", "kokkos-serial/plain"};
   auto with = [&](std::vector<std::string> extra) {
     auto a = problem;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -149,8 +150,8 @@ TEST_F(KillRestart, FdtdReachesTheUninterruptedFinalState) {
 }
 
 TEST_F(KillRestart, SphReachesTheUninterruptedFinalState) {
-  const std::vector<std::string> problem = {"sph",   "dambreak", "--dp",  "0.06", "--tank-height",
-                                            "0.6",   "--t-end",  "0.25",  "--quiet"};
+  const std::vector<std::string> problem = {"sph", "dambreak", "--dp", "0.06",   "--tank-height",
+                                            "0.6", "--t-end",  "0.25", "--quiet"};
   auto with = [&](std::vector<std::string> extra) {
     auto a = problem;
     a.insert(a.end(), extra.begin(), extra.end());

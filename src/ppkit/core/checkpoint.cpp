@@ -195,8 +195,8 @@ void write(const std::string& path, const Content& c) {
   const std::string tmp = path + ".tmp";
   const std::string valid = "a writable checkpoint path with free space";
   auto fail = [&](const std::string& what) {
+    const int err = errno;  // before remove() can change it
     std::remove(tmp.c_str());
-    const int err = errno;
     throw Error("writing checkpoint '" + path + "' failed: " + what +
                     (err ? std::string(" (") + std::strerror(err) + ")" : ""),
                 valid);
@@ -223,8 +223,8 @@ void write(const std::string& path, const Content& c) {
                             H5P_DEFAULT, H5P_DEFAULT),
                  H5Dclose);
       if (!space.ok() || !set.ok() ||
-          (n > 0 && H5Dwrite(set.id, native(d.type), H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                             d.bytes.data()) < 0))
+          (n > 0 &&
+           H5Dwrite(set.id, native(d.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, d.bytes.data()) < 0))
         fail("cannot write dataset '" + name + "'");
     }
     // Last, so that a file cut short anywhere before lacks it.
@@ -246,7 +246,8 @@ Content read(const std::string& path, const std::string& expected_kind) {
   auto fail = [&](const std::string& what) {
     throw Error("checkpoint '" + path + "' " + what, valid);
   };
-  if (::access(path.c_str(), R_OK) != 0) fail("cannot be read: " + std::string(std::strerror(errno)));
+  if (::access(path.c_str(), R_OK) != 0)
+    fail("cannot be read: " + std::string(std::strerror(errno)));
   if (H5Fis_hdf5(path.c_str()) <= 0) fail("is not an HDF5 file (truncated or corrupted?)");
   Handle file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!file.ok()) fail("cannot be opened as HDF5 (truncated or corrupted?)");
@@ -288,7 +289,8 @@ Content read(const std::string& path, const std::string& expected_kind) {
       have_sum = H5Aread(attr.id, H5T_NATIVE_UINT64, &stored_sum) >= 0;
     } else if (cls == H5T_FLOAT) {
       double v = 0;
-      if (H5Aread(attr.id, H5T_NATIVE_DOUBLE, &v) < 0) fail("attribute '" + key + "' is unreadable");
+      if (H5Aread(attr.id, H5T_NATIVE_DOUBLE, &v) < 0)
+        fail("attribute '" + key + "' is unreadable");
       c.put_scalar(key, v);
     } else if (cls == H5T_INTEGER) {
       std::int64_t v = 0;

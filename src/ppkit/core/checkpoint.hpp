@@ -81,17 +81,29 @@ Content read(const std::string& path, const std::string& expected_kind);
 template <class T>
 constexpr ElementType element_type_of();
 template <>
-constexpr ElementType element_type_of<float>() { return ElementType::f32; }
+constexpr ElementType element_type_of<float>() {
+  return ElementType::f32;
+}
 template <>
-constexpr ElementType element_type_of<double>() { return ElementType::f64; }
+constexpr ElementType element_type_of<double>() {
+  return ElementType::f64;
+}
 template <>
-constexpr ElementType element_type_of<std::int32_t>() { return ElementType::i32; }
+constexpr ElementType element_type_of<std::int32_t>() {
+  return ElementType::i32;
+}
 template <>
-constexpr ElementType element_type_of<std::int64_t>() { return ElementType::i64; }
+constexpr ElementType element_type_of<std::int64_t>() {
+  return ElementType::i64;
+}
 template <>
-constexpr ElementType element_type_of<std::uint8_t>() { return ElementType::u8; }
+constexpr ElementType element_type_of<std::uint8_t>() {
+  return ElementType::u8;
+}
 template <>
-constexpr ElementType element_type_of<std::uint32_t>() { return ElementType::u32; }
+constexpr ElementType element_type_of<std::uint32_t>() {
+  return ElementType::u32;
+}
 
 // Throws the error of a get() that found the wrong entry.
 [[noreturn]] void throw_missing(const Content& c, const std::string& name, const char* wanted);

@@ -21,8 +21,8 @@ std::mutex& probes_mutex() {
 }
 
 bool is_host_backend(const std::string& backend) {
-  return backend == "kokkos-serial" || backend == "kokkos-openmp" ||
-         backend == "kokkos-threads" || backend == "host" || backend == "reference";
+  return backend == "kokkos-serial" || backend == "kokkos-openmp" || backend == "kokkos-threads" ||
+         backend == "host" || backend == "reference";
 }
 
 }  // namespace

@@ -21,7 +21,8 @@ void register_memory_probes() {
     std::size_t free_bytes = 0, total_bytes = 0;
     int device = 0;
     cudaDeviceProp prop{};
-    if (cudaGetDevice(&device) != cudaSuccess || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess ||
         cudaGetDeviceProperties(&prop, device) != cudaSuccess)
       return m;
     m.known = true;

@@ -68,10 +68,10 @@ void throw_if_faulty(const FdtdStep::Problem& p, std::int64_t step, const FieldF
   char where[200];
   std::snprintf(where, sizeof where, " at node (%lld,%lld,%lld), position (%.6g, %.6g, %.6g) m",
                 (long long)i, (long long)j, (long long)k, x, y, z);
-  throw Error("fdtd step " + std::to_string(step) + ": " + to_string(f.component) + " is " + what +
-                  where,
-              "finite fields: check dt against the Courant limit, material values and source "
-              "amplitudes");
+  throw Error(
+      "fdtd step " + std::to_string(step) + ": " + to_string(f.component) + " is " + what + where,
+      "finite fields: check dt against the Courant limit, material values and source "
+      "amplitudes");
 }
 
 void write_run_checkpoint(const std::string& path, const FdtdStep::Problem& p, const RunState& s) {
@@ -100,17 +100,17 @@ void write_run_checkpoint(const std::string& path, const FdtdStep::Problem& p, c
 RunState read_run_checkpoint(const std::string& path, const FdtdStep::Problem& p) {
   const checkpoint::Content c = checkpoint::read(path, "fdtd");
   const YeeGrid& g = p.grid;
-  const std::string theirs = grid_text(c.get_integer("nx"), c.get_integer("ny"),
-                                       c.get_integer("nz"), c.get_double("dt"),
-                                       c.get_integer("steps"));
+  const std::string theirs =
+      grid_text(c.get_integer("nx"), c.get_integer("ny"), c.get_integer("nz"), c.get_double("dt"),
+                c.get_integer("steps"));
   const std::string ours = grid_text(g.nx, g.ny, g.nz, g.dt, p.steps);
-  require(theirs == ours && c.get_integer("cpml_thickness") == p.cpml.thickness &&
-              c.get_integer("sources") == std::int64_t(p.sources.size()) &&
-              c.get_integer("probes") == std::int64_t(p.probes.size()),
-          "checkpoint '" + path + "' is of another problem (" + theirs + ", CPML " +
-              std::to_string(c.get_integer("cpml_thickness")) + ")",
-          "a checkpoint of this problem (" + ours + ", CPML " + std::to_string(p.cpml.thickness) +
-              ")");
+  require(
+      theirs == ours && c.get_integer("cpml_thickness") == p.cpml.thickness &&
+          c.get_integer("sources") == std::int64_t(p.sources.size()) &&
+          c.get_integer("probes") == std::int64_t(p.probes.size()),
+      "checkpoint '" + path + "' is of another problem (" + theirs + ", CPML " +
+          std::to_string(c.get_integer("cpml_thickness")) + ")",
+      "a checkpoint of this problem (" + ours + ", CPML " + std::to_string(p.cpml.thickness) + ")");
   RunState s;
   s.step = c.get_integer("step");
   for (int f = 0; f < 6; ++f) s.fields[f] = c.get<float>(to_string(Component(f)));
@@ -130,8 +130,7 @@ FdtdStep::Result run_with_checkpoints(Stepper& stepper, const FdtdStep::Problem&
   const std::int64_t chunk = o.checkpoint_file.empty() ? o.health_every : o.checkpoint_every;
   while (stepper.step() < p.steps) {
     stepper.advance(chunk - stepper.step() % chunk);  // ends on multiples of the interval
-    if (!o.checkpoint_file.empty())
-      write_run_checkpoint(o.checkpoint_file, p, stepper.state());
+    if (!o.checkpoint_file.empty()) write_run_checkpoint(o.checkpoint_file, p, stepper.state());
   }
   return stepper.result();
 }

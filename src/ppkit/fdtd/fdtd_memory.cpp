@@ -25,7 +25,5 @@ double device_bytes(const FdtdStep::Problem& p) {
 }  // namespace ppkit::fdtd
 
 namespace ppkit::registration {
-void register_fdtd_memory_model() {
-  memory::set_bytes_model<FdtdStep>(fdtd::device_bytes);
-}
+void register_fdtd_memory_model() { memory::set_bytes_model<FdtdStep>(fdtd::device_bytes); }
 }  // namespace ppkit::registration

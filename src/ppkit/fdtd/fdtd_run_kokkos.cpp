@@ -64,8 +64,7 @@ class KokkosStepper final : public Stepper {
   }
   static void upload_into(const View& v, const std::vector<float>& host, const char* what) {
     require(host.size() == v.extent(0),
-            std::string("state array ") + what + " has " + std::to_string(host.size()) +
-                " entries",
+            std::string("state array ") + what + " has " + std::to_string(host.size()) + " entries",
             std::to_string(v.extent(0)) + " for this problem");
     Kokkos::View<const float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(
         host.data(), host.size());
@@ -206,8 +205,8 @@ class KokkosStepper final : public Stepper {
 }  // namespace
 
 std::string stepper_variant_name(const std::string& variant) {
-  const auto& v = Registry<FdtdStep>::find(variant == "auto" ? std::string("auto") : variant);
   if (variant != "auto") {
+    const auto& v = Registry<FdtdStep>::find(variant);
     require(v.backend.rfind("kokkos-", 0) == 0,
             "variant '" + v.name + "' cannot checkpoint or restart",
             "a kokkos-* variant of fdtd.step (their kernels run the checkpointed steps)");
@@ -221,8 +220,7 @@ std::string stepper_variant_name(const std::string& variant) {
         (!best || c.preference > best->preference))
       best = &c;
   }
-  require(best != nullptr, "no kokkos-* variant of fdtd.step is available",
-          "a build with Kokkos");
+  require(best != nullptr, "no kokkos-* variant of fdtd.step is available", "a build with Kokkos");
   return best->name;
 }
 

@@ -131,13 +131,13 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     const std::int64_t at = health::first_faulty<Exec>(r_);
     const std::int64_t np = std::int64_t(mesh_.nq) * mesh_.nq * mesh_.nq;
     const std::int64_t local = at < 0 ? 0 : at % np, nq = mesh_.nq;
-    throw Error("sem PCG residual is not finite at iteration " + std::to_string(iteration) +
-                    (at < 0 ? std::string()
-                            : ", element " + std::to_string(at / np) + ", GLL node (" +
-                                  std::to_string(local % nq) + "," +
-                                  std::to_string(local / nq % nq) + "," +
-                                  std::to_string(local / (nq * nq)) + ")"),
-                "finite right-hand side and geometry (check the mesh and the coefficients)");
+    throw Error(
+        "sem PCG residual is not finite at iteration " + std::to_string(iteration) +
+            (at < 0 ? std::string()
+                    : ", element " + std::to_string(at / np) + ", GLL node (" +
+                          std::to_string(local % nq) + "," + std::to_string(local / nq % nq) + "," +
+                          std::to_string(local / (nq * nq)) + ")"),
+        "finite right-hand side and geometry (check the mesh and the coefficients)");
   }
 
   NekboneResult result() override {
