@@ -172,20 +172,6 @@ bool write_string_attribute(hid_t file, const char* name, const std::string& val
   return write_attribute(file, name, type.id, value.c_str());
 }
 
-// fsync so that the rename never exposes a file whose blocks are not on disk.
-bool sync_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  const bool ok = ::fsync(fd) == 0;
-  ::close(fd);
-  return ok;
-}
-
-struct ReadState {
-  Content* content;
-  std::string error;
-};
-
 }  // namespace
 
 bool available() { return true; }
@@ -194,28 +180,32 @@ void write(const std::string& path, const Content& c) {
   silence_hdf5();
   const std::string tmp = path + ".tmp";
   const std::string valid = "a writable checkpoint path with free space";
-  auto fail = [&](const std::string& what) {
-    const int err = errno;  // before remove() can change it
-    std::remove(tmp.c_str());
+  auto fail = [&](const std::string& what, int err) {
     throw Error("writing checkpoint '" + path + "' failed: " + what +
                     (err ? std::string(" (") + std::strerror(err) + ")" : ""),
                 valid);
   };
-  errno = 0;
+  // The HDF5 file is built in memory (core driver, no backing store) and its
+  // image written with plain POSIX calls: a full disk or a vanished directory
+  // is then an ordinary write error, never a half-closed HDF5 file.
+  std::vector<unsigned char> image;
   {
-    Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose);
-    if (!file.ok()) fail("cannot create '" + tmp + "'");
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (!fapl.ok() || H5Pset_fapl_core(fapl.id, 1 << 20, 0) < 0)
+      fail("HDF5 cannot create an in-memory file", 0);
+    Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id), H5Fclose);
+    if (!file.ok()) fail("HDF5 cannot create an in-memory file", 0);
     const std::int64_t version = format_version;
     const std::uint64_t sum = c.checksum();
     if (!write_string_attribute(file.id, kKindAttribute, c.kind()) ||
         !write_attribute(file.id, kVersionAttribute, H5T_NATIVE_INT64, &version))
-      fail("cannot write the header attributes");
+      fail("cannot write the header attributes", 0);
     for (const auto& [name, v] : c.doubles())
       if (!write_attribute(file.id, name.c_str(), H5T_NATIVE_DOUBLE, &v))
-        fail("cannot write attribute '" + name + "'");
+        fail("cannot write attribute '" + name + "'", 0);
     for (const auto& [name, v] : c.integers())
       if (!write_attribute(file.id, name.c_str(), H5T_NATIVE_INT64, &v))
-        fail("cannot write attribute '" + name + "'");
+        fail("cannot write attribute '" + name + "'", 0);
     for (const auto& [name, d] : c.datasets()) {
       const hsize_t n = d.bytes.size() / element_size(d.type);
       Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
@@ -225,18 +215,44 @@ void write(const std::string& path, const Content& c) {
       if (!space.ok() || !set.ok() ||
           (n > 0 &&
            H5Dwrite(set.id, native(d.type), H5S_ALL, H5S_ALL, H5P_DEFAULT, d.bytes.data()) < 0))
-        fail("cannot write dataset '" + name + "'");
+        fail("cannot write dataset '" + name + "' (out of host memory?)", 0);
     }
-    // Last, so that a file cut short anywhere before lacks it.
     if (!write_attribute(file.id, kChecksumAttribute, H5T_NATIVE_UINT64, &sum))
-      fail("cannot write the checksum");
-    if (H5Fflush(file.id, H5F_SCOPE_GLOBAL) < 0) fail("flushing '" + tmp + "' failed");
-    const hid_t id = file.id;
-    file.id = -1;
-    if (H5Fclose(id) < 0) fail("closing '" + tmp + "' failed");
+      fail("cannot write the checksum", 0);
+    if (H5Fflush(file.id, H5F_SCOPE_GLOBAL) < 0) fail("HDF5 cannot flush the in-memory file", 0);
+    const ssize_t size = H5Fget_file_image(file.id, nullptr, 0);
+    if (size <= 0) fail("HDF5 cannot produce the file image", 0);
+    image.resize(std::size_t(size));
+    if (H5Fget_file_image(file.id, image.data(), std::size_t(size)) != size)
+      fail("HDF5 cannot produce the file image", 0);
   }
-  if (!sync_file(tmp)) fail("syncing '" + tmp + "' to disk failed");
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("cannot rename '" + tmp + "' over it");
+  // Temporary file, fsync, rename: a run killed at any moment keeps the previous checkpoint.
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("cannot create '" + tmp + "'", errno);
+  std::size_t done = 0;
+  while (done < image.size()) {
+    const ssize_t n = ::write(fd, image.data() + done, image.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      std::remove(tmp.c_str());
+      fail("cannot write '" + tmp + "' (" + std::to_string(done) + " of " +
+               std::to_string(image.size()) + " bytes written)",
+           err);
+    }
+    done += std::size_t(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    fail("cannot sync '" + tmp + "' to disk", err);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    fail("cannot rename '" + tmp + "' over it", err);
+  }
 }
 
 Content read(const std::string& path, const std::string& expected_kind) {
@@ -273,15 +289,18 @@ Content read(const std::string& path, const std::string& expected_kind) {
   // Attributes: version, checksum and the run's scalars.
   std::uint64_t stored_sum = 0;
   bool have_sum = false, have_version = false;
-  const int n_attributes = H5Aget_num_attrs(file.id);
-  for (int a = 0; a < n_attributes; ++a) {
-    Handle attr(H5Aopen_by_idx(file.id, ".", H5_INDEX_NAME, H5_ITER_INC, hsize_t(a), H5P_DEFAULT,
-                               H5P_DEFAULT),
-                H5Aclose);
-    if (!attr.ok()) fail("has an unreadable attribute");
-    char name[256] = {};
-    if (H5Aget_name(attr.id, sizeof name, name) < 0) fail("has an unreadable attribute name");
-    const std::string key = name;
+  Handle root(H5Gopen2(file.id, "/", H5P_DEFAULT), H5Gclose);
+  if (!root.ok()) fail("has no readable root group");
+  std::vector<std::string> attribute_names;
+  const auto collect = [](hid_t, const char* name, const H5A_info_t*, void* names) -> herr_t {
+    static_cast<std::vector<std::string>*>(names)->push_back(name);
+    return 0;
+  };
+  if (H5Aiterate2(root.id, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect, &attribute_names) < 0)
+    fail("has unreadable attributes");
+  for (const std::string& key : attribute_names) {
+    Handle attr(H5Aopen(root.id, key.c_str(), H5P_DEFAULT), H5Aclose);
+    if (!attr.ok()) fail("has an unreadable attribute '" + key + "'");
     if (key == kKindAttribute) continue;
     Handle type(H5Aget_type(attr.id), H5Tclose);
     const H5T_class_t cls = H5Tget_class(type.id);
@@ -312,13 +331,13 @@ Content read(const std::string& path, const std::string& expected_kind) {
 
   // Datasets: 1-D arrays of the six element types.
   H5G_info_t info;
-  if (H5Gget_info(file.id, &info) < 0) fail("has an unreadable root group");
+  if (H5Gget_info(root.id, &info) < 0) fail("has an unreadable root group");
   for (hsize_t k = 0; k < info.nlinks; ++k) {
     char name[256] = {};
-    if (H5Lget_name_by_idx(file.id, ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof name,
+    if (H5Lget_name_by_idx(root.id, ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof name,
                            H5P_DEFAULT) < 0)
       fail("has an unreadable dataset name");
-    Handle set(H5Dopen2(file.id, name, H5P_DEFAULT), H5Dclose);
+    Handle set(H5Dopen2(root.id, name, H5P_DEFAULT), H5Dclose);
     if (!set.ok()) fail("dataset '" + std::string(name) + "' cannot be opened");
     Handle type(H5Dget_type(set.id), H5Tclose);
     Handle space(H5Dget_space(set.id), H5Sclose);
