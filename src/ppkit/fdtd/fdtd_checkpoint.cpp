@@ -27,6 +27,12 @@ std::string grid_text(std::int64_t nx, std::int64_t ny, std::int64_t nz, double 
   return buf;
 }
 
+std::string magnitude_text(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", double(v));
+  return buf;
+}
+
 }  // namespace
 
 const char* psi_name(int q) { return kPsiNames[q]; }
@@ -64,7 +70,7 @@ void throw_if_faulty(const FdtdStep::Problem& p, std::int64_t step, const FieldF
                z = (double(k) + half[c][2]) * g.dz;
   const std::string what = std::isnan(f.value)   ? "NaN"
                            : std::isinf(f.value) ? "infinite"
-                                                 : "blown up to " + std::to_string(f.value);
+                                                 : "blown up to " + magnitude_text(f.value);
   char where[200];
   std::snprintf(where, sizeof where, " at node (%lld,%lld,%lld), position (%.6g, %.6g, %.6g) m",
                 (long long)i, (long long)j, (long long)k, x, y, z);

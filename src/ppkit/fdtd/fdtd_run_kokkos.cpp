@@ -107,7 +107,7 @@ class KokkosStepper final : public Stepper {
                        &args_.psi_exy, &args_.psi_ezy, &args_.psi_hxy, &args_.psi_hzy,
                        &args_.psi_exz, &args_.psi_eyz, &args_.psi_hxz, &args_.psi_hyz};
     for (int q = 0; q < 12; ++q) {
-      psi_[q] = View(psi_name(q), q < 4 ? px : q < 8 ? py : pz);  // zero-initialised
+      psi_[q] = View(std::string(psi_name(q)), q < 4 ? px : q < 8 ? py : pz);  // zero-initialised
       *psi[q] = psi_[q].data();
     }
     std::vector<std::int32_t> component(setup_.source_component.begin(),
