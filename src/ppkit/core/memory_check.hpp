@@ -12,10 +12,10 @@
 namespace ppkit::memory {
 
 struct DeviceMemory {
-  bool known = false;       // false: the backend cannot say, no check is made
-  double free_bytes = 0;    // free now (OpenCL: the device's global memory size)
+  bool known = false;     // false: the backend cannot say, no check is made
+  double free_bytes = 0;  // free now (OpenCL: the device's global memory size)
   double total_bytes = 0;
-  std::string device;       // "NVIDIA H200", "host"
+  std::string device;  // "NVIDIA H200", "host"
 };
 
 // Backends (or the Kokkos spaces) say how to ask their device; CPU backends
