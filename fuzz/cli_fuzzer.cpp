@@ -1,9 +1,8 @@
 // libFuzzer target: the `ppkit` command line, parse only. The input is split at
-// NUL bytes and newlines into argv; every subcommand's callback is replaced by
-// a no-op before parsing, so no command ever runs (no file is written, no
-// device touched). Parse errors (CLI::Error) and ppkit::Error from option
-// checks are expected; anything else (a crash, leak, undefined behaviour or a
-// stray std::exception) is a finding.
+// NUL bytes and newlines into argv; parsing stops right after CLI11 accepted
+// the command line and before any subcommand callback, so no command ever runs (no file is written,
+// no device touched). Parse errors (CLI::Error) and ppkit::Error from option checks are expected;
+// anything else (a crash, leak, undefined behaviour or a stray std::exception) is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -14,10 +13,10 @@
 
 namespace {
 
-void disable_callbacks(CLI::App& app) {
-  app.callback([] {});
-  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) disable_callbacks(*sub);
-}
+// Thrown by the top-level parse-complete callback, which CLI11 runs after a
+// successful parse and before any subcommand callback: no command ever runs,
+// while the callbacks (and the argument structs they keep alive) still exist.
+struct ParsedOnly {};
 
 }  // namespace
 
@@ -41,11 +40,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   CLI::App app{"ppkit"};
   app.require_subcommand(1);
   for (const auto& c : ppkit::cli::commands()) c.add(app);
-  disable_callbacks(app);
+  app.parse_complete_callback([] { throw ParsedOnly{}; });
   try {
     app.parse(int(argv.size()), argv.data());
   } catch (const CLI::Error&) {
   } catch (const ppkit::Error&) {
+  } catch (const ParsedOnly&) {
   }
   return 0;
 }
