@@ -151,7 +151,7 @@ TEST_F(KillRestart, FdtdReachesTheUninterruptedFinalState) {
 
 TEST_F(KillRestart, SphReachesTheUninterruptedFinalState) {
   const std::vector<std::string> problem = {"sph", "dambreak", "--dp", "0.06",   "--tank-height",
-                                            "0.6", "--t-end",  "0.25", "--quiet"};
+                                            "0.7", "--t-end",  "0.25", "--quiet"};
   auto with = [&](std::vector<std::string> extra) {
     auto a = problem;
     a.insert(a.end(), extra.begin(), extra.end());
