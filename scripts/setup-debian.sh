@@ -13,6 +13,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev               # CLI, JSON, formatting
   python3 python3-matplotlib                               # compare report plots
   clang-format                                             # formatting check
+  libhdf5-dev                                              # checkpoints (HDF5 C API)
+  clang libclang-rt-14-dev                                 # libFuzzer targets (fuzz/)
 )
 # HIP compile check (AMD gfx906/gfx90a): Debian's ROCm 5.2.
 [ "${PPKIT_SETUP_HIP:-0}" = 1 ] && packages+=(hipcc libamdhip64-dev rocm-device-libs binutils)

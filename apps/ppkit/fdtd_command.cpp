@@ -12,6 +12,7 @@
 #include "ppkit/core/results.hpp"
 #include "ppkit/core/runtime.hpp"
 #include "ppkit/fdtd/cases.hpp"
+#include "ppkit/fdtd/fdtd_run.hpp"
 
 namespace {
 using namespace ppkit;
@@ -20,7 +21,18 @@ using namespace ppkit::fdtd;
 struct RunOptions {
   std::string variant = "auto";
   std::string probes_csv_path;
+  CheckpointOptions checkpoints;  // a file or a restart: the checkpointed Kokkos run
 };
+
+void add_checkpoint_options(CLI::App* cmd, RunOptions& o) {
+  cmd->add_option(
+      "--checkpoint", o.checkpoints.checkpoint_file,
+      "Write an HDF5 checkpoint to this file (atomically) every N steps and at the end");
+  cmd->add_option("--checkpoint-every", o.checkpoints.checkpoint_every,
+                  "Steps between checkpoints (N)");
+  cmd->add_option("--restart", o.checkpoints.restart_file,
+                  "Continue from this checkpoint of the same problem");
+}
 
 template <class T>
 std::array<T, 3> three(const std::vector<T>& v, const std::string& option,
@@ -34,7 +46,10 @@ std::array<T, 3> three(const std::vector<T>& v, const std::string& option,
 // Runs the problem on the chosen variant and prints what a user checks first.
 FdtdStep::Result run_and_report(const FdtdStep::Problem& p, const RunOptions& o) {
   ppkit::Runtime runtime;
-  const auto& variant = Registry<FdtdStep>::find(o.variant);
+  const bool checkpointed =
+      !o.checkpoints.checkpoint_file.empty() || !o.checkpoints.restart_file.empty();
+  const auto& variant =
+      Registry<FdtdStep>::find(checkpointed ? stepper_variant_name(o.variant) : o.variant);
   const Availability a = variant.availability();
   if (!a.available)
     throw Error("variant '" + variant.name + "' cannot run here: " + a.reason,
@@ -45,12 +60,24 @@ FdtdStep::Result run_and_report(const FdtdStep::Problem& p, const RunOptions& o)
       "CPML {} cells\n",
       g.nx, g.ny, g.nz, g.dx, g.dy, g.dz, g.dt, g.courant_number(), p.steps, p.cpml.thickness);
   std::cout << fmt::format("variant {} on {}\n", variant.name, variant.device());
-  auto prepared = variant.prepare(p);
-  const auto start = std::chrono::steady_clock::now();
-  prepared->run();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  auto r = prepared->result();
+  const auto& ck = o.checkpoints;
+  FdtdStep::Result r;
+  double seconds = 0;
+  if (checkpointed) {  // the Kokkos stepper of the same kernels, in chunks of N steps
+    require(ck.checkpoint_file.empty() || ck.checkpoint_every > 0,
+            "--checkpoint needs --checkpoint-every N", "N >= 1 steps");
+    auto stepper = make_stepper(variant.name, p);
+    const auto start = std::chrono::steady_clock::now();
+    r = run_with_checkpoints(*stepper, p, ck);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  } else {
+    auto prepared = variant.prepare(p);
+    const auto start = std::chrono::steady_clock::now();
+    prepared->run();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r = prepared->result();
+    throw_if_faulty(p, p.steps, find_field_fault(r.fields, blow_up_bound));
+  }
   std::cout << fmt::format("{:.3f} s, {} (cells x steps per second)\n", seconds,
                            format_rate(double(g.cells()) * double(p.steps) / seconds, "cells/s"));
   for (std::size_t n = 0; n < r.energy.size(); ++n)
@@ -90,6 +117,7 @@ void add_fdtd_command(CLI::App& app) {
                      "Variant of fdtd.step (auto: the preferred available one)");
   cavity->add_option("--probes", cavity_args->run.probes_csv_path,
                      "Write the probe series to this CSV file");
+  add_checkpoint_options(cavity, cavity_args->run);
   cavity->callback([cavity_args] {
     const auto size = three(cavity_args->size, "--size", "--size 0.1,0.07,0.045");
     const auto cells = three(cavity_args->cells, "--cells", "--cells 40,28,18");
@@ -126,6 +154,7 @@ void add_fdtd_command(CLI::App& app) {
   dipole->add_option("--variant", dipole_args->run.variant, "Variant of fdtd.step");
   dipole->add_option("--probes", dipole_args->run.probes_csv_path,
                      "Write the probe series to this CSV file");
+  add_checkpoint_options(dipole, dipole_args->run);
   dipole->callback([dipole_args] {
     require(dipole_args->dx > 0, "--cell-size must be positive", "> 0 metres");
     auto p = make_dipole_problem(dipole_args->cells, dipole_args->dx, dipole_args->cpml,
@@ -143,6 +172,7 @@ void add_fdtd_command(CLI::App& app) {
   run->add_option("--variant", case_args->second.variant, "Variant of fdtd.step");
   run->add_option("--probes", case_args->second.probes_csv_path,
                   "Write the probe series to this CSV file (overrides outputs.probes)");
+  add_checkpoint_options(run, case_args->second);
   run->callback([case_args] {
     std::ifstream f(case_args->first);
     if (!f) throw Error("cannot read case file '" + case_args->first + "'", "a readable JSON file");

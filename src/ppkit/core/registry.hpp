@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/memory_check.hpp"
 
 namespace ppkit {
 
@@ -68,6 +69,13 @@ class Registry {
       if (v.name == variant.name)
         throw Error(std::string("variant '") + variant.name + "' of " + Op::name +
                     " is registered twice");
+    // Memory check before allocation (memory_check.hpp), in one place for every variant.
+    if (variant.prepare)
+      variant.prepare = [prepare = std::move(variant.prepare), name = variant.name,
+                         backend = variant.backend](const typename Op::Problem& problem) {
+        memory::check_fits<Op>(name, backend, problem);
+        return prepare(problem);
+      };
     storage().push_back(std::move(variant));
   }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/health_kokkos.hpp"
 #include "ppkit/core/kokkos_math.hpp"
 
 #if defined(PPKIT_HAVE_KOKKOSKERNELS)
@@ -125,6 +126,19 @@ CgResult solve_jacobi_cg(const CsrPattern& pattern, const std::vector<double>& v
   result.kernels = Operations::name();
   Kokkos::deep_copy(r, b);  // x = 0: r = b
   const double b_norm = std::sqrt(op.dot(b, b));
+  // Numerical health: a non-finite input or iterate stops the solve naming the
+  // iteration and the DOF (node = DOF / 3, component = DOF % 3).
+  auto fail_if_faulty = [&](const Vector& v, const char* what, int iteration) {
+    const std::int64_t dof = health::first_faulty<Exec>(v);
+    if (dof < 0) return;
+    double value = 0;
+    Kokkos::deep_copy(value, Kokkos::subview(v, dof));
+    throw Error("CG " + std::string(what) + " is " + std::to_string(value) + " at iteration " +
+                    std::to_string(iteration) + ", DOF " + std::to_string(dof) + " (node " +
+                    std::to_string(dof / 3) + ", component " + "xyz"[dof % 3] + ")",
+                "finite matrix and right-hand side entries (check the material and loads)");
+  };
+  if (!std::isfinite(b_norm)) fail_if_faulty(b, "right-hand side", 0);
   if (b_norm == 0) {
     result.solution.assign(n, 0.0);
     result.converged = true;
@@ -137,6 +151,7 @@ CgResult solve_jacobi_cg(const CsrPattern& pattern, const std::vector<double>& v
   for (int it = 0; it < options.max_iterations; ++it) {
     op.spmv(p, Ap);
     const double pAp = op.dot(p, Ap);
+    if (!std::isfinite(pAp)) fail_if_faulty(Ap, "A p", it);
     if (!(pAp > 0))
       throw Error("CG broke down at iteration " + std::to_string(it) +
                       " (p.Ap = " + std::to_string(pAp) + ")",
@@ -146,6 +161,7 @@ CgResult solve_jacobi_cg(const CsrPattern& pattern, const std::vector<double>& v
     op.axpby(-alpha, Ap, 1.0, r);
     r_norm = std::sqrt(op.dot(r, r));
     result.iterations = it + 1;
+    if (!std::isfinite(r_norm)) fail_if_faulty(r, "residual", it + 1);
     if (r_norm <= options.relative_tolerance * b_norm) {
       result.converged = true;
       break;

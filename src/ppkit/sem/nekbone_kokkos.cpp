@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "ppkit/core/error.hpp"
+#include "ppkit/core/health_kokkos.hpp"
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/sem/axhelm_kokkos.hpp"
 #include "ppkit/sem/gather_scatter.hpp"
@@ -118,8 +120,24 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
       ++it;
     }
     Exec().fence();
+    if (!std::isfinite(residual) || !std::isfinite(initial_)) fail_on_fault(it);
     iterations_ = it;
     final_ = residual;
+  }
+
+  // Numerical health (after the timed loop only): names the iteration, the
+  // element and the GLL node (i, j, k) of the first non-finite residual entry.
+  [[noreturn]] void fail_on_fault(int iteration) const {
+    const std::int64_t at = health::first_faulty<Exec>(r_);
+    const std::int64_t np = std::int64_t(mesh_.nq) * mesh_.nq * mesh_.nq;
+    const std::int64_t local = at < 0 ? 0 : at % np, nq = mesh_.nq;
+    throw Error(
+        "sem PCG residual is not finite at iteration " + std::to_string(iteration) +
+            (at < 0 ? std::string()
+                    : ", element " + std::to_string(at / np) + ", GLL node (" +
+                          std::to_string(local % nq) + "," + std::to_string(local / nq % nq) + "," +
+                          std::to_string(local / (nq * nq)) + ")"),
+        "finite right-hand side and geometry (check the mesh and the coefficients)");
   }
 
   NekboneResult result() override {

@@ -1,11 +1,9 @@
 #pragma once
-// Checkpoints of an SPH run: a small binary format
-//   "PPKSPHCK" | u32 version (1) | u32 0 | u64 n | f64 time | i64 step | f64 dp | f64 h |
-//   arrays x y z vx vy vz rho (f32 * n), kind (u8 * n), id (i32 * n) |
-//   u64 FNV-1a checksum of every byte before it
-// in the solver's internal particle order (a restart repeats the run to the
-// last bit). Written to "<file>.tmp" and renamed, so a killed run leaves the
-// previous checkpoint intact.
+// Checkpoints of an SPH run: HDF5 files of kind "sph" (ppkit/core/checkpoint.hpp)
+// with attributes time, step, dp, h and datasets x y z vx vy vz rho (float32),
+// kind (uint8), id (int32), in the solver's internal particle order (a restart
+// repeats the run to the last bit). Written to "<file>.tmp" and renamed, so a
+// killed run leaves the previous checkpoint intact; checksummed.
 #include <cstdint>
 #include <string>
 

@@ -149,6 +149,7 @@ RunSummary run_simulation(Solver& solver, const Case& c, const ProbeLayout& layo
   double next_probe = next_multiple(o.probe_interval);
   double next_vtk = o.vtk_dir.empty() ? INFINITY : solver.time();
   double next_checkpoint = o.checkpoint_file.empty() ? INFINITY : next_multiple(o.checkpoint_every);
+  std::int64_t checkpointed_step = -1;
   int vtk_index = static_cast<int>(std::floor(solver.time() / o.vtk_every + 0.5));
   const bool tty = isatty(fileno(stderr)) != 0;
   double last_report = 0;
@@ -172,6 +173,7 @@ RunSummary run_simulation(Solver& solver, const Case& c, const ProbeLayout& layo
       write_checkpoint(o.checkpoint_file, Checkpoint{solver.state(), solver.time(),
                                                      solver.steps_done(), c.params.dp, c.params.h});
       next_checkpoint = next_multiple(o.checkpoint_every);
+      checkpointed_step = solver.steps_done();
     }
     const double wall = seconds_since(start);
     if (o.progress && wall - last_report >= (tty ? 0.5 : 10.0)) {
@@ -189,6 +191,9 @@ RunSummary run_simulation(Solver& solver, const Case& c, const ProbeLayout& layo
     }
   }
   if (o.progress && tty) std::fprintf(stderr, "\r\033[K");
+  if (!o.checkpoint_file.empty() && checkpointed_step != solver.steps_done())  // the final state
+    write_checkpoint(o.checkpoint_file, Checkpoint{solver.state(), solver.time(),
+                                                   solver.steps_done(), c.params.dp, c.params.h});
   summary.time = solver.time();
   summary.escaped = solver.escaped();
   summary.wall_seconds = seconds_since(start);

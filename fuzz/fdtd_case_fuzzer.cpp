@@ -1,0 +1,21 @@
+// libFuzzer target: the FDTD JSON case reader (problem_from_json) on arbitrary
+// bytes. Text that is not JSON is rejected by the parser; JSON that is not a
+// valid case must end in ppkit::Error, never in a crash, a leak, undefined
+// behaviour or another exception type (nlohmann's type errors included).
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include "ppkit/core/error.hpp"
+#include "ppkit/fdtd/cases.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, false);
+  if (j.is_discarded()) return 0;
+  try {
+    const ppkit::FdtdStep::Problem p = ppkit::fdtd::problem_from_json(j, "fuzz.json");
+    ppkit::fdtd::validate(p);  // what every variant does first must accept what the reader made
+  } catch (const ppkit::Error&) {
+  }
+  return 0;
+}
