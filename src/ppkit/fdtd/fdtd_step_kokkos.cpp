@@ -1,18 +1,23 @@
 // kokkos-<space>/plain: fdtd.step through the kernels of yee_kokkos_kernels.hpp
 // (one Kokkos::parallel_for per half step, Kokkos::parallel_reduce for the
 // total field energy) on the whole grid.
+// kokkos-<space>/split: the same buffers, run through yee_kokkos_split_kernels.hpp
+// (flat interior RangePolicy + thin CPML/boundary shell per half step, 1-byte
+// material ids, no id read with a single material).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
 #include "ppkit/fdtd/yee_kernel_args.hpp"
 #include "ppkit/fdtd/yee_kokkos_kernels.hpp"
+#include "ppkit/fdtd/yee_kokkos_split_kernels.hpp"
 
 namespace ppkit::fdtd {
 namespace {
 
 template <class Exec>
-class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
+class KokkosStep final : public PreparedRun<FdtdStep::Result> {
   using Mem = typename Exec::memory_space;
   template <class T>
   using View = Kokkos::View<T*, Mem>;
@@ -28,7 +33,8 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
   }
 
  public:
-  explicit KokkosPlainStep(const FdtdStep::Problem& p) : problem_(p), setup_(make_step_setup(p)) {
+  KokkosStep(const FdtdStep::Problem& p, bool split)
+      : problem_(p), setup_(make_step_setup(p)), split_(split) {
     const YeeGrid& g = p.grid;
     const std::size_t nodes = std::size_t(g.nodes());
     args_.nx = g.nx;
@@ -42,8 +48,23 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
       if (!p.initial[c].empty())
         initial_[c] = upload(std::string("initial ") + to_string(Component(c)), p.initial[c]);
     }
-    args_.material_id = upload("material id", setup_.material_id).data();
     args_.material_table = upload("material table", setup_.material_table).data();
+    if (!split) {
+      args_.material_id = upload("material id", setup_.material_id).data();
+    } else {
+      // kokkos/split: ids narrowed to 1 byte when they fit; none with one material.
+      const float* t = setup_.material_table.data();
+      lookup8_ = {nullptr, args_.material_table, t[coef_ca], t[coef_cb], t[coef_dh], t[coef_eps],
+                  t[coef_mu]};
+      lookup32_ = lookup8_32(lookup8_);
+      if (p.materials.size() > 256) {
+        lookup32_.ids = upload("material id", setup_.material_id).data();
+      } else if (p.materials.size() > 1) {
+        lookup8_.ids = upload("material id", std::vector<std::uint8_t>(setup_.material_id.begin(),
+                                                                        setup_.material_id.end()))
+                           .data();
+      }
+    }
     for (int d = 0; d < 3; ++d) {
       const CpmlAxis& ax = setup_.cpml.axis[d];
       CpmlAxisArgs& aa = args_.axis[d];
@@ -66,6 +87,16 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     for (int q = 0; q < 12; ++q) {
       psi_[q] = View<float>("psi", q < 4 ? px : q < 8 ? py : pz);
       *psi[q] = psi_[q].data();
+    }
+    for (int half = 0; half < 2; ++half) {
+      const bool electric = half == 1;
+      split::Interior& in = interior_[half];
+      in.box = split::interior_box(args_, electric);
+      for (int d = 0; d < 3; ++d) {
+        const CpmlAxis& ax = setup_.cpml.axis[d];
+        in.inv_d[d] = (electric ? ax.e_inv_kd : ax.h_inv_kd)[std::size_t(in.box.lo[d])];
+      }
+      shell_[half] = split::shell_around(args_, in.box);
     }
     std::vector<std::int32_t> component(setup_.source_component.begin(),
                                         setup_.source_component.end());
@@ -99,12 +130,25 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     for (auto& v : psi_) Kokkos::deep_copy(Exec(), v, 0.0f);
     energy_.clear();
     std::size_t next_energy = 0;
+    const std::int64_t sy = args_.nz + 1;
+    const bool narrow = lookup32_.ids == nullptr;
     for (std::int64_t step = 0; step < problem_.steps; ++step) {
-      update_h<Exec>(args_, whole_grid(args_));
-      update_e<Exec>(args_, whole_grid(args_));
+      if (!split_) {
+        update_h<Exec>(args_, whole_grid(args_));
+        update_e<Exec>(args_, whole_grid(args_));
+      } else if (narrow) {
+        split::update_h_split<Exec>(args_, lookup8_, interior_[0], shell_[0], sy);
+        split::update_e_split<Exec>(args_, lookup8_, interior_[1], shell_[1], sy);
+      } else {
+        split::update_h_split<Exec>(args_, lookup32_, interior_[0], shell_[0], sy);
+        split::update_e_split<Exec>(args_, lookup32_, interior_[1], shell_[1], sy);
+      }
       apply_sources_and_probes<Exec>(args_, io_, step);
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
-        energy_.push_back(field_energy<Exec>(args_, whole_grid(args_)) * setup_.cell_volume);
+        const double e = !split_ ? field_energy<Exec>(args_, whole_grid(args_))
+                         : narrow ? split::field_energy_split<Exec>(args_, lookup8_)
+                                  : split::field_energy_split<Exec>(args_, lookup32_);
+        energy_.push_back(e * setup_.cell_volume);
         ++next_energy;
       }
     }
@@ -132,8 +176,17 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     return out;
   }
 
+  static split::MaterialLookup<std::uint32_t> lookup8_32(const split::MaterialLookup<std::uint8_t>& m) {
+    return {nullptr, m.table, m.ca0, m.cb0, m.dh0, m.eps0, m.mu0};
+  }
+
   FdtdStep::Problem problem_;
   StepSetup setup_;
+  bool split_ = false;
+  split::MaterialLookup<std::uint8_t> lookup8_{};
+  split::MaterialLookup<std::uint32_t> lookup32_{};
+  split::Interior interior_[2]{};  // H, E
+  split::Shell shell_[2]{};
   YeeKernelArgs args_{};
   SourceProbeArgs io_{};
   View<float> fields_[6], initial_[6], psi_[12], probe_values_;
@@ -152,9 +205,14 @@ void register_fdtd_kokkos_variants() {
     const int preference = backend == "kokkos-serial" ? 1 : backend == "kokkos-openmp" ? 3 : 6;
     auto v = kokkos_variant<FdtdStep>(space, "plain", preference);
     v.prepare = [](const FdtdStep::Problem& p) {
-      return std::make_unique<fdtd::KokkosPlainStep<Exec>>(p);
+      return std::make_unique<fdtd::KokkosStep<Exec>>(p, false);
     };
     Registry<FdtdStep>::add(std::move(v));
+    auto s = kokkos_variant<FdtdStep>(space, "split", preference + 1);
+    s.prepare = [](const FdtdStep::Problem& p) {
+      return std::make_unique<fdtd::KokkosStep<Exec>>(p, true);
+    };
+    Registry<FdtdStep>::add(std::move(s));
   });
 }
 }  // namespace ppkit::registration

@@ -1,0 +1,99 @@
+#pragma once
+// The Kokkos kernels of kokkos/split (yee_split.hpp): per half step one flat
+// RangePolicy over the interior box (z fastest, so consecutive work items
+// touch consecutive addresses; branch-free update without CPML) and one over
+// the shell of CPML layers and PEC faces (general update). Material ids are
+// 1 byte when at most 256 materials exist; with a single material no id is
+// read at all.
+#include <Kokkos_Core.hpp>
+
+#include "ppkit/fdtd/materials.hpp"
+#include "ppkit/fdtd/yee_split.hpp"
+
+namespace ppkit::fdtd::split {
+
+// Per-node coefficient lookup: ids == nullptr means one material everywhere.
+template <class Id>
+struct MaterialLookup {
+  const Id* ids;
+  const float* table;
+  float ca0, cb0, dh0, eps0, mu0;  // material 0 (used when ids == nullptr)
+  KOKKOS_INLINE_FUNCTION float get(std::int64_t n, int which, float uniform) const {
+    return ids ? table[std::int64_t(ids[n]) * material_stride + which] : uniform;
+  }
+};
+
+// Each launch decodes its flat index with 32-bit divisions: the interior box
+// is covered by launches of whole x-planes with fewer than 2^31 nodes each.
+template <class Exec, class Body>
+void for_interior(const char* label, const Box& b, const Body& body) {
+  const std::int64_t wz = b.hi[2] - b.lo[2], wy = b.hi[1] - b.lo[1], plane = wy * wz;
+  const std::int64_t max_planes = std::max<std::int64_t>(1, ((std::int64_t(1) << 31) - 1) / plane);
+  for (std::int64_t i0 = b.lo[0]; i0 < b.hi[0]; i0 += max_planes) {
+    const std::int64_t planes = std::min(max_planes, b.hi[0] - i0);
+    const std::uint32_t wz32 = std::uint32_t(wz), wy32 = std::uint32_t(wy);
+    const std::int64_t lo_y = b.lo[1], lo_z = b.lo[2];
+    Kokkos::parallel_for(
+        label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, planes * plane),
+        KOKKOS_LAMBDA(std::int64_t q) {
+          const std::uint32_t q32 = std::uint32_t(q), row = q32 / wz32, di = row / wy32;
+          body(i0 + di, lo_y + std::int64_t(row - di * wy32), lo_z + std::int64_t(q32 - row * wz32));
+        });
+  }
+}
+
+template <class Exec, class Id>
+void update_h_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Interior in,
+                    const Shell sh, std::int64_t sy) {
+  const std::int64_t sx = (a.ny + 1) * sy;
+  for_interior<Exec>("fdtd.update_h_interior", in.box,
+                     KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+                       const std::int64_t n = i * sx + j * sy + k;
+                       update_h_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_dh, m.dh0));
+                     });
+  Kokkos::parallel_for(
+      "fdtd.update_h_shell", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, sh.first[6]),
+      KOKKOS_LAMBDA(std::int64_t q) {
+        std::int64_t i, j, k;
+        shell_node(sh, q, i, j, k);
+        update_h_node(a, i, i, j, k, sy, sx, m.get(i * sx + j * sy + k, coef_dh, m.dh0));
+      });
+}
+
+template <class Exec, class Id>
+void update_e_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Interior in,
+                    const Shell sh, std::int64_t sy) {
+  const std::int64_t sx = (a.ny + 1) * sy;
+  for_interior<Exec>("fdtd.update_e_interior", in.box,
+                     KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+                       const std::int64_t n = i * sx + j * sy + k;
+                       update_e_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_ca, m.ca0),
+                                         m.get(n, coef_cb, m.cb0));
+                     });
+  Kokkos::parallel_for(
+      "fdtd.update_e_shell", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, sh.first[6]),
+      KOKKOS_LAMBDA(std::int64_t q) {
+        std::int64_t i, j, k;
+        shell_node(sh, q, i, j, k);
+        const std::int64_t n = i * sx + j * sy + k;
+        update_e_node(a, i, i, j, k, sy, sx, m.get(n, coef_ca, m.ca0), m.get(n, coef_cb, m.cb0));
+      });
+}
+
+// 1/2 sum (eps |E|^2 + mu |H|^2) over all nodes (times dV by the caller).
+template <class Exec, class Id>
+double field_energy_split(const YeeKernelArgs a, const MaterialLookup<Id> m) {
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "fdtd.energy",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, (a.nx + 1) * (a.ny + 1) * (a.nz + 1)),
+      KOKKOS_LAMBDA(std::int64_t n, double& acc) {
+        const float e2 = a.ex[n] * a.ex[n] + a.ey[n] * a.ey[n] + a.ez[n] * a.ez[n];
+        const float h2 = a.hx[n] * a.hx[n] + a.hy[n] * a.hy[n] + a.hz[n] * a.hz[n];
+        acc += 0.5 * (double(m.get(n, coef_eps, m.eps0)) * e2 + double(m.get(n, coef_mu, m.mu0)) * h2);
+      },
+      sum);
+  return sum;
+}
+
+}  // namespace ppkit::fdtd::split
