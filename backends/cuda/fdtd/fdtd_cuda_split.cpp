@@ -1,8 +1,10 @@
 // cuda/split-x1, cuda/split-x2, cuda/split-x4: host glue of the interior/shell
 // split CUDA fdtd.step (fdtd_cuda_split.cu); the suffix is the number of
-// x-planes per thread in the interior kernels. Fields are stored with the z
-// pitch rounded up to 32 nodes (rows 128-byte aligned, padding kept zero),
-// material ids narrowed to 1, 2 or 4 bytes (none for a single material).
+// x-planes per thread in the interior kernels. cuda/wavefront: the same
+// buffers, one fused H+E launch per step (fdtd_cuda_wavefront.cu). Fields
+// are stored with the z pitch rounded up to 32 nodes (rows 128-byte aligned,
+// padding kept zero), material ids narrowed to 1, 2 or 4 bytes (none for a
+// single material).
 #include <algorithm>
 #include <cmath>
 
@@ -25,6 +27,7 @@ constexpr index_t row_alignment = 32;  // nodes: 128 bytes of fp32
 
 class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
  public:
+  // planes_per_thread 0: cuda/wavefront.
   CudaSplitStep(const FdtdStep::Problem& p, int planes_per_thread)
       : problem_(p), setup_(make_step_setup(p)), planes_(planes_per_thread) {
     const YeeGrid& g = p.grid;
@@ -51,15 +54,15 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
       step_.ids = nullptr;
       step_.id_bytes = 0;
     } else if (materials <= 256) {
-      ids8_ = DeviceBuffer<std::uint8_t>(pitched(
-          std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()),
-          std::uint8_t(0)));
+      ids8_ = DeviceBuffer<std::uint8_t>(
+          pitched(std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint8_t(0)));
       step_.ids = ids8_.data();
       step_.id_bytes = 1;
     } else if (materials <= 65536) {
-      ids16_ = DeviceBuffer<std::uint16_t>(pitched(
-          std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()),
-          std::uint16_t(0)));
+      ids16_ = DeviceBuffer<std::uint16_t>(
+          pitched(std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint16_t(0)));
       step_.ids = ids16_.data();
       step_.id_bytes = 2;
     } else {
@@ -144,6 +147,8 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     io_.probe_component = probe_component_.data();
     io_.probe_values = probe_values_.data();
     energy_sum_ = DeviceBuffer<double>(1);
+    if (planes_ == 0)
+      wave_counters_ = DeviceBuffer<int>(std::size_t(cuda_split::wavefront_counter_ints(step_)));
     PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -160,8 +165,12 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     energy_.clear();
     std::size_t next_energy = 0;
     for (std::int64_t step = 0; step < problem_.steps; ++step) {
-      cuda_split::update_h(step_, planes_);
-      cuda_split::update_e(step_, planes_);
+      if (planes_ == 0) {
+        cuda_split::wavefront_step(step_, wave_counters_.data());
+      } else {
+        cuda_split::update_h(step_, planes_);
+        cuda_split::update_e(step_, planes_);
+      }
       cuda_kernels::sources_and_probes(step_.a, io_, step);
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
         cuda_split::field_energy(step_, energy_sum_.data());
@@ -196,7 +205,8 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     const std::size_t len = std::size_t(problem_.grid.nz + 1), pitch = std::size_t(pz_);
     std::vector<T> out(rows_ * pitch, fill);
     for (std::size_t r = 0; r < rows_; ++r)
-      std::copy(host.begin() + std::ptrdiff_t(r * len), host.begin() + std::ptrdiff_t((r + 1) * len),
+      std::copy(host.begin() + std::ptrdiff_t(r * len),
+                host.begin() + std::ptrdiff_t((r + 1) * len),
                 out.begin() + std::ptrdiff_t(r * pitch));
     return out;
   }
@@ -225,6 +235,7 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   DeviceBuffer<std::int32_t> slots_[3][2], source_component_, source_hard_, probe_component_;
   DeviceBuffer<std::int64_t> source_index_, probe_index_;
   DeviceBuffer<double> energy_sum_;
+  DeviceBuffer<int> wave_counters_;
   std::vector<double> energy_;
 };
 
@@ -233,15 +244,22 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
 
 namespace ppkit::registration {
 void register_fdtd_cuda_split_variants() {
-  // x-planes per thread and preference: 2 is the expected best (36-40
-  // registers, 75-87% occupancy), 4 trades occupancy (64 registers, 50%) for
-  // more loads in flight per thread, 1 maximises occupancy.
-  for (const auto& [planes, preference] : {std::pair{2, 13}, std::pair{4, 12}, std::pair{1, 11}}) {
+  // x-planes per thread and preference: 2 is the expected best of the split
+  // kernels (36-40 registers, 75-87% occupancy), 4 trades occupancy (64
+  // registers, 50%) for more loads in flight per thread, 1 maximises occupancy.
+  for (const auto& [planes, preference] : {std::pair{2, 14}, std::pair{4, 12}, std::pair{1, 11}}) {
     auto v = cuda::cuda_variant<FdtdStep>("split-x" + std::to_string(planes), preference);
     v.prepare = [planes = planes](const FdtdStep::Problem& p) {
       return std::make_unique<fdtd::CudaSplitStep>(p, planes);
     };
     Registry<FdtdStep>::add(std::move(v));
   }
+  // Fused H+E wavefront: 48 instead of 72 B per node and step when L2 holds
+  // two planes; below split-x2 until measured on the GPU.
+  auto w = cuda::cuda_variant<FdtdStep>("wavefront", 13);
+  w.prepare = [](const FdtdStep::Problem& p) {
+    return std::make_unique<fdtd::CudaSplitStep>(p, 0);
+  };
+  Registry<FdtdStep>::add(std::move(w));
 }
 }  // namespace ppkit::registration

@@ -33,63 +33,19 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "backends/cuda/fdtd/fdtd_cuda_materials.cuh"
 #include "backends/cuda/fdtd/fdtd_cuda_split_kernels.hpp"
 #include "ppkit/fdtd/materials.hpp"
 
 namespace ppkit::fdtd::cuda_split {
 namespace {
+using namespace detail;
 
 using std::int64_t;
 
-struct OneMaterial {};  // id type of a grid with a single material: no id array
-
 constexpr int tile_z = 32, tile_y = 8, tile_threads = tile_z * tile_y;
 constexpr int shell_block = 256, energy_block = 256;
-constexpr int shared_materials = 256;  // all of them for 1-byte ids
 constexpr unsigned full_mask = 0xffffffffu;
-
-// Loads the two coefficients a half step needs into shared memory (1-byte ids
-// only): (dh, 0) for H, (ca, cb) for E. Every thread of the block must call it.
-template <class Id>
-__device__ __forceinline__ void load_table(const StepArgs& s, float2* table, bool electric) {
-  if constexpr (std::is_same_v<Id, unsigned char>) {
-    const int count = min(s.materials, shared_materials);
-    for (int m = threadIdx.y * blockDim.x + threadIdx.x; m < count;
-         m += blockDim.x * blockDim.y) {
-      const float* row = s.a.material_table + m * material_stride;
-      table[m] = electric ? make_float2(row[coef_ca], row[coef_cb]) : make_float2(row[coef_dh], 0.f);
-    }
-    __syncthreads();
-  }
-}
-
-template <class Id>
-__device__ __forceinline__ unsigned material_of(const StepArgs& s, int64_t n) {
-  return __ldg(static_cast<const Id*>(s.ids) + n);
-}
-
-template <class Id>
-__device__ __forceinline__ float h_coefficient(const StepArgs& s, const float2* table, int64_t n) {
-  if constexpr (std::is_same_v<Id, OneMaterial>) {
-    return s.dh0;
-  } else if constexpr (std::is_same_v<Id, unsigned char>) {
-    return table[material_of<Id>(s, n)].x;
-  } else {
-    return __ldg(s.a.material_table + int64_t(material_of<Id>(s, n)) * material_stride + coef_dh);
-  }
-}
-
-template <class Id>
-__device__ __forceinline__ float2 e_coefficients(const StepArgs& s, const float2* table, int64_t n) {
-  if constexpr (std::is_same_v<Id, OneMaterial>) {
-    return make_float2(s.ca0, s.cb0);
-  } else if constexpr (std::is_same_v<Id, unsigned char>) {
-    return table[material_of<Id>(s, n)];
-  } else {
-    const float* row = s.a.material_table + int64_t(material_of<Id>(s, n)) * material_stride;
-    return make_float2(__ldg(row + coef_ca), __ldg(row + coef_cb));
-  }
-}
 
 // Thread (k, j) of an interior tile and its first plane i0; false outside the box.
 template <int R>
@@ -229,8 +185,8 @@ __global__ void __launch_bounds__(shell_block) shell_e_kernel(const StepArgs s) 
 }
 
 template <class Id>
-__global__ void __launch_bounds__(energy_block) energy_kernel(const StepArgs s, int64_t nodes,
-                                                              double* sum) {
+__global__ void __launch_bounds__(energy_block)
+    energy_kernel(const StepArgs s, int64_t nodes, double* sum) {
   __shared__ double warp_sums[energy_block / 32];
   const YeeKernelArgs& a = s.a;
   double acc = 0;
@@ -254,24 +210,6 @@ __global__ void __launch_bounds__(energy_block) energy_kernel(const StepArgs s, 
     acc = lane < energy_block / 32 ? warp_sums[lane] : 0.0;
     for (int offset = 16; offset > 0; offset >>= 1) acc += __shfl_down_sync(full_mask, acc, offset);
     if (lane == 0) atomicAdd(sum, acc);
-  }
-}
-
-template <class F>
-void with_id_type(int bytes, F&& f) {
-  switch (bytes) {
-    case 0:
-      f(OneMaterial{});
-      break;
-    case 1:
-      f((unsigned char)0);
-      break;
-    case 2:
-      f((unsigned short)0);
-      break;
-    default:
-      f(0u);
-      break;
   }
 }
 
@@ -308,8 +246,7 @@ void update_h(const StepArgs& s, int planes_per_thread) {
     using Id = decltype(id);
     with_planes(planes_per_thread, [&](auto planes) {
       constexpr int R = decltype(planes)::value;
-      interior_h_kernel<Id, R>
-          <<<interior_grid(s.h.interior.box, R), dim3(tile_z, tile_y)>>>(s);
+      interior_h_kernel<Id, R><<<interior_grid(s.h.interior.box, R), dim3(tile_z, tile_y)>>>(s);
     });
     if (s.h.shell.first[6] > 0) shell_h_kernel<Id><<<shell_blocks(s.h.shell), shell_block>>>(s);
   });
@@ -320,8 +257,7 @@ void update_e(const StepArgs& s, int planes_per_thread) {
     using Id = decltype(id);
     with_planes(planes_per_thread, [&](auto planes) {
       constexpr int R = decltype(planes)::value;
-      interior_e_kernel<Id, R>
-          <<<interior_grid(s.e.interior.box, R), dim3(tile_z, tile_y)>>>(s);
+      interior_e_kernel<Id, R><<<interior_grid(s.e.interior.box, R), dim3(tile_z, tile_y)>>>(s);
     });
     if (s.e.shell.first[6] > 0) shell_e_kernel<Id><<<shell_blocks(s.e.shell), shell_block>>>(s);
   });

@@ -29,6 +29,12 @@ struct StepArgs {
 // the default stream.
 void update_h(const StepArgs& s, int planes_per_thread);
 void update_e(const StepArgs& s, int planes_per_thread);
+// cuda/wavefront: one launch per full step (H and E fused in one pass over
+// the planes, fdtd_cuda_split.cu explains the schedule). counters: device
+// memory of wavefront_counter_ints(s) ints (zeroed here).
+std::int64_t wavefront_counter_ints(const StepArgs& s);
+void wavefront_step(const StepArgs& s, int* counters);
+
 // 1/2 sum(eps E^2 + mu H^2) over all pitched nodes (padding holds zeros) into *device_sum.
 void field_energy(const StepArgs& s, double* device_sum);
 const char* last_launch_error();  // nullptr when the last launch succeeded

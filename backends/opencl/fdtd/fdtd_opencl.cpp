@@ -48,12 +48,15 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     const std::size_t materials = p.materials.size();
     const char* id_type = materials <= 256 ? "uchar" : materials <= 65536 ? "ushort" : "uint";
     const std::string options =
-        vectorized ? "-DLQ=" + std::to_string(float4_quads) + " -DLY=" + std::to_string(float4_rows) +
-                         " -DMATERIAL_T=" + id_type + (materials == 1 ? " -DONE_MATERIAL" : "")
-                   : std::string();
+        vectorized
+            ? "-DLQ=" + std::to_string(float4_quads) + " -DLY=" + std::to_string(float4_rows) +
+                  " -DMATERIAL_T=" + id_type + (materials == 1 ? " -DONE_MATERIAL" : "")
+            : std::string();
     program_ = ctx.program(source, options);
-    update_h_ = std::make_unique<opencl::Kernel>(program_, vectorized ? "update_h_shell" : "update_h");
-    update_e_ = std::make_unique<opencl::Kernel>(program_, vectorized ? "update_e_shell" : "update_e");
+    update_h_ =
+        std::make_unique<opencl::Kernel>(program_, vectorized ? "update_h_shell" : "update_h");
+    update_e_ =
+        std::make_unique<opencl::Kernel>(program_, vectorized ? "update_e_shell" : "update_e");
     if (vectorized) {
       interior_h_ = std::make_unique<opencl::Kernel>(program_, "update_h_interior");
       interior_e_ = std::make_unique<opencl::Kernel>(program_, "update_e_interior");
@@ -73,14 +76,14 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
       material_ = Buffer<std::uint32_t>(pitched(setup_.material_id, 0u));
       material_mem_ = material_.mem();
     } else if (materials > 256) {
-      material16_ = Buffer<std::uint16_t>(pitched(
-          std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()),
-          std::uint16_t(0)));
+      material16_ = Buffer<std::uint16_t>(
+          pitched(std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint16_t(0)));
       material_mem_ = material16_.mem();
     } else {
-      material8_ = Buffer<std::uint8_t>(pitched(
-          std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()),
-          std::uint8_t(0)));
+      material8_ = Buffer<std::uint8_t>(
+          pitched(std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint8_t(0)));
       material_mem_ = material8_.mem();
     }
     table_ = device_copy(setup_.material_table);
@@ -187,15 +190,15 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
                                                   nullptr, interior_global_[half], local, 0,
                                                   nullptr, nullptr));
           if (shell_global_[half] > 0)
-            PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, half ? *update_e_ : *update_h_, 1,
-                                                  nullptr, &shell_global_[half], nullptr, 0,
-                                                  nullptr, nullptr));
+            PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, half ? *update_e_ : *update_h_, 1, nullptr,
+                                                  &shell_global_[half], nullptr, 0, nullptr,
+                                                  nullptr));
         }
       } else {
-        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size,
-                                              0, nullptr, nullptr));
-        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size,
-                                              0, nullptr, nullptr));
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0,
+                                              nullptr, nullptr));
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0,
+                                              nullptr, nullptr));
       }
       if (n_sources > 0) {
         opencl::set_args(*sources_, n_sources, step, steps, source_index_.mem(),
@@ -296,11 +299,11 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
                    in2 = electric ? f[5] : f[2], out0 = electric ? f[0] : f[3],
                    out1 = electric ? f[1] : f[4], out2 = electric ? f[2] : f[5];
       opencl::Kernel& interior = electric ? *interior_e_ : *interior_h_;
-      opencl::set_args(interior, ny, pz, cl_long(box.lo[0]), cl_long(box.lo[1]),
-                       cl_long(box.hi[1]), cl_long(lo2), cl_long(hi2), inv_d[0], inv_d[1],
-                       inv_d[2], electric ? out0 : in0, electric ? out1 : in1,
-                       electric ? out2 : in2, electric ? in0 : out0, electric ? in1 : out1,
-                       electric ? in2 : out2, material_mem_, table_.mem());
+      opencl::set_args(interior, ny, pz, cl_long(box.lo[0]), cl_long(box.lo[1]), cl_long(box.hi[1]),
+                       cl_long(lo2), cl_long(hi2), inv_d[0], inv_d[1], inv_d[2],
+                       electric ? out0 : in0, electric ? out1 : in1, electric ? out2 : in2,
+                       electric ? in0 : out0, electric ? in1 : out1, electric ? in2 : out2,
+                       material_mem_, table_.mem());
       opencl::set_args(electric ? *update_e_ : *update_h_, nx, ny, nz, pz, layers,
                        shell_[half].mem(), fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
                        fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_mem_,

@@ -54,14 +54,14 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     } else {
       // kokkos/split: ids narrowed to 1 byte when they fit; none with one material.
       const float* t = setup_.material_table.data();
-      lookup8_ = {nullptr, args_.material_table, t[coef_ca], t[coef_cb], t[coef_dh], t[coef_eps],
-                  t[coef_mu]};
+      lookup8_ = {nullptr,    args_.material_table, t[coef_ca], t[coef_cb],
+                  t[coef_dh], t[coef_eps],          t[coef_mu]};
       lookup32_ = lookup8_32(lookup8_);
       if (p.materials.size() > 256) {
         lookup32_.ids = upload("material id", setup_.material_id).data();
       } else if (p.materials.size() > 1) {
         lookup8_.ids = upload("material id", std::vector<std::uint8_t>(setup_.material_id.begin(),
-                                                                        setup_.material_id.end()))
+                                                                       setup_.material_id.end()))
                            .data();
       }
     }
@@ -145,7 +145,7 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
       }
       apply_sources_and_probes<Exec>(args_, io_, step);
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
-        const double e = !split_ ? field_energy<Exec>(args_, whole_grid(args_))
+        const double e = !split_  ? field_energy<Exec>(args_, whole_grid(args_))
                          : narrow ? split::field_energy_split<Exec>(args_, lookup8_)
                                   : split::field_energy_split<Exec>(args_, lookup32_);
         energy_.push_back(e * setup_.cell_volume);
@@ -176,7 +176,8 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     return out;
   }
 
-  static split::MaterialLookup<std::uint32_t> lookup8_32(const split::MaterialLookup<std::uint8_t>& m) {
+  static split::MaterialLookup<std::uint32_t> lookup8_32(
+      const split::MaterialLookup<std::uint8_t>& m) {
     return {nullptr, m.table, m.ca0, m.cb0, m.dh0, m.eps0, m.mu0};
   }
 

@@ -37,7 +37,8 @@ void for_interior(const char* label, const Box& b, const Body& body) {
         label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, planes * plane),
         KOKKOS_LAMBDA(std::int64_t q) {
           const std::uint32_t q32 = std::uint32_t(q), row = q32 / wz32, di = row / wy32;
-          body(i0 + di, lo_y + std::int64_t(row - di * wy32), lo_z + std::int64_t(q32 - row * wz32));
+          body(i0 + di, lo_y + std::int64_t(row - di * wy32),
+               lo_z + std::int64_t(q32 - row * wz32));
         });
   }
 }
@@ -46,13 +47,15 @@ template <class Exec, class Id>
 void update_h_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Interior in,
                     const Shell sh, std::int64_t sy) {
   const std::int64_t sx = (a.ny + 1) * sy;
-  for_interior<Exec>("fdtd.update_h_interior", in.box,
-                     KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
-                       const std::int64_t n = i * sx + j * sy + k;
-                       update_h_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_dh, m.dh0));
-                     });
+  for_interior<Exec>(
+      "fdtd.update_h_interior", in.box,
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+        const std::int64_t n = i * sx + j * sy + k;
+        update_h_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_dh, m.dh0));
+      });
   Kokkos::parallel_for(
-      "fdtd.update_h_shell", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, sh.first[6]),
+      "fdtd.update_h_shell",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, sh.first[6]),
       KOKKOS_LAMBDA(std::int64_t q) {
         std::int64_t i, j, k;
         shell_node(sh, q, i, j, k);
@@ -64,14 +67,16 @@ template <class Exec, class Id>
 void update_e_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Interior in,
                     const Shell sh, std::int64_t sy) {
   const std::int64_t sx = (a.ny + 1) * sy;
-  for_interior<Exec>("fdtd.update_e_interior", in.box,
-                     KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
-                       const std::int64_t n = i * sx + j * sy + k;
-                       update_e_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_ca, m.ca0),
-                                         m.get(n, coef_cb, m.cb0));
-                     });
+  for_interior<Exec>(
+      "fdtd.update_e_interior", in.box,
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+        const std::int64_t n = i * sx + j * sy + k;
+        update_e_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_ca, m.ca0),
+                          m.get(n, coef_cb, m.cb0));
+      });
   Kokkos::parallel_for(
-      "fdtd.update_e_shell", Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, sh.first[6]),
+      "fdtd.update_e_shell",
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, sh.first[6]),
       KOKKOS_LAMBDA(std::int64_t q) {
         std::int64_t i, j, k;
         shell_node(sh, q, i, j, k);
@@ -86,11 +91,13 @@ double field_energy_split(const YeeKernelArgs a, const MaterialLookup<Id> m) {
   double sum = 0;
   Kokkos::parallel_reduce(
       "fdtd.energy",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, (a.nx + 1) * (a.ny + 1) * (a.nz + 1)),
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
+          0, (a.nx + 1) * (a.ny + 1) * (a.nz + 1)),
       KOKKOS_LAMBDA(std::int64_t n, double& acc) {
         const float e2 = a.ex[n] * a.ex[n] + a.ey[n] * a.ey[n] + a.ez[n] * a.ez[n];
         const float h2 = a.hx[n] * a.hx[n] + a.hy[n] * a.hy[n] + a.hz[n] * a.hz[n];
-        acc += 0.5 * (double(m.get(n, coef_eps, m.eps0)) * e2 + double(m.get(n, coef_mu, m.mu0)) * h2);
+        acc +=
+            0.5 * (double(m.get(n, coef_eps, m.eps0)) * e2 + double(m.get(n, coef_mu, m.mu0)) * h2);
       },
       sum);
   return sum;

@@ -71,7 +71,9 @@ inline Shell shell_around(const YeeKernelArgs& a, const Box& in) {
   const std::int64_t full[3] = {a.nx + 1, a.ny + 1, a.nz + 1};
   Shell s{};
   auto make = [](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1,
-                 std::int64_t z0, std::int64_t z1) { return Box{{x0, y0, z0}, {x1, y1, z1}}; };
+                 std::int64_t z0, std::int64_t z1) {
+    return Box{{x0, y0, z0}, {x1, y1, z1}};
+  };
   s.slab[0] = make(0, in.lo[0], 0, full[1], 0, full[2]);
   s.slab[1] = make(in.hi[0], full[0], 0, full[1], 0, full[2]);
   s.slab[2] = make(in.lo[0], in.hi[0], 0, in.lo[1], 0, full[2]);
@@ -112,8 +114,7 @@ PPKIT_FDTD_HD void shell_node(const Shell& s, std::int64_t q, std::int64_t& i, s
 // One CPML-aware derivative term: d / (kappa du) + psi (psi updated first),
 // as in yee_kokkos_kernels.hpp.
 PPKIT_FDTD_HD float cpml_derivative(float d, const float* inv_kd, const float* b, const float* c_d,
-                                    std::int32_t slot, std::int64_t u, float* psi,
-                                    std::int64_t q) {
+                                    std::int32_t slot, std::int64_t u, float* psi, std::int64_t q) {
   if (slot < 0) return d * inv_kd[u];
   const float updated = b[u] * psi[q] + c_d[u] * d;
   psi[q] = updated;
