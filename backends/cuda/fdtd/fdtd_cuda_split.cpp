@@ -27,7 +27,7 @@ constexpr index_t row_alignment = 32;  // nodes: 128 bytes of fp32
 
 class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
  public:
-  // planes_per_thread 0: cuda/wavefront.
+  // planes_per_thread 0: cuda/wavefront, -1: cuda/wavefront-l1.
   CudaSplitStep(const FdtdStep::Problem& p, int planes_per_thread)
       : problem_(p), setup_(make_step_setup(p)), planes_(planes_per_thread) {
     const YeeGrid& g = p.grid;
@@ -147,7 +147,7 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     io_.probe_component = probe_component_.data();
     io_.probe_values = probe_values_.data();
     energy_sum_ = DeviceBuffer<double>(1);
-    if (planes_ == 0)
+    if (planes_ <= 0)
       wave_counters_ = DeviceBuffer<int>(std::size_t(cuda_split::wavefront_counter_ints(step_)));
     PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -167,6 +167,8 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     for (std::int64_t step = 0; step < problem_.steps; ++step) {
       if (planes_ == 0) {
         cuda_split::wavefront_step(step_, wave_counters_.data());
+      } else if (planes_ < 0) {
+        cuda_split::wavefront_step_l1(step_, wave_counters_.data());
       } else {
         cuda_split::update_h(step_, planes_);
         cuda_split::update_e(step_, planes_);
@@ -261,5 +263,10 @@ void register_fdtd_cuda_split_variants() {
     return std::make_unique<fdtd::CudaSplitStep>(p, 0);
   };
   Registry<FdtdStep>::add(std::move(w));
+  auto l1 = cuda::cuda_variant<FdtdStep>("wavefront-l1", 9);
+  l1.prepare = [](const FdtdStep::Problem& p) {
+    return std::make_unique<fdtd::CudaSplitStep>(p, -1);
+  };
+  Registry<FdtdStep>::add(std::move(l1));
 }
 }  // namespace ppkit::registration

@@ -34,6 +34,8 @@ void update_e(const StepArgs& s, int planes_per_thread);
 // memory of wavefront_counter_ints(s) ints (zeroed here).
 std::int64_t wavefront_counter_ints(const StepArgs& s);
 void wavefront_step(const StepArgs& s, int* counters);
+// cuda/wavefront-l1: the same with L1-cached loads.
+void wavefront_step_l1(const StepArgs& s, int* counters);
 
 // 1/2 sum(eps E^2 + mu H^2) over all pitched nodes (padding holds zeros) into *device_sum.
 void field_energy(const StepArgs& s, double* device_sum);

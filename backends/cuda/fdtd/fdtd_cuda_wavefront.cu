@@ -22,11 +22,18 @@
 // running block: no deadlock, at most one item of lag. Updates are in place.
 // This file is compiled with -Xptxas -dlcm=cg (global loads bypass L1), so a
 // block never sees an L1 copy older than the data another SM wrote; the
-// neighbour reuse goes through L2. Materials as in cuda/split.
+// neighbour reuse goes through L2. cuda/wavefront-l1 (fdtd_cuda_wavefront_l1.cu)
+// is the same code with the default L1 caching: it relies on the GPU-scope
+// fence after the wait (acquire) to drop stale L1 lines and saves L2
+// bandwidth; the GPU tests tell whether that holds. Materials as in cuda/split.
 #include <cuda_runtime.h>
 
 #include "backends/cuda/fdtd/fdtd_cuda_materials.cuh"
 #include "backends/cuda/fdtd/fdtd_cuda_split_kernels.hpp"
+
+#ifndef PPKIT_WAVEFRONT_STEP
+#define PPKIT_WAVEFRONT_STEP wavefront_step
+#endif
 
 namespace ppkit::fdtd::cuda_split {
 namespace {
@@ -193,9 +200,11 @@ __global__ void __launch_bounds__(wave_threads)
 
 }  // namespace
 
+#ifndef PPKIT_WAVEFRONT_L1
 std::int64_t wavefront_counter_ints(const StepArgs& s) { return 1 + (s.a.nx + 1); }
+#endif
 
-void wavefront_step(const StepArgs& s, int* counters) {
+void PPKIT_WAVEFRONT_STEP(const StepArgs& s, int* counters) {
   cudaMemsetAsync(counters, 0, std::size_t(wavefront_counter_ints(s)) * sizeof(int));
   const int tiles_z = int(s.sy / wave_z);
   const int tiles_per_plane = tiles_z * int((s.a.ny + 1 + wave_y - 1) / wave_y);
