@@ -1,7 +1,8 @@
 #pragma once
 // The Kokkos kernels of kokkos/split (yee_split.hpp): per half step one flat
 // RangePolicy over the interior box (z fastest, so consecutive work items
-// touch consecutive addresses; branch-free update without CPML) and one over
+// touch consecutive addresses; branch-free update without CPML; each work item
+// updates a pair of x-planes, all loads before the stores) and one over
 // the shell of CPML layers and PEC faces (general update). Material ids are
 // 1 byte when at most 256 materials exist; with a single material no id is
 // read at all.
@@ -23,22 +24,26 @@ struct MaterialLookup {
   }
 };
 
-// Each launch decodes its flat index with 32-bit divisions: the interior box
-// is covered by launches of whole x-planes with fewer than 2^31 nodes each.
+// The interior box in pairs of x-planes (the last one alone when the count is
+// odd): body(i, j, k, pair) updates plane i, and i + 1 when pair. Each launch
+// decodes its flat index with 32-bit divisions: launches of fewer than 2^31
+// work items.
 template <class Exec, class Body>
-void for_interior(const char* label, const Box& b, const Body& body) {
+void for_interior_pairs(const char* label, const Box& b, const Body& body) {
   const std::int64_t wz = b.hi[2] - b.lo[2], wy = b.hi[1] - b.lo[1], plane = wy * wz;
-  const std::int64_t max_planes = std::max<std::int64_t>(1, ((std::int64_t(1) << 31) - 1) / plane);
-  for (std::int64_t i0 = b.lo[0]; i0 < b.hi[0]; i0 += max_planes) {
-    const std::int64_t planes = std::min(max_planes, b.hi[0] - i0);
+  const std::int64_t pairs = (b.hi[0] - b.lo[0] + 1) / 2;
+  const std::int64_t max_pairs = std::max<std::int64_t>(1, ((std::int64_t(1) << 31) - 1) / plane);
+  for (std::int64_t first = 0; first < pairs; first += max_pairs) {
+    const std::int64_t count = std::min(max_pairs, pairs - first);
     const std::uint32_t wz32 = std::uint32_t(wz), wy32 = std::uint32_t(wy);
-    const std::int64_t lo_y = b.lo[1], lo_z = b.lo[2];
+    const std::int64_t i0 = b.lo[0] + 2 * first, hi_x = b.hi[0], lo_y = b.lo[1], lo_z = b.lo[2];
     Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, planes * plane),
+        label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, count * plane),
         KOKKOS_LAMBDA(std::int64_t q) {
           const std::uint32_t q32 = std::uint32_t(q), row = q32 / wz32, di = row / wy32;
-          body(i0 + di, lo_y + std::int64_t(row - di * wy32),
-               lo_z + std::int64_t(q32 - row * wz32));
+          const std::int64_t i = i0 + 2 * std::int64_t(di);
+          body(i, lo_y + std::int64_t(row - di * wy32), lo_z + std::int64_t(q32 - row * wz32),
+               i + 1 < hi_x);
         });
   }
 }
@@ -47,11 +52,15 @@ template <class Exec, class Id>
 void update_h_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Interior in,
                     const Shell sh, std::int64_t sy) {
   const std::int64_t sx = (a.ny + 1) * sy;
-  for_interior<Exec>(
+  for_interior_pairs<Exec>(
       "fdtd.update_h_interior", in.box,
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k, bool pair) {
         const std::int64_t n = i * sx + j * sy + k;
-        update_h_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_dh, m.dh0));
+        if (pair)
+          update_h_interior_pair(a, n, sy, sx, in.inv_d, m.get(n, coef_dh, m.dh0),
+                                 m.get(n + sx, coef_dh, m.dh0));
+        else
+          update_h_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_dh, m.dh0));
       });
   Kokkos::parallel_for(
       "fdtd.update_h_shell",
@@ -67,12 +76,17 @@ template <class Exec, class Id>
 void update_e_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Interior in,
                     const Shell sh, std::int64_t sy) {
   const std::int64_t sx = (a.ny + 1) * sy;
-  for_interior<Exec>(
+  for_interior_pairs<Exec>(
       "fdtd.update_e_interior", in.box,
-      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k) {
+      KOKKOS_LAMBDA(std::int64_t i, std::int64_t j, std::int64_t k, bool pair) {
         const std::int64_t n = i * sx + j * sy + k;
-        update_e_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_ca, m.ca0),
-                          m.get(n, coef_cb, m.cb0));
+        if (pair)
+          update_e_interior_pair(a, n, sy, sx, in.inv_d, m.get(n, coef_ca, m.ca0),
+                                 m.get(n, coef_cb, m.cb0), m.get(n + sx, coef_ca, m.ca0),
+                                 m.get(n + sx, coef_cb, m.cb0));
+        else
+          update_e_interior(a, n, sy, sx, in.inv_d, m.get(n, coef_ca, m.ca0),
+                            m.get(n, coef_cb, m.cb0));
       });
   Kokkos::parallel_for(
       "fdtd.update_e_shell",

@@ -209,4 +209,46 @@ PPKIT_FDTD_HD void update_e_interior(const YeeKernelArgs& a, std::int64_t n, std
   a.ez[n] = ca * a.ez[n] + cb * curl_z;
 }
 
+// Interior H update of nodes n (plane i) and n + sx (plane i + 1): every load
+// is issued before the first store (more loads in flight), and E at plane
+// i + 1 serves both as the x neighbour of plane i and as the centre of i + 1.
+PPKIT_FDTD_HD void update_h_interior_pair(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
+                                          std::int64_t sx, const float inv_d[3], float dh0,
+                                          float dh1) {
+  const std::int64_t m = n + sx;
+  const float ex0 = a.ex[n], ex0k = a.ex[n + 1], ex0j = a.ex[n + sy];
+  const float ex1 = a.ex[m], ex1k = a.ex[m + 1], ex1j = a.ex[m + sy];
+  const float ey0 = a.ey[n], ey0k = a.ey[n + 1], ey1 = a.ey[m], ey1k = a.ey[m + 1];
+  const float ez0 = a.ez[n], ez0j = a.ez[n + sy], ez1 = a.ez[m], ez1j = a.ez[m + sy];
+  const float ey2 = a.ey[m + sx], ez2 = a.ez[m + sx];
+  const float hx0 = a.hx[n], hy0 = a.hy[n], hz0 = a.hz[n];
+  const float hx1 = a.hx[m], hy1 = a.hy[m], hz1 = a.hz[m];
+  a.hx[n] = hx0 - dh0 * ((ez0j - ez0) * inv_d[1] - (ey0k - ey0) * inv_d[2]);
+  a.hy[n] = hy0 - dh0 * ((ex0k - ex0) * inv_d[2] - (ez1 - ez0) * inv_d[0]);
+  a.hz[n] = hz0 - dh0 * ((ey1 - ey0) * inv_d[0] - (ex0j - ex0) * inv_d[1]);
+  a.hx[m] = hx1 - dh1 * ((ez1j - ez1) * inv_d[1] - (ey1k - ey1) * inv_d[2]);
+  a.hy[m] = hy1 - dh1 * ((ex1k - ex1) * inv_d[2] - (ez2 - ez1) * inv_d[0]);
+  a.hz[m] = hz1 - dh1 * ((ey2 - ey1) * inv_d[0] - (ex1j - ex1) * inv_d[1]);
+}
+
+// Interior E update of nodes n (plane i) and n + sx (plane i + 1), loads first.
+PPKIT_FDTD_HD void update_e_interior_pair(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
+                                          std::int64_t sx, const float inv_d[3], float ca0,
+                                          float cb0, float ca1, float cb1) {
+  const std::int64_t m = n + sx, p = n - sx;
+  const float hx0 = a.hx[n], hx0k = a.hx[n - 1], hx0j = a.hx[n - sy];
+  const float hx1 = a.hx[m], hx1k = a.hx[m - 1], hx1j = a.hx[m - sy];
+  const float hy0 = a.hy[n], hy0k = a.hy[n - 1], hy1 = a.hy[m], hy1k = a.hy[m - 1];
+  const float hz0 = a.hz[n], hz0j = a.hz[n - sy], hz1 = a.hz[m], hz1j = a.hz[m - sy];
+  const float hyp = a.hy[p], hzp = a.hz[p];
+  const float ex0 = a.ex[n], ey0 = a.ey[n], ez0 = a.ez[n];
+  const float ex1 = a.ex[m], ey1 = a.ey[m], ez1 = a.ez[m];
+  a.ex[n] = ca0 * ex0 + cb0 * ((hz0 - hz0j) * inv_d[1] - (hy0 - hy0k) * inv_d[2]);
+  a.ey[n] = ca0 * ey0 + cb0 * ((hx0 - hx0k) * inv_d[2] - (hz0 - hzp) * inv_d[0]);
+  a.ez[n] = ca0 * ez0 + cb0 * ((hy0 - hyp) * inv_d[0] - (hx0 - hx0j) * inv_d[1]);
+  a.ex[m] = ca1 * ex1 + cb1 * ((hz1 - hz1j) * inv_d[1] - (hy1 - hy1k) * inv_d[2]);
+  a.ey[m] = ca1 * ey1 + cb1 * ((hx1 - hx1k) * inv_d[2] - (hz1 - hz0) * inv_d[0]);
+  a.ez[m] = ca1 * ez1 + cb1 * ((hy1 - hy0) * inv_d[0] - (hx1 - hx1j) * inv_d[1]);
+}
+
 }  // namespace ppkit::fdtd::split
