@@ -30,8 +30,8 @@ FdtdStep::Problem random_problem(unsigned seed, std::array<index_t, 3> cells = {
   p.materials = {Material{}, Material{4.0, 1.0, 0.02, false}, Material{2.5, 1.5, 0, false},
                  Material{1, 1, 0, true}};
   for (std::uint32_t m = 4; m < materials; ++m)
-    p.materials.push_back(Material{1.0 + 0.5 * (m % 5), 1.0 + 0.25 * (m % 3), 0.01 * (m % 4),
-                                   m % 50 == 0});
+    p.materials.push_back(
+        Material{1.0 + 0.5 * (m % 5), 1.0 + 0.25 * (m % 3), 0.01 * (m % 4), m % 50 == 0});
   p.material_id.resize(std::size_t(p.grid.nodes()));
   for (auto& id : p.material_id) id = std::uint32_t(rng() % materials);
   for (int c = 0; c < 6; ++c) {

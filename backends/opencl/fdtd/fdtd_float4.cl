@@ -56,8 +56,8 @@ inline float4 gather(__global const float* table, uint4 m, int which) {
 __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_h_interior(
     long ny, long pz, long lo0, long lo1, long hi1, long lo2, long hi2, float ix, float iy,
     float iz, __global const float* ex, __global const float* ey, __global const float* ez,
-    __global float* hx, __global float* hy, __global float* hz,
-    __global const MATERIAL_T* material, __global const float* table) {
+    __global float* hx, __global float* hy, __global float* hz, __global const MATERIAL_T* material,
+    __global const float* table) {
   // Tiles: row r = local y, column c = 4 * local quad + lane; one halo row
   // (j + 1) for Ex, Ez and one halo column (k + 4 of the last quad) for Ex, Ey.
   __local float tex[(LY + 1) * (TZ + 1)];
@@ -116,9 +116,9 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_h_interior
 
 __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_e_interior(
     long ny, long pz, long lo0, long lo1, long hi1, long lo2, long hi2, float ix, float iy,
-    float iz, __global float* ex, __global float* ey, __global float* ez,
-    __global const float* hx, __global const float* hy, __global const float* hz,
-    __global const MATERIAL_T* material, __global const float* table) {
+    float iz, __global float* ex, __global float* ey, __global float* ez, __global const float* hx,
+    __global const float* hy, __global const float* hz, __global const MATERIAL_T* material,
+    __global const float* table) {
   // Tiles: row r + 1 = local y (row 0: halo j0 - 1 for Hx, Hz), column c + 1 =
   // 4 * local quad + lane (column 0: halo k0 - 1 of the first quad for Hx, Hy).
   __local float thx[(LY + 1) * (TZ + 1)];
@@ -209,8 +209,8 @@ inline float cpml_term(float d, int slot, __global const float* prof, long n1, l
 
 __kernel void update_h_shell(long nx, long ny, long nz, long pz, long layers,
                              __global const long* shell, __global const float* ex,
-                             __global const float* ey, __global const float* ez,
-                             __global float* hx, __global float* hy, __global float* hz,
+                             __global const float* ey, __global const float* ez, __global float* hx,
+                             __global float* hy, __global float* hz,
                              __global const MATERIAL_T* material, __global const float* table,
                              __global const float* px, __global const float* py,
                              __global const float* pzp, __global const int* sx_slot,
@@ -249,14 +249,14 @@ __kernel void update_h_shell(long nx, long ny, long nz, long pz, long layers,
 
 __kernel void update_e_shell(long nx, long ny, long nz, long pz, long layers,
                              __global const long* shell, __global float* ex, __global float* ey,
-                             __global float* ez, __global const float* hx,
-                             __global const float* hy, __global const float* hz,
-                             __global const MATERIAL_T* material, __global const float* table,
-                             __global const float* px, __global const float* py,
-                             __global const float* pzp, __global const int* sx_slot,
-                             __global const int* sy_slot, __global const int* sz_slot,
-                             __global float* psix, __global float* psiy, __global float* psiz,
-                             long psix_size, long psiy_size, long psiz_size) {
+                             __global float* ez, __global const float* hx, __global const float* hy,
+                             __global const float* hz, __global const MATERIAL_T* material,
+                             __global const float* table, __global const float* px,
+                             __global const float* py, __global const float* pzp,
+                             __global const int* sx_slot, __global const int* sy_slot,
+                             __global const int* sz_slot, __global float* psix,
+                             __global float* psiy, __global float* psiz, long psix_size,
+                             long psiy_size, long psiz_size) {
   const long q = get_global_id(0);
   if (q >= shell[42]) return;
   long i, j, k;
