@@ -25,25 +25,46 @@ struct MaterialLookup {
 };
 
 // The interior box in pairs of x-planes (the last one alone when the count is
-// odd): body(i, j, k, pair) updates plane i, and i + 1 when pair. Each launch
-// decodes its flat index with 32-bit divisions: launches of fewer than 2^31
-// work items.
+// odd): body(i, j, k, pair) updates plane i, and i + 1 when pair. The work
+// items are numbered in tiles of 32 z x 8 y nodes (256 consecutive indices,
+// like the blocks of cuda/split): on a GPU a warp reads one aligned 128-byte
+// z segment (the tile's z origin is rounded down to a multiple of 32, items
+// outside the box return), and the y neighbour of 7 rows in 8 is read by the
+// same block (L1) rather than by a block a whole row away. Tiles run z, then y,
+// then x (slowest), so neighbour planes are still in L2 when read again. The
+// decode uses shifts and 32-bit divisions by the tile counts: launches of
+// fewer than 2^31 work items.
+constexpr int split_tile_z = 32, split_tile_y = 8, split_tile = split_tile_z * split_tile_y;
+
 template <class Exec, class Body>
 void for_interior_pairs(const char* label, const Box& b, const Body& body) {
-  const std::int64_t wz = b.hi[2] - b.lo[2], wy = b.hi[1] - b.lo[1], plane = wy * wz;
+  const std::int64_t lo_z = b.lo[2], hi_z = b.hi[2], lo_y = b.lo[1], hi_y = b.hi[1];
+  const std::int64_t k0 = lo_z & ~std::int64_t(split_tile_z - 1);
+  const std::int64_t tiles_z = (hi_z - k0 + split_tile_z - 1) / split_tile_z;
+  const std::int64_t tiles_y = (hi_y - lo_y + split_tile_y - 1) / split_tile_y;
+  const std::int64_t items_per_pair = tiles_z * tiles_y * split_tile;
   const std::int64_t pairs = (b.hi[0] - b.lo[0] + 1) / 2;
-  const std::int64_t max_pairs = std::max<std::int64_t>(1, ((std::int64_t(1) << 31) - 1) / plane);
+  if (pairs <= 0 || tiles_z <= 0 || tiles_y <= 0) return;
+  const std::int64_t max_pairs =
+      std::max<std::int64_t>(1, ((std::int64_t(1) << 31) - 1) / items_per_pair);
+  const std::uint32_t tz32 = std::uint32_t(tiles_z), ty32 = std::uint32_t(tiles_y);
   for (std::int64_t first = 0; first < pairs; first += max_pairs) {
     const std::int64_t count = std::min(max_pairs, pairs - first);
-    const std::uint32_t wz32 = std::uint32_t(wz), wy32 = std::uint32_t(wy);
-    const std::int64_t i0 = b.lo[0] + 2 * first, hi_x = b.hi[0], lo_y = b.lo[1], lo_z = b.lo[2];
+    const std::int64_t i0 = b.lo[0] + 2 * first, hi_x = b.hi[0];
     Kokkos::parallel_for(
-        label, Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, count * plane),
+        label,
+        Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>, Kokkos::LaunchBounds<256>>(
+            0, count * items_per_pair),
         KOKKOS_LAMBDA(std::int64_t q) {
-          const std::uint32_t q32 = std::uint32_t(q), row = q32 / wz32, di = row / wy32;
+          const std::uint32_t q32 = std::uint32_t(q), lane = q32 & (split_tile - 1);
+          const std::uint32_t tile = q32 / split_tile, rest = tile / tz32, di = rest / ty32;
+          const std::int64_t k = k0 + std::int64_t(tile - rest * tz32) * split_tile_z +
+                                 std::int64_t(lane % split_tile_z);
+          const std::int64_t j = lo_y + std::int64_t(rest - di * ty32) * split_tile_y +
+                                 std::int64_t(lane / split_tile_z);
+          if (k < lo_z || k >= hi_z || j >= hi_y) return;
           const std::int64_t i = i0 + 2 * std::int64_t(di);
-          body(i, lo_y + std::int64_t(row - di * wy32), lo_z + std::int64_t(q32 - row * wz32),
-               i + 1 < hi_x);
+          body(i, j, k, i + 1 < hi_x);
         });
   }
 }
