@@ -97,6 +97,18 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_h_interior
     tex[ly * (TZ + 1) + TZ] = a;
     tey[ly * (TZ + 1) + TZ] = b;
   }
+  // Every global load of the update is issued before the barrier, so that the
+  // x neighbours and the old H are in flight together with the staged fields
+  // (one DRAM latency per work-item instead of two).
+  float4 ey_ip = 0, ez_ip = 0, vhx = 0, vhy = 0, vhz = 0, dh = 0;
+  if (inside) {
+    ey_ip = vload4(0, ey + n + sx);
+    ez_ip = vload4(0, ez + n + sx);
+    vhx = vload4(0, hx + n);
+    vhy = vload4(0, hy + n);
+    vhz = vload4(0, hz + n);
+    dh = gather(table, material_ids(material, n), 2);
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (!inside) return;
 
@@ -104,14 +116,12 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_h_interior
   const float4 ey_kp = vload4(0, tey + ly * (TZ + 1) + 4 * lq + 1);
   const float4 ex_jp = vload4(0, tex + (ly + 1) * (TZ + 1) + 4 * lq);
   const float4 ez_jp = vload4(0, tez + (ly + 1) * TZ + 4 * lq);
-  const float4 ey_ip = vload4(0, ey + n + sx), ez_ip = vload4(0, ez + n + sx);
-  const float4 dh = gather(table, material_ids(material, n), 2);
   const float4 curl_x = (ez_jp - vez) * iy - (ey_kp - vey) * iz;
   const float4 curl_y = (ex_kp - vex) * iz - (ez_ip - vez) * ix;
   const float4 curl_z = (ey_ip - vey) * ix - (ex_jp - vex) * iy;
-  vstore4(vload4(0, hx + n) - dh * curl_x, 0, hx + n);
-  vstore4(vload4(0, hy + n) - dh * curl_y, 0, hy + n);
-  vstore4(vload4(0, hz + n) - dh * curl_z, 0, hz + n);
+  vstore4(vhx - dh * curl_x, 0, hx + n);
+  vstore4(vhy - dh * curl_y, 0, hy + n);
+  vstore4(vhz - dh * curl_z, 0, hz + n);
 }
 
 __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_e_interior(
@@ -156,6 +166,18 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_e_interior
     thx[(ly + 1) * (TZ + 1)] = a;
     thy[ly * (TZ + 1)] = b;
   }
+  // All global loads before the barrier (see update_h_interior).
+  float4 hy_im = 0, hz_im = 0, vex = 0, vey = 0, vez = 0, ca = 0, cb = 0;
+  if (inside) {
+    hy_im = vload4(0, hy + n - sx);
+    hz_im = vload4(0, hz + n - sx);
+    vex = vload4(0, ex + n);
+    vey = vload4(0, ey + n);
+    vez = vload4(0, ez + n);
+    const uint4 m = material_ids(material, n);
+    ca = gather(table, m, 0);
+    cb = gather(table, m, 1);
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (!inside) return;
 
@@ -163,15 +185,12 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_e_interior
   const float4 hy_km = vload4(0, thy + ly * (TZ + 1) + 4 * lq);
   const float4 hx_jm = vload4(0, thx + ly * (TZ + 1) + 1 + 4 * lq);
   const float4 hz_jm = vload4(0, thz + ly * TZ + 4 * lq);
-  const float4 hy_im = vload4(0, hy + n - sx), hz_im = vload4(0, hz + n - sx);
-  const uint4 m = material_ids(material, n);
-  const float4 ca = gather(table, m, 0), cb = gather(table, m, 1);
   const float4 curl_x = (vhz - hz_jm) * iy - (vhy - hy_km) * iz;
   const float4 curl_y = (vhx - hx_km) * iz - (vhz - hz_im) * ix;
   const float4 curl_z = (vhy - hy_im) * ix - (vhx - hx_jm) * iy;
-  vstore4(ca * vload4(0, ex + n) + cb * curl_x, 0, ex + n);
-  vstore4(ca * vload4(0, ey + n) + cb * curl_y, 0, ey + n);
-  vstore4(ca * vload4(0, ez + n) + cb * curl_z, 0, ez + n);
+  vstore4(ca * vex + cb * curl_x, 0, ex + n);
+  vstore4(ca * vey + cb * curl_y, 0, ey + n);
+  vstore4(ca * vez + cb * curl_z, 0, ez + n);
 }
 
 // ---- shell: one work-item per node outside the interior, general update

@@ -19,7 +19,7 @@ namespace {
 using opencl::Buffer;
 
 // Work-group shape of opencl/float4: LQ quads (4 z nodes each) x LY rows.
-constexpr std::size_t float4_quads = 16, float4_rows = 4;
+constexpr std::size_t float4_quads = 16, float4_rows = 8;
 constexpr std::size_t max_reduction_groups = 1024;
 
 template <class T>
