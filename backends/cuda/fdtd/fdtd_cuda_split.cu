@@ -87,9 +87,9 @@ __global__ void __launch_bounds__(tile_threads) interior_h_kernel(const StepArgs
     eyk[p] = __ldg(ey + o + 1);
     ezc[p] = __ldg(ez + o);
     ezj[p] = __ldg(ez + o + sy);
-    hxc[p] = hx[o];
-    hyc[p] = hy[o];
-    hzc[p] = hz[o];
+    hxc[p] = __ldcs(hx + o);  // read once, written once: evict first
+    hyc[p] = __ldcs(hy + o);
+    hzc[p] = __ldcs(hz + o);
     dh[p] = h_coefficient<Id>(s, table, n0 + o);
   }
   eyc[R] = __ldg(ey + R * sx);
@@ -100,9 +100,9 @@ __global__ void __launch_bounds__(tile_threads) interior_h_kernel(const StepArgs
     const float curl_x = (ezj[p] - ezc[p]) * iky - (eyk[p] - eyc[p]) * ikz;
     const float curl_y = (exk[p] - exc[p]) * ikz - (ezc[p + 1] - ezc[p]) * ikx;
     const float curl_z = (eyc[p + 1] - eyc[p]) * ikx - (exj[p] - exc[p]) * iky;
-    hx[o] = hxc[p] - dh[p] * curl_x;
-    hy[o] = hyc[p] - dh[p] * curl_y;
-    hz[o] = hzc[p] - dh[p] * curl_z;
+    __stcs(hx + o, hxc[p] - dh[p] * curl_x);
+    __stcs(hy + o, hyc[p] - dh[p] * curl_y);
+    __stcs(hz + o, hzc[p] - dh[p] * curl_z);
   }
 }
 
@@ -141,9 +141,9 @@ __global__ void __launch_bounds__(tile_threads) interior_e_kernel(const StepArgs
     hyk[p] = __ldg(hy + o - 1);
     hzv[p + 1] = __ldg(hz + o);
     hzj[p] = __ldg(hz + o - sy);
-    exc[p] = ex[o];
-    eyc[p] = ey[o];
-    ezc[p] = ez[o];
+    exc[p] = __ldcs(ex + o);
+    eyc[p] = __ldcs(ey + o);
+    ezc[p] = __ldcs(ez + o);
     c[p] = e_coefficients<Id>(s, table, n0 + o);
   }
 #pragma unroll
@@ -152,9 +152,9 @@ __global__ void __launch_bounds__(tile_threads) interior_e_kernel(const StepArgs
     const float curl_x = (hzv[p + 1] - hzj[p]) * iky - (hyv[p + 1] - hyk[p]) * ikz;
     const float curl_y = (hxc[p] - hxk[p]) * ikz - (hzv[p + 1] - hzv[p]) * ikx;
     const float curl_z = (hyv[p + 1] - hyv[p]) * ikx - (hxc[p] - hxj[p]) * iky;
-    ex[o] = c[p].x * exc[p] + c[p].y * curl_x;
-    ey[o] = c[p].x * eyc[p] + c[p].y * curl_y;
-    ez[o] = c[p].x * ezc[p] + c[p].y * curl_z;
+    __stcs(ex + o, c[p].x * exc[p] + c[p].y * curl_x);
+    __stcs(ey + o, c[p].x * eyc[p] + c[p].y * curl_y);
+    __stcs(ez + o, c[p].x * ezc[p] + c[p].y * curl_z);
   }
 }
 
