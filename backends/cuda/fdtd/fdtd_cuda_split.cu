@@ -239,27 +239,80 @@ unsigned shell_blocks(const split::Shell& sh) {
   return unsigned((sh.first[6] + shell_block - 1) / shell_block);
 }
 
+// The shell kernel of a half step runs on a side stream, concurrently with the
+// interior kernel (they write disjoint nodes and read only the other field):
+// its short, latency-bound rows of CPML nodes overlap the interior's stream
+// of full lines instead of adding their time after it. Fork and join through
+// events, so the default stream sees one half step as before.
+struct ShellStream {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
+};
+
+ShellStream& shell_stream() {
+  constexpr int max_devices = 64;
+  static ShellStream per_device[max_devices];
+  int device = 0;
+  cudaGetDevice(&device);
+  ShellStream& ss = per_device[device % max_devices];
+  if (!ss.stream) {
+    cudaStreamCreateWithFlags(&ss.stream, cudaStreamNonBlocking);
+    cudaEventCreateWithFlags(&ss.fork, cudaEventDisableTiming);
+    cudaEventCreateWithFlags(&ss.join, cudaEventDisableTiming);
+  }
+  return ss;
+}
+
+template <class LaunchShell, class LaunchInterior>
+void overlapped(bool has_shell, LaunchShell&& launch_shell, LaunchInterior&& launch_interior) {
+  if (!has_shell) {
+    launch_interior(cudaStream_t(nullptr));
+    return;
+  }
+  ShellStream& ss = shell_stream();
+  cudaEventRecord(ss.fork, nullptr);
+  cudaStreamWaitEvent(ss.stream, ss.fork, 0);
+  launch_shell(ss.stream);
+  launch_interior(cudaStream_t(nullptr));
+  cudaEventRecord(ss.join, ss.stream);
+  cudaStreamWaitEvent(nullptr, ss.join, 0);
+}
+
 }  // namespace
 
 void update_h(const StepArgs& s, int planes_per_thread) {
   with_id_type(s.id_bytes, [&](auto id) {
     using Id = decltype(id);
-    with_planes(planes_per_thread, [&](auto planes) {
-      constexpr int R = decltype(planes)::value;
-      interior_h_kernel<Id, R><<<interior_grid(s.h.interior.box, R), dim3(tile_z, tile_y)>>>(s);
-    });
-    if (s.h.shell.first[6] > 0) shell_h_kernel<Id><<<shell_blocks(s.h.shell), shell_block>>>(s);
+    overlapped(
+        s.h.shell.first[6] > 0,
+        [&](cudaStream_t st) {
+          shell_h_kernel<Id><<<shell_blocks(s.h.shell), shell_block, 0, st>>>(s);
+        },
+        [&](cudaStream_t st) {
+          with_planes(planes_per_thread, [&](auto planes) {
+            constexpr int R = decltype(planes)::value;
+            interior_h_kernel<Id, R>
+                <<<interior_grid(s.h.interior.box, R), dim3(tile_z, tile_y), 0, st>>>(s);
+          });
+        });
   });
 }
 
 void update_e(const StepArgs& s, int planes_per_thread) {
   with_id_type(s.id_bytes, [&](auto id) {
     using Id = decltype(id);
-    with_planes(planes_per_thread, [&](auto planes) {
-      constexpr int R = decltype(planes)::value;
-      interior_e_kernel<Id, R><<<interior_grid(s.e.interior.box, R), dim3(tile_z, tile_y)>>>(s);
-    });
-    if (s.e.shell.first[6] > 0) shell_e_kernel<Id><<<shell_blocks(s.e.shell), shell_block>>>(s);
+    overlapped(
+        s.e.shell.first[6] > 0,
+        [&](cudaStream_t st) {
+          shell_e_kernel<Id><<<shell_blocks(s.e.shell), shell_block, 0, st>>>(s);
+        },
+        [&](cudaStream_t st) {
+          with_planes(planes_per_thread, [&](auto planes) {
+            constexpr int R = decltype(planes)::value;
+            interior_e_kernel<Id, R>
+                <<<interior_grid(s.e.interior.box, R), dim3(tile_z, tile_y), 0, st>>>(s);
+          });
+        });
   });
 }
 
