@@ -11,7 +11,7 @@
 //  - the energy sum as float4 loads plus the local-memory tree reduction of
 //    fdtd_common.cl.
 //
-// Layout as fdtd_plain.cl but with the z pitch pz a multiple of 4 (rows
+// Layout as fdtd_plain.cl but with the z pitch pz a multiple of 32 (rows
 // padded with zeros that are never written); z profiles and slots have pz
 // entries per array (padding: slot -1). x and y psi arrays are padded along z
 // like the fields; z psi arrays are scalar [(i * (ny + 1) + j) * layers + slot].
@@ -51,7 +51,9 @@ inline float4 gather(__global const float* table, uint4 m, int which) {
                   table[m.s2 * STRIDE + which], table[m.s3 * STRIDE + which]);
 }
 
-// ---- interior: quads [lo2, hi2) (multiples of 4), rows [lo1, hi1), planes lo0 + gid(2)
+// ---- interior: quads [lo2, hi2) (multiples of 4), rows [lo1, hi1), planes lo0 + gid(2);
+// the quads of a work-group start at lo2 rounded down to a multiple of 32 (with
+// pz a multiple of 32, every row segment of a work-group is 128-byte aligned)
 
 __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_h_interior(
     long ny, long pz, long lo0, long lo1, long hi1, long lo2, long hi2, float ix, float iy,
@@ -64,11 +66,11 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_h_interior
   __local float tey[LY * (TZ + 1)];
   __local float tez[(LY + 1) * TZ];
   const int lq = get_local_id(0), ly = get_local_id(1);
-  const long k0 = lo2 + 4 * (long)get_global_id(0), j = lo1 + get_global_id(1),
+  const long k0 = (lo2 & ~31L) + 4 * (long)get_global_id(0), j = lo1 + get_global_id(1),
              i = lo0 + get_global_id(2);
-  // Work-items past the interior still stage their values (neighbours of the
-  // last interior row and quad) where the grid has them.
-  const bool inside = k0 < hi2 && j < hi1, exists = k0 < pz && j <= ny;
+  // Work-items outside the interior still stage their values (neighbours of
+  // the last interior row and quad) where the grid has them.
+  const bool inside = k0 >= lo2 && k0 < hi2 && j < hi1, exists = k0 < pz && j <= ny;
   const long sy = pz, sx = (ny + 1) * pz, n = i * sx + j * sy + k0;
   float4 vex = 0, vey = 0, vez = 0;
   if (exists) {
@@ -135,12 +137,14 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_e_interior
   __local float thy[LY * (TZ + 1)];
   __local float thz[(LY + 1) * TZ];
   const int lq = get_local_id(0), ly = get_local_id(1);
-  const long k0 = lo2 + 4 * (long)get_global_id(0), j = lo1 + get_global_id(1),
+  const long k0 = (lo2 & ~31L) + 4 * (long)get_global_id(0), j = lo1 + get_global_id(1),
              i = lo0 + get_global_id(2);
-  const bool inside = k0 < hi2 && j < hi1;
+  // Work-items outside the interior stage their values where the grid has
+  // them (neighbours k0 - 1 of the first interior quad, for instance).
+  const bool inside = k0 >= lo2 && k0 < hi2 && j < hi1, exists = k0 < pz && j <= ny;
   const long sy = pz, sx = (ny + 1) * pz, n = i * sx + j * sy + k0;
   float4 vhx = 0, vhy = 0, vhz = 0;
-  if (inside) {
+  if (exists) {
     vhx = vload4(0, hx + n);
     vhy = vload4(0, hy + n);
     vhz = vload4(0, hz + n);
@@ -150,7 +154,7 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_e_interior
   vstore4(vhz, 0, thz + (ly + 1) * TZ + 4 * lq);
   if (ly == 0) {
     float4 a = 0, b = 0;
-    if (inside) {
+    if (exists) {
       a = vload4(0, hx + n - sy);
       b = vload4(0, hz + n - sy);
     }
@@ -159,7 +163,7 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_e_interior
   }
   if (lq == 0) {
     float a = 0, b = 0;
-    if (inside) {
+    if (exists) {  // k0 = 0: the padding at the end of the previous row, never used
       a = hx[n - 1];
       b = hy[n - 1];
     }

@@ -37,7 +37,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     auto& ctx = opencl::Context::get();
     const YeeGrid& g = p.grid;
     nx_ = g.nx, ny_ = g.ny, nz_ = g.nz;
-    pz_ = vectorized ? index_t(round_up(std::size_t(nz_ + 1), 4)) : nz_ + 1;
+    pz_ = vectorized ? index_t(round_up(std::size_t(nz_ + 1), 32)) : nz_ + 1;  // 128-byte rows
     layers_ = 2 * setup_.cpml.thickness;
     nodes_ = (nx_ + 1) * (ny_ + 1) * pz_;
 
@@ -290,7 +290,8 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
       shell_[half] = device_copy(packed);
       const std::size_t group = 256;
       shell_global_[half] = round_up(std::size_t(shell.first[6]), group);
-      interior_global_[half][0] = round_up(std::size_t((hi2 - lo2) / 4), float4_quads);
+      interior_global_[half][0] =
+          round_up(std::size_t((hi2 - (lo2 & ~index_t(31))) / 4), float4_quads);
       interior_global_[half][1] = round_up(std::size_t(box.hi[1] - box.lo[1]), float4_rows);
       interior_global_[half][2] = hi2 > lo2 ? std::size_t(box.hi[0] - box.lo[0]) : 0;
       const cl_mem f[6] = {fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
