@@ -120,14 +120,14 @@ void update_e_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Int
       });
 }
 
-// 1/2 sum (eps |E|^2 + mu |H|^2) over all nodes (times dV by the caller).
+// 1/2 sum (eps |E|^2 + mu |H|^2) over all nodes of rows pitched by sy (the
+// padding holds zeros; times dV by the caller).
 template <class Exec, class Id>
-double field_energy_split(const YeeKernelArgs a, const MaterialLookup<Id> m) {
+double field_energy_split(const YeeKernelArgs a, const MaterialLookup<Id> m, std::int64_t sy) {
   double sum = 0;
   Kokkos::parallel_reduce(
       "fdtd.energy",
-      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(
-          0, (a.nx + 1) * (a.ny + 1) * (a.nz + 1)),
+      Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, (a.nx + 1) * (a.ny + 1) * sy),
       KOKKOS_LAMBDA(std::int64_t n, double& acc) {
         const float e2 = a.ex[n] * a.ex[n] + a.ey[n] * a.ey[n] + a.ez[n] * a.ez[n];
         const float h2 = a.hx[n] * a.hx[n] + a.hy[n] * a.hy[n] + a.hz[n] * a.hz[n];
