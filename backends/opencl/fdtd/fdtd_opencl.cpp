@@ -1,6 +1,8 @@
 // opencl/plain and opencl/float4: host glue of fdtd.step. Both use the same
 // buffers (fields with a z pitch pz, packed CPML profiles, psi per axis, see
-// fdtd_plain.cl); float4 pads pz to a multiple of 4 and runs 2D work-groups.
+// fdtd_plain.cl); float4 pads pz to a multiple of 4, reads the narrowest
+// material id type, and splits each half step into a CPML-free interior
+// (quad-aligned along z, 2D work-groups) and a shell of the remaining nodes.
 #include <algorithm>
 #include <cmath>
 
@@ -9,6 +11,7 @@
 #include "opencl_fdtd_float4.hpp"
 #include "opencl_fdtd_plain.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/yee_split.hpp"
 
 namespace ppkit::fdtd {
 namespace {
@@ -16,7 +19,7 @@ namespace {
 using opencl::Buffer;
 
 // Work-group shape of opencl/float4: LQ quads (4 z nodes each) x LY rows.
-constexpr std::size_t float4_quads = 16, float4_rows = 4;
+constexpr std::size_t float4_quads = 16, float4_rows = 8;
 constexpr std::size_t max_reduction_groups = 1024;
 
 template <class T>
@@ -34,19 +37,30 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     auto& ctx = opencl::Context::get();
     const YeeGrid& g = p.grid;
     nx_ = g.nx, ny_ = g.ny, nz_ = g.nz;
-    pz_ = vectorized ? index_t(round_up(std::size_t(nz_ + 1), 4)) : nz_ + 1;
+    pz_ = vectorized ? index_t(round_up(std::size_t(nz_ + 1), 32)) : nz_ + 1;  // 128-byte rows
     layers_ = 2 * setup_.cpml.thickness;
     nodes_ = (nx_ + 1) * (ny_ + 1) * pz_;
 
     const std::string source =
         std::string(opencl::sources::fdtd_common) +
         (vectorized ? opencl::sources::fdtd_float4 : opencl::sources::fdtd_plain);
+    // opencl/float4 reads the narrowest id type (none with a single material).
+    const std::size_t materials = p.materials.size();
+    const char* id_type = materials <= 256 ? "uchar" : materials <= 65536 ? "ushort" : "uint";
     const std::string options =
-        vectorized ? "-DLQ=" + std::to_string(float4_quads) + " -DLY=" + std::to_string(float4_rows)
-                   : std::string();
+        vectorized
+            ? "-DLQ=" + std::to_string(float4_quads) + " -DLY=" + std::to_string(float4_rows) +
+                  " -DMATERIAL_T=" + id_type + (materials == 1 ? " -DONE_MATERIAL" : "")
+            : std::string();
     program_ = ctx.program(source, options);
-    update_h_ = std::make_unique<opencl::Kernel>(program_, "update_h");
-    update_e_ = std::make_unique<opencl::Kernel>(program_, "update_e");
+    update_h_ =
+        std::make_unique<opencl::Kernel>(program_, vectorized ? "update_h_shell" : "update_h");
+    update_e_ =
+        std::make_unique<opencl::Kernel>(program_, vectorized ? "update_e_shell" : "update_e");
+    if (vectorized) {
+      interior_h_ = std::make_unique<opencl::Kernel>(program_, "update_h_interior");
+      interior_e_ = std::make_unique<opencl::Kernel>(program_, "update_e_interior");
+    }
     sources_ = std::make_unique<opencl::Kernel>(program_, "apply_sources");
     probes_ = std::make_unique<opencl::Kernel>(program_, "record_probes");
     energy_ = std::make_unique<opencl::Kernel>(program_,
@@ -58,7 +72,20 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
       fields_[c].fill_bytes(0xFF);  // poison
       if (!p.initial[c].empty()) initial_[c] = Buffer<float>(pitched(p.initial[c], 0.0f));
     }
-    material_ = Buffer<std::uint32_t>(pitched(setup_.material_id, 0u));
+    if (!vectorized || materials > 65536) {
+      material_ = Buffer<std::uint32_t>(pitched(setup_.material_id, 0u));
+      material_mem_ = material_.mem();
+    } else if (materials > 256) {
+      material16_ = Buffer<std::uint16_t>(
+          pitched(std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint16_t(0)));
+      material_mem_ = material16_.mem();
+    } else {
+      material8_ = Buffer<std::uint8_t>(
+          pitched(std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint8_t(0)));
+      material_mem_ = material8_.mem();
+    }
     table_ = device_copy(setup_.material_table);
     const index_t n[3] = {nx_, ny_, nz_};
     for (int a = 0; a < 3; ++a) {
@@ -116,12 +143,15 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
 
     const cl_long nx = nx_, ny = ny_, nz = nz_, pz = pz_, layers = layers_;
     const cl_long s0 = psi_size_[0], s1 = psi_size_[1], s2 = psi_size_[2];
-    for (cl_kernel k : {cl_kernel(*update_h_), cl_kernel(*update_e_)}) {
-      opencl::set_args(k, nx, ny, nz, pz, layers, fields_[0].mem(), fields_[1].mem(),
-                       fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
-                       material_.mem(), table_.mem(), profiles_[0].mem(), profiles_[1].mem(),
-                       profiles_[2].mem(), slots_[0].mem(), slots_[1].mem(), slots_[2].mem(),
-                       psi_[0].mem(), psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
+    if (!vectorized) {
+      for (cl_kernel k : {cl_kernel(*update_h_), cl_kernel(*update_e_)})
+        opencl::set_args(k, nx, ny, nz, pz, layers, fields_[0].mem(), fields_[1].mem(),
+                         fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
+                         material_mem_, table_.mem(), profiles_[0].mem(), profiles_[1].mem(),
+                         profiles_[2].mem(), slots_[0].mem(), slots_[1].mem(), slots_[2].mem(),
+                         psi_[0].mem(), psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
+    } else {
+      prepare_split();
     }
     ctx.finish();
   }
@@ -153,10 +183,23 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     const cl_long steps = problem_.steps;
     std::size_t next_energy = 0;
     for (cl_long step = 0; step < steps; ++step) {
-      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0,
-                                            nullptr, nullptr));
-      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0,
-                                            nullptr, nullptr));
+      if (vectorized_) {
+        for (int half = 0; half < 2; ++half) {
+          if (interior_global_[half][2] > 0)
+            PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, half ? *interior_e_ : *interior_h_, 3,
+                                                  nullptr, interior_global_[half], local, 0,
+                                                  nullptr, nullptr));
+          if (shell_global_[half] > 0)
+            PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, half ? *update_e_ : *update_h_, 1, nullptr,
+                                                  &shell_global_[half], nullptr, 0, nullptr,
+                                                  nullptr));
+        }
+      } else {
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0,
+                                              nullptr, nullptr));
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0,
+                                              nullptr, nullptr));
+      }
       if (n_sources > 0) {
         opencl::set_args(*sources_, n_sources, step, steps, source_index_.mem(),
                          source_component_.mem(), source_hard_.mem(), source_values_.mem(),
@@ -218,6 +261,59 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     return out;
   }
 
+  // opencl/float4: interior boxes (quad-aligned along z), shells, kernel arguments.
+  void prepare_split() {
+    YeeKernelArgs a{};
+    a.nx = nx_, a.ny = ny_, a.nz = nz_, a.layers = layers_;
+    const cl_long nx = nx_, ny = ny_, nz = nz_, pz = pz_, layers = layers_;
+    const cl_long s0 = psi_size_[0], s1 = psi_size_[1], s2 = psi_size_[2];
+    for (int half = 0; half < 2; ++half) {
+      const bool electric = half == 1;
+      split::Box box = split::interior_box(a, electric);
+      float inv_d[3];
+      for (int d = 0; d < 3; ++d) {
+        const CpmlAxis& ax = setup_.cpml.axis[d];
+        inv_d[d] = (electric ? ax.e_inv_kd : ax.h_inv_kd)[std::size_t(box.lo[d])];
+      }
+      // Whole quads only; the nodes cut off join the shell's z slabs.
+      const index_t lo2 = (box.lo[2] + 3) / 4 * 4, hi2 = std::max(lo2, box.hi[2] / 4 * 4);
+      box.lo[2] = lo2;
+      box.hi[2] = hi2;
+      const split::Shell shell = split::shell_around(a, box);
+      std::vector<cl_long> packed(43);
+      for (int q = 0; q < 6; ++q)
+        for (int d = 0; d < 3; ++d) {
+          packed[std::size_t(6 * q + 2 * d)] = shell.slab[q].lo[d];
+          packed[std::size_t(6 * q + 2 * d + 1)] = shell.slab[q].hi[d];
+        }
+      for (int q = 0; q < 7; ++q) packed[std::size_t(36 + q)] = shell.first[q];
+      shell_[half] = device_copy(packed);
+      const std::size_t group = 256;
+      shell_global_[half] = round_up(std::size_t(shell.first[6]), group);
+      interior_global_[half][0] =
+          round_up(std::size_t((hi2 - (lo2 & ~index_t(31))) / 4), float4_quads);
+      interior_global_[half][1] = round_up(std::size_t(box.hi[1] - box.lo[1]), float4_rows);
+      interior_global_[half][2] = hi2 > lo2 ? std::size_t(box.hi[0] - box.lo[0]) : 0;
+      const cl_mem f[6] = {fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
+                           fields_[3].mem(), fields_[4].mem(), fields_[5].mem()};
+      const cl_mem in0 = electric ? f[3] : f[0], in1 = electric ? f[4] : f[1],
+                   in2 = electric ? f[5] : f[2], out0 = electric ? f[0] : f[3],
+                   out1 = electric ? f[1] : f[4], out2 = electric ? f[2] : f[5];
+      opencl::Kernel& interior = electric ? *interior_e_ : *interior_h_;
+      opencl::set_args(interior, ny, pz, cl_long(box.lo[0]), cl_long(box.lo[1]), cl_long(box.hi[1]),
+                       cl_long(lo2), cl_long(hi2), inv_d[0], inv_d[1], inv_d[2],
+                       electric ? out0 : in0, electric ? out1 : in1, electric ? out2 : in2,
+                       electric ? in0 : out0, electric ? in1 : out1, electric ? in2 : out2,
+                       material_mem_, table_.mem());
+      opencl::set_args(electric ? *update_e_ : *update_h_, nx, ny, nz, pz, layers,
+                       shell_[half].mem(), fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
+                       fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_mem_,
+                       table_.mem(), profiles_[0].mem(), profiles_[1].mem(), profiles_[2].mem(),
+                       slots_[0].mem(), slots_[1].mem(), slots_[2].mem(), psi_[0].mem(),
+                       psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
+    }
+  }
+
   // Two-kernel sum: per-group partial energies, then reduce_sum until one value.
   double total_energy() {
     cl_command_queue queue = opencl::Context::get().queue();
@@ -225,7 +321,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     const cl_long items = vectorized_ ? nodes_ / 4 : nodes_;
     std::size_t groups = std::min(max_reduction_groups, (std::size_t(items) + group - 1) / group);
     opencl::set_args(*energy_, items, fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
-                     fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_.mem(),
+                     fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_mem_,
                      table_.mem(), partial_[0].mem());
     PPKIT_CL_CHECK(clSetKernelArg(*energy_, 10, group * sizeof(float), nullptr));
     std::size_t global = groups * group;
@@ -254,10 +350,17 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
   index_t nx_ = 0, ny_ = 0, nz_ = 0, pz_ = 0, layers_ = 0, nodes_ = 0;
   index_t psi_size_[3] = {0, 0, 0};
   cl_program program_ = nullptr;  // owned by the context's program cache
-  std::unique_ptr<opencl::Kernel> update_h_, update_e_, sources_, probes_, energy_, reduce_;
+  std::unique_ptr<opencl::Kernel> update_h_, update_e_, sources_, probes_, energy_, reduce_,
+      interior_h_, interior_e_;
+  Buffer<cl_long> shell_[2];                // opencl/float4: packed shell slabs (H, E)
+  std::size_t shell_global_[2] = {0, 0};    // shell work-items, rounded up to 256
+  std::size_t interior_global_[2][3] = {};  // interior NDRange (quads, rows, planes)
   Buffer<float> fields_[6], initial_[6], table_, profiles_[3], psi_[3], source_values_,
       probe_values_, partial_[2];
   Buffer<std::uint32_t> material_;
+  Buffer<std::uint16_t> material16_;
+  Buffer<std::uint8_t> material8_;
+  cl_mem material_mem_ = nullptr;
   Buffer<std::int32_t> slots_[3], source_component_, source_hard_, probe_component_;
   Buffer<cl_long> source_index_, probe_index_;
   std::size_t reduction_group_ = 1;

@@ -77,10 +77,11 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& problem);
 // per field group (E and H separately, because their magnitudes differ by eta0).
 double fields_relative_error(const FieldSet& a, const FieldSet& reference);
 
-// Bytes the E+H update of one step really moves per node at least: every field
-// read once and written once (48), neighbour reads served from cache, the
-// material id twice (8) and the 3 coefficients from a cached table; plus the
-// psi arrays in the CPML layers (read + write). See docs/fdtd.md.
+// Compulsory DRAM bytes of one run: per node and step 72 B of fields (each half
+// step reads 6 fields and writes 3; neighbours served from cache) plus the
+// narrowest material id twice (0 B with a single material), psi in the CPML
+// layers read + written; the restart of the fields and psi, and the energy
+// sums. See docs/fdtd.md, "Performance model".
 double step_bytes(const FdtdStep::Problem& problem);
 double step_flops(const FdtdStep::Problem& problem);
 

@@ -1,18 +1,23 @@
 // kokkos-<space>/plain: fdtd.step through the kernels of yee_kokkos_kernels.hpp
 // (one Kokkos::parallel_for per half step, Kokkos::parallel_reduce for the
 // total field energy) on the whole grid.
+// kokkos-<space>/split: the same buffers, run through yee_kokkos_split_kernels.hpp
+// (flat interior RangePolicy + thin CPML/boundary shell per half step, 1-byte
+// material ids, no id read with a single material).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
 #include "ppkit/fdtd/yee_kernel_args.hpp"
 #include "ppkit/fdtd/yee_kokkos_kernels.hpp"
+#include "ppkit/fdtd/yee_kokkos_split_kernels.hpp"
 
 namespace ppkit::fdtd {
 namespace {
 
 template <class Exec>
-class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
+class KokkosStep final : public PreparedRun<FdtdStep::Result> {
   using Mem = typename Exec::memory_space;
   template <class T>
   using View = Kokkos::View<T*, Mem>;
@@ -28,22 +33,44 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
   }
 
  public:
-  explicit KokkosPlainStep(const FdtdStep::Problem& p) : problem_(p), setup_(make_step_setup(p)) {
+  KokkosStep(const FdtdStep::Problem& p, bool split)
+      : problem_(p), setup_(make_step_setup(p)), split_(split) {
     const YeeGrid& g = p.grid;
-    const std::size_t nodes = std::size_t(g.nodes());
     args_.nx = g.nx;
     args_.ny = g.ny;
     args_.nz = g.nz;
     args_.layers = 2 * setup_.cpml.thickness;
+    // kokkos/split pads rows to 32 nodes (128 bytes, aligned with the 32-wide
+    // z tiles of its interior launch); padding holds zeros and is never updated.
+    sy_ = split ? (g.nz + 1 + 31) / 32 * 32 : g.nz + 1;
+    const std::size_t nodes = std::size_t((g.nx + 1) * (g.ny + 1) * sy_);
     float** fields[6] = {&args_.ex, &args_.ey, &args_.ez, &args_.hx, &args_.hy, &args_.hz};
     for (int c = 0; c < 6; ++c) {
       fields_[c] = View<float>(std::string("field ") + to_string(Component(c)), nodes);
       *fields[c] = fields_[c].data();
       if (!p.initial[c].empty())
-        initial_[c] = upload(std::string("initial ") + to_string(Component(c)), p.initial[c]);
+        initial_[c] =
+            upload(std::string("initial ") + to_string(Component(c)), pitched(p.initial[c], 0.0f));
     }
-    args_.material_id = upload("material id", setup_.material_id).data();
     args_.material_table = upload("material table", setup_.material_table).data();
+    if (!split) {
+      args_.material_id = upload("material id", setup_.material_id).data();
+    } else {
+      // kokkos/split: ids narrowed to 1 byte when they fit; none with one material.
+      const float* t = setup_.material_table.data();
+      lookup8_ = {nullptr,    args_.material_table, t[coef_ca], t[coef_cb],
+                  t[coef_dh], t[coef_eps],          t[coef_mu]};
+      lookup32_ = lookup8_32(lookup8_);
+      if (p.materials.size() > 256) {
+        lookup32_.ids = upload("material id", pitched(setup_.material_id, 0u)).data();
+      } else if (p.materials.size() > 1) {
+        lookup8_.ids =
+            upload("material id", pitched(std::vector<std::uint8_t>(setup_.material_id.begin(),
+                                                                    setup_.material_id.end()),
+                                          std::uint8_t(0)))
+                .data();
+      }
+    }
     for (int d = 0; d < 3; ++d) {
       const CpmlAxis& ax = setup_.cpml.axis[d];
       CpmlAxisArgs& aa = args_.axis[d];
@@ -57,8 +84,8 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
       aa.h_slot = upload("cpml", ax.h_slot).data();
     }
     const std::size_t layers = std::size_t(args_.layers);
-    const std::size_t px = layers * std::size_t((g.ny + 1) * (g.nz + 1));
-    const std::size_t py = layers * std::size_t((g.nx + 1) * (g.nz + 1));
+    const std::size_t px = layers * std::size_t((g.ny + 1) * sy_);  // x, y psi: z pitch sy_
+    const std::size_t py = layers * std::size_t((g.nx + 1) * sy_);
     const std::size_t pz = layers * std::size_t((g.nx + 1) * (g.ny + 1));
     float** psi[12] = {&args_.psi_eyx, &args_.psi_ezx, &args_.psi_hyx, &args_.psi_hzx,
                        &args_.psi_exy, &args_.psi_ezy, &args_.psi_hxy, &args_.psi_hzy,
@@ -66,6 +93,16 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     for (int q = 0; q < 12; ++q) {
       psi_[q] = View<float>("psi", q < 4 ? px : q < 8 ? py : pz);
       *psi[q] = psi_[q].data();
+    }
+    for (int half = 0; half < 2; ++half) {
+      const bool electric = half == 1;
+      split::Interior& in = interior_[half];
+      in.box = split::interior_box(args_, electric);
+      for (int d = 0; d < 3; ++d) {
+        const CpmlAxis& ax = setup_.cpml.axis[d];
+        in.inv_d[d] = (electric ? ax.e_inv_kd : ax.h_inv_kd)[std::size_t(in.box.lo[d])];
+      }
+      shell_[half] = split::shell_around(args_, in.box);
     }
     std::vector<std::int32_t> component(setup_.source_component.begin(),
                                         setup_.source_component.end());
@@ -75,11 +112,11 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     io_.n_sources = std::int64_t(p.sources.size());
     io_.n_probes = std::int64_t(p.probes.size());
     io_.steps = p.steps;
-    io_.source_index = upload("source index", setup_.source_index).data();
+    io_.source_index = upload("source index", pitched_indices(setup_.source_index)).data();
     io_.source_component = upload("source component", component).data();
     io_.source_hard = upload("source hard", hard).data();
     io_.source_values = upload("source values", setup_.source_values).data();
-    io_.probe_index = upload("probe index", setup_.probe_index).data();
+    io_.probe_index = upload("probe index", pitched_indices(setup_.probe_index)).data();
     io_.probe_component = upload("probe component", probe_component).data();
     probe_values_ = View<float>("probe values", std::size_t(io_.n_probes * p.steps));
     io_.probe_values = probe_values_.data();
@@ -99,12 +136,25 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     for (auto& v : psi_) Kokkos::deep_copy(Exec(), v, 0.0f);
     energy_.clear();
     std::size_t next_energy = 0;
+    const std::int64_t sy = sy_;
+    const bool narrow = lookup32_.ids == nullptr;
     for (std::int64_t step = 0; step < problem_.steps; ++step) {
-      update_h<Exec>(args_, whole_grid(args_));
-      update_e<Exec>(args_, whole_grid(args_));
+      if (!split_) {
+        update_h<Exec>(args_, whole_grid(args_));
+        update_e<Exec>(args_, whole_grid(args_));
+      } else if (narrow) {
+        split::update_h_split<Exec>(args_, lookup8_, interior_[0], shell_[0], sy);
+        split::update_e_split<Exec>(args_, lookup8_, interior_[1], shell_[1], sy);
+      } else {
+        split::update_h_split<Exec>(args_, lookup32_, interior_[0], shell_[0], sy);
+        split::update_e_split<Exec>(args_, lookup32_, interior_[1], shell_[1], sy);
+      }
       apply_sources_and_probes<Exec>(args_, io_, step);
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
-        energy_.push_back(field_energy<Exec>(args_, whole_grid(args_)) * setup_.cell_volume);
+        const double e = !split_  ? field_energy<Exec>(args_, whole_grid(args_))
+                         : narrow ? split::field_energy_split<Exec>(args_, lookup8_, sy)
+                                  : split::field_energy_split<Exec>(args_, lookup32_, sy);
+        energy_.push_back(e * setup_.cell_volume);
         ++next_energy;
       }
     }
@@ -113,7 +163,7 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
 
   FdtdStep::Result result() override {
     FdtdStep::Result r;
-    for (int c = 0; c < 6; ++c) r.fields[c] = download(fields_[c]);
+    for (int c = 0; c < 6; ++c) r.fields[c] = unpitched(download(fields_[c]));
     r.probe_values = download(probe_values_);
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_;
@@ -123,6 +173,40 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
   }
 
  private:
+  // Host layout (rows of nz + 1) <-> device layout (rows of sy_, zero padding).
+  template <class T>
+  std::vector<T> pitched(const std::vector<T>& host, T fill) const {
+    const std::size_t len = std::size_t(args_.nz + 1), pitch = std::size_t(sy_);
+    if (pitch == len) return host;
+    const std::size_t rows = host.size() / len;
+    std::vector<T> out(rows * pitch, fill);
+    for (std::size_t r = 0; r < rows; ++r)
+      std::copy(host.begin() + std::ptrdiff_t(r * len),
+                host.begin() + std::ptrdiff_t((r + 1) * len),
+                out.begin() + std::ptrdiff_t(r * pitch));
+    return out;
+  }
+  std::vector<float> unpitched(const std::vector<float>& device) const {
+    const std::size_t len = std::size_t(args_.nz + 1), pitch = std::size_t(sy_);
+    if (pitch == len) return device;
+    const std::size_t rows = device.size() / pitch;
+    std::vector<float> out(rows * len);
+    for (std::size_t r = 0; r < rows; ++r)
+      std::copy(device.begin() + std::ptrdiff_t(r * pitch),
+                device.begin() + std::ptrdiff_t(r * pitch + len),
+                out.begin() + std::ptrdiff_t(r * len));
+    return out;
+  }
+  template <class I>
+  std::vector<I> pitched_indices(const std::vector<I>& nodes) const {
+    std::vector<I> out;
+    for (I node : nodes) {
+      const std::int64_t n = std::int64_t(node), len = args_.nz + 1;
+      out.push_back(I((n / len) * sy_ + n % len));
+    }
+    return out;
+  }
+
   template <class T>
   static std::vector<T> download(const View<T>& v) {
     std::vector<T> out(v.extent(0));
@@ -132,8 +216,19 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     return out;
   }
 
+  static split::MaterialLookup<std::uint32_t> lookup8_32(
+      const split::MaterialLookup<std::uint8_t>& m) {
+    return {nullptr, m.table, m.ca0, m.cb0, m.dh0, m.eps0, m.mu0};
+  }
+
   FdtdStep::Problem problem_;
   StepSetup setup_;
+  bool split_ = false;
+  std::int64_t sy_ = 0;  // z pitch of the device arrays
+  split::MaterialLookup<std::uint8_t> lookup8_{};
+  split::MaterialLookup<std::uint32_t> lookup32_{};
+  split::Interior interior_[2]{};  // H, E
+  split::Shell shell_[2]{};
   YeeKernelArgs args_{};
   SourceProbeArgs io_{};
   View<float> fields_[6], initial_[6], psi_[12], probe_values_;
@@ -152,9 +247,14 @@ void register_fdtd_kokkos_variants() {
     const int preference = backend == "kokkos-serial" ? 1 : backend == "kokkos-openmp" ? 3 : 6;
     auto v = kokkos_variant<FdtdStep>(space, "plain", preference);
     v.prepare = [](const FdtdStep::Problem& p) {
-      return std::make_unique<fdtd::KokkosPlainStep<Exec>>(p);
+      return std::make_unique<fdtd::KokkosStep<Exec>>(p, false);
     };
     Registry<FdtdStep>::add(std::move(v));
+    auto s = kokkos_variant<FdtdStep>(space, "split", preference + 1);
+    s.prepare = [](const FdtdStep::Problem& p) {
+      return std::make_unique<fdtd::KokkosStep<Exec>>(p, true);
+    };
+    Registry<FdtdStep>::add(std::move(s));
   });
 }
 }  // namespace ppkit::registration

@@ -152,9 +152,23 @@ double psi_nodes(const FdtdStep::Problem& p) {
 }  // namespace
 
 double step_bytes(const FdtdStep::Problem& p) {
+  // Compulsory DRAM traffic of one run() (see docs/fdtd.md, "Performance model"):
   const double nodes = double(p.grid.nodes());
-  return double(p.steps) * (nodes * (12 * sizeof(float) + 2 * sizeof(std::uint32_t)) +
-                            psi_nodes(p) * 2 * sizeof(float));
+  const std::size_t materials = p.materials.size();
+  const double id_bytes = materials <= 1 ? 0 : materials <= 256 ? 1 : materials <= 65536 ? 2 : 4;
+  // each half step reads the 3 fields it differentiates and the 3 it updates,
+  // writes the 3 it updates (9 x 4 B), and reads one material id;
+  double per_step = nodes * (2 * 9 * sizeof(float) + 2 * id_bytes);
+  // each psi value in the CPML layers is read and written once per step;
+  per_step += psi_nodes(p) * 2 * sizeof(float);
+  // the restart: fields zeroed (4 B) or copied from the initial state (8 B), psi zeroed;
+  double restart = psi_nodes(p) * sizeof(float);
+  for (const auto& f : p.initial) restart += nodes * (f.empty() ? 4.0 : 8.0);
+  // every energy sum reads the six fields and the ids.
+  const double energy_sums =
+      p.energy_interval > 0 ? double((p.steps + p.energy_interval - 1) / p.energy_interval) : 1.0;
+  const double energy = energy_sums * nodes * (6 * sizeof(float) + id_bytes);
+  return double(p.steps) * per_step + restart + energy;
 }
 
 double step_flops(const FdtdStep::Problem& p) {

@@ -1,0 +1,272 @@
+// cuda/split-x1, cuda/split-x2, cuda/split-x4: host glue of the interior/shell
+// split CUDA fdtd.step (fdtd_cuda_split.cu); the suffix is the number of
+// x-planes per thread in the interior kernels. cuda/wavefront: the same
+// buffers, one fused H+E launch per step (fdtd_cuda_wavefront.cu). Fields
+// are stored with the z pitch rounded up to 32 nodes (rows 128-byte aligned,
+// padding kept zero), material ids narrowed to 1, 2 or 4 bytes (none for a
+// single material).
+#include <algorithm>
+#include <cmath>
+
+#include "backends/cuda/core/cuda_device.hpp"
+#include "backends/cuda/fdtd/fdtd_cuda_kernels.hpp"
+#include "backends/cuda/fdtd/fdtd_cuda_split_kernels.hpp"
+#include "ppkit/fdtd/fdtd_step.hpp"
+
+namespace ppkit::fdtd {
+namespace {
+
+using cuda::DeviceBuffer;
+
+template <class T>
+DeviceBuffer<T> device_copy(const std::vector<T>& host) {
+  return host.empty() ? DeviceBuffer<T>(1) : DeviceBuffer<T>(host);
+}
+
+constexpr index_t row_alignment = 32;  // nodes: 128 bytes of fp32
+
+class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
+ public:
+  // planes_per_thread 0: cuda/wavefront, -1: cuda/wavefront-l1.
+  CudaSplitStep(const FdtdStep::Problem& p, int planes_per_thread)
+      : problem_(p), setup_(make_step_setup(p)), planes_(planes_per_thread) {
+    const YeeGrid& g = p.grid;
+    YeeKernelArgs& a = step_.a;
+    a.nx = g.nx;
+    a.ny = g.ny;
+    a.nz = g.nz;
+    a.layers = 2 * setup_.cpml.thickness;
+    pz_ = (g.nz + 1 + row_alignment - 1) / row_alignment * row_alignment;
+    step_.sy = pz_;
+    rows_ = std::size_t((g.nx + 1) * (g.ny + 1));
+    const std::size_t nodes = rows_ * std::size_t(pz_);
+    float** fields[6] = {&a.ex, &a.ey, &a.ez, &a.hx, &a.hy, &a.hz};
+    for (int c = 0; c < 6; ++c) {
+      fields_[c] = DeviceBuffer<float>(nodes);
+      fields_[c].fill_bytes(0xFF);  // poison
+      *fields[c] = fields_[c].data();
+      if (!p.initial[c].empty()) initial_[c] = DeviceBuffer<float>(pitched(p.initial[c], 0.0f));
+    }
+    // Narrowest id type that holds every material; none for one material.
+    const std::size_t materials = p.materials.size();
+    step_.materials = int(std::min<std::size_t>(materials, 1u << 30));
+    if (materials == 1) {
+      step_.ids = nullptr;
+      step_.id_bytes = 0;
+    } else if (materials <= 256) {
+      ids8_ = DeviceBuffer<std::uint8_t>(
+          pitched(std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint8_t(0)));
+      step_.ids = ids8_.data();
+      step_.id_bytes = 1;
+    } else if (materials <= 65536) {
+      ids16_ = DeviceBuffer<std::uint16_t>(
+          pitched(std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint16_t(0)));
+      step_.ids = ids16_.data();
+      step_.id_bytes = 2;
+    } else {
+      ids32_ = DeviceBuffer<std::uint32_t>(pitched(setup_.material_id, 0u));
+      step_.ids = ids32_.data();
+      step_.id_bytes = 4;
+    }
+    a.material_id = nullptr;  // the kernels read step_.ids
+    const float* t0 = setup_.material_table.data();
+    step_.ca0 = t0[coef_ca];
+    step_.cb0 = t0[coef_cb];
+    step_.dh0 = t0[coef_dh];
+    step_.eps0 = t0[coef_eps];
+    step_.mu0 = t0[coef_mu];
+    table_ = device_copy(setup_.material_table);
+    a.material_table = table_.data();
+    for (int d = 0; d < 3; ++d) {
+      const CpmlAxis& ax = setup_.cpml.axis[d];
+      CpmlAxisArgs& aa = a.axis[d];
+      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
+                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
+      const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d,
+                                  &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
+      for (int s = 0; s < 6; ++s) {
+        profiles_[d][s] = device_copy(*parts[s]);
+        *targets[s] = profiles_[d][s].data();
+      }
+      slots_[d][0] = device_copy(ax.e_slot);
+      slots_[d][1] = device_copy(ax.h_slot);
+      aa.e_slot = slots_[d][0].data();
+      aa.h_slot = slots_[d][1].data();
+    }
+    // psi along x and y use the pitched rows, along z (ny + 1) rows of `layers` per plane.
+    const std::size_t layers = std::size_t(a.layers);
+    const std::size_t sizes[3] = {layers * std::size_t(g.ny + 1) * std::size_t(pz_),
+                                  std::size_t(g.nx + 1) * layers * std::size_t(pz_),
+                                  rows_ * layers};
+    float** psi[12] = {&a.psi_eyx, &a.psi_ezx, &a.psi_hyx, &a.psi_hzx, &a.psi_exy, &a.psi_ezy,
+                       &a.psi_hxy, &a.psi_hzy, &a.psi_exz, &a.psi_eyz, &a.psi_hxz, &a.psi_hyz};
+    for (int q = 0; q < 12; ++q) {
+      psi_[q] = DeviceBuffer<float>(std::max<std::size_t>(1, sizes[q / 4]));
+      *psi[q] = psi_[q].data();
+    }
+    // Interior boxes (CPML-free, 1/du from the profiles outside the layers) and shells.
+    cuda_split::HalfStep* halves[2] = {&step_.h, &step_.e};
+    for (int half = 0; half < 2; ++half) {
+      const bool electric = half == 1;
+      split::Interior& in = halves[half]->interior;
+      in.box = split::interior_box(a, electric);
+      for (int d = 0; d < 3; ++d) {
+        const CpmlAxis& ax = setup_.cpml.axis[d];
+        in.inv_d[d] = (electric ? ax.e_inv_kd : ax.h_inv_kd)[std::size_t(in.box.lo[d])];
+      }
+      halves[half]->shell = split::shell_around(a, in.box);
+    }
+
+    // Sources and probes at their pitched node indices.
+    auto pitched_index = [&](index_t node) { return node / (g.nz + 1) * pz_ + node % (g.nz + 1); };
+    std::vector<std::int64_t> source_index, probe_index;
+    for (auto node : setup_.source_index) source_index.push_back(pitched_index(node));
+    for (auto node : setup_.probe_index) probe_index.push_back(pitched_index(node));
+    io_.n_sources = std::int64_t(p.sources.size());
+    io_.n_probes = std::int64_t(p.probes.size());
+    io_.steps = p.steps;
+    source_index_ = device_copy(source_index);
+    source_component_ = device_copy(
+        std::vector<std::int32_t>(setup_.source_component.begin(), setup_.source_component.end()));
+    source_hard_ = device_copy(
+        std::vector<std::int32_t>(setup_.source_hard.begin(), setup_.source_hard.end()));
+    source_values_ = device_copy(setup_.source_values);
+    probe_index_ = device_copy(probe_index);
+    probe_component_ = device_copy(
+        std::vector<std::int32_t>(setup_.probe_component.begin(), setup_.probe_component.end()));
+    probe_values_ =
+        DeviceBuffer<float>(std::max<std::size_t>(1, p.probes.size() * std::size_t(p.steps)));
+    probe_values_.fill_bytes(0xFF);  // poison
+    io_.source_index = source_index_.data();
+    io_.source_component = source_component_.data();
+    io_.source_hard = source_hard_.data();
+    io_.source_values = source_values_.data();
+    io_.probe_index = probe_index_.data();
+    io_.probe_component = probe_component_.data();
+    io_.probe_values = probe_values_.data();
+    energy_sum_ = DeviceBuffer<double>(1);
+    if (planes_ <= 0)
+      wave_counters_ = DeviceBuffer<int>(std::size_t(cuda_split::wavefront_counter_ints(step_)));
+    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  void run() override {
+    for (int c = 0; c < 6; ++c) {
+      if (problem_.initial[c].empty())
+        fields_[c].fill_bytes(0);
+      else
+        PPKIT_CUDA_CHECK(cudaMemcpyAsync(fields_[c].data(), initial_[c].data(),
+                                         fields_[c].size() * sizeof(float),
+                                         cudaMemcpyDeviceToDevice));
+    }
+    for (auto& b : psi_) b.fill_bytes(0);
+    energy_.clear();
+    std::size_t next_energy = 0;
+    for (std::int64_t step = 0; step < problem_.steps; ++step) {
+      if (planes_ == 0) {
+        cuda_split::wavefront_step(step_, wave_counters_.data());
+      } else if (planes_ < 0) {
+        cuda_split::wavefront_step_l1(step_, wave_counters_.data());
+      } else {
+        cuda_split::update_h(step_, planes_);
+        cuda_split::update_e(step_, planes_);
+      }
+      cuda_kernels::sources_and_probes(step_.a, io_, step);
+      if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
+        cuda_split::field_energy(step_, energy_sum_.data());
+        double sum = 0;
+        PPKIT_CUDA_CHECK(
+            cudaMemcpy(&sum, energy_sum_.data(), sizeof(double), cudaMemcpyDeviceToHost));
+        energy_.push_back(sum * setup_.cell_volume);
+        ++next_energy;
+      }
+    }
+    if (const char* error = cuda_split::last_launch_error())
+      throw Error(std::string("CUDA launch of the fdtd.step split kernels failed: ") + error);
+    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  FdtdStep::Result result() override {
+    FdtdStep::Result r;
+    for (int c = 0; c < 6; ++c) r.fields[c] = unpitched(fields_[c].download());
+    r.probe_values = probe_values_.download();
+    r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
+    r.energy_steps = setup_.energy_steps;
+    r.energy = energy_;
+    if (r.energy.size() != r.energy_steps.size())
+      r.energy.assign(r.energy_steps.size(), std::nan(""));
+    return r;
+  }
+
+ private:
+  // Host layout (rows of nz + 1) <-> device layout (rows of pz, padding `fill`).
+  template <class T>
+  std::vector<T> pitched(const std::vector<T>& host, T fill) const {
+    const std::size_t len = std::size_t(problem_.grid.nz + 1), pitch = std::size_t(pz_);
+    std::vector<T> out(rows_ * pitch, fill);
+    for (std::size_t r = 0; r < rows_; ++r)
+      std::copy(host.begin() + std::ptrdiff_t(r * len),
+                host.begin() + std::ptrdiff_t((r + 1) * len),
+                out.begin() + std::ptrdiff_t(r * pitch));
+    return out;
+  }
+  std::vector<float> unpitched(const std::vector<float>& device) const {
+    const std::size_t len = std::size_t(problem_.grid.nz + 1), pitch = std::size_t(pz_);
+    std::vector<float> out(rows_ * len);
+    for (std::size_t r = 0; r < rows_; ++r)
+      std::copy(device.begin() + std::ptrdiff_t(r * pitch),
+                device.begin() + std::ptrdiff_t(r * pitch + len),
+                out.begin() + std::ptrdiff_t(r * len));
+    return out;
+  }
+
+  FdtdStep::Problem problem_;
+  StepSetup setup_;
+  int planes_;
+  index_t pz_ = 0;
+  std::size_t rows_ = 0;
+  cuda_split::StepArgs step_{};
+  SourceProbeArgs io_{};
+  DeviceBuffer<float> fields_[6], initial_[6], table_, profiles_[3][6], psi_[12], source_values_,
+      probe_values_;
+  DeviceBuffer<std::uint8_t> ids8_;
+  DeviceBuffer<std::uint16_t> ids16_;
+  DeviceBuffer<std::uint32_t> ids32_;
+  DeviceBuffer<std::int32_t> slots_[3][2], source_component_, source_hard_, probe_component_;
+  DeviceBuffer<std::int64_t> source_index_, probe_index_;
+  DeviceBuffer<double> energy_sum_;
+  DeviceBuffer<int> wave_counters_;
+  std::vector<double> energy_;
+};
+
+}  // namespace
+}  // namespace ppkit::fdtd
+
+namespace ppkit::registration {
+void register_fdtd_cuda_split_variants() {
+  // x-planes per thread and preference: 2 is the expected best of the split
+  // kernels (36-40 registers, 75-87% occupancy), 4 trades occupancy (64
+  // registers, 50%) for more loads in flight per thread, 1 maximises occupancy.
+  for (const auto& [planes, preference] : {std::pair{2, 14}, std::pair{4, 12}, std::pair{1, 11}}) {
+    auto v = cuda::cuda_variant<FdtdStep>("split-x" + std::to_string(planes), preference);
+    v.prepare = [planes = planes](const FdtdStep::Problem& p) {
+      return std::make_unique<fdtd::CudaSplitStep>(p, planes);
+    };
+    Registry<FdtdStep>::add(std::move(v));
+  }
+  // Fused H+E wavefront: 48 instead of 72 B per node and step when L2 holds
+  // two planes; below split-x2 until measured on the GPU.
+  auto w = cuda::cuda_variant<FdtdStep>("wavefront", 13);
+  w.prepare = [](const FdtdStep::Problem& p) {
+    return std::make_unique<fdtd::CudaSplitStep>(p, 0);
+  };
+  Registry<FdtdStep>::add(std::move(w));
+  auto l1 = cuda::cuda_variant<FdtdStep>("wavefront-l1", 9);
+  l1.prepare = [](const FdtdStep::Problem& p) {
+    return std::make_unique<fdtd::CudaSplitStep>(p, -1);
+  };
+  Registry<FdtdStep>::add(std::move(l1));
+}
+}  // namespace ppkit::registration
