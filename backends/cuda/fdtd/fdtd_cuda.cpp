@@ -6,6 +6,7 @@
 
 #include "backends/cuda/core/cuda_device.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_kernels.hpp"
+#include "backends/cuda/fdtd/phasor_cuda.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
 
 namespace ppkit::fdtd {
@@ -32,6 +33,8 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
     args_.ny = g.ny;
     args_.nz = g.nz;
     args_.layers = 2 * setup_.cpml.thickness;
+    args_.periodic_x = p.periodic[0] ? 1 : 0;
+    args_.periodic_y = p.periodic[1] ? 1 : 0;
     float** fields[6] = {&args_.ex, &args_.ey, &args_.ez, &args_.hx, &args_.hy, &args_.hz};
     for (int c = 0; c < 6; ++c) {
       fields_[c] = DeviceBuffer<float>(nodes);
@@ -106,6 +109,10 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
     io_.probe_component = probe_component_.data();
     io_.probe_values = probe_values_.data();
     energy_sum_ = DeviceBuffer<double>(1);
+    if (p.phasors.enabled()) {
+      phasors_ = std::make_unique<CudaPhasors>(p.phasors, g, 0, setup_.phasor_samples);
+      phasors_->set_fields({args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz});
+    }
     PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -121,10 +128,23 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
     for (auto& b : psi_) b.fill_bytes(0);
     energy_.clear();
     std::size_t next_energy = 0;
+    if (phasors_) phasors_->reset(PhasorSet{});
+    const bool periodic = args_.periodic_x || args_.periodic_y;
+    SourceProbeArgs sources_only = io_, probes_only = io_;
+    sources_only.n_probes = 0;
+    probes_only.n_sources = 0;
     for (std::int64_t step = 0; step < problem_.steps; ++step) {
       cuda_kernels::update_h(args_, ids_);
+      if (periodic) cuda_kernels::periodic_copy(args_, false);
       cuda_kernels::update_e(args_, ids_);
-      cuda_kernels::sources_and_probes(args_, io_, step);
+      if (periodic) {  // E of the periodic faces is copied after the sources, before the probes
+        cuda_kernels::sources_and_probes(args_, sources_only, step);
+        cuda_kernels::periodic_copy(args_, true);
+        cuda_kernels::sources_and_probes(args_, probes_only, step);
+      } else {
+        cuda_kernels::sources_and_probes(args_, io_, step);
+      }
+      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
         cuda_kernels::field_energy(args_, ids_, energy_sum_.data());
         double sum = 0;
@@ -145,6 +165,7 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
     r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_;
+    if (phasors_) r.phasors = phasors_->download();
     if (r.energy.size() != r.energy_steps.size())
       r.energy.assign(r.energy_steps.size(), std::nan(""));
     return r;
@@ -165,6 +186,7 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
   DeviceBuffer<std::int64_t> source_index_, probe_index_;
   DeviceBuffer<double> energy_sum_;
   std::vector<double> energy_;
+  std::unique_ptr<CudaPhasors> phasors_;
 };
 
 }  // namespace

@@ -207,7 +207,8 @@ __kernel __attribute__((reqd_work_group_size(LQ, LY, 1))) void update_e(
   const long qz = (i * (ny + 1) + j) * layers;
   const int4 k = lanes(k0);
   const int4 k_inner = (k >= (int4)(1)) & (k < (int4)((int)nz)), k_lt_nz = k < (int4)((int)nz);
-  const bool inner_x = i >= 1 && i < nx, inner_y = j >= 1 && j < ny;
+  // PERIODIC_X/Y (build options): the face u = n is updated too (yee_kernel_args.hpp).
+  const bool inner_x = i >= 1 && (i < nx || PERIODIC_X), inner_y = j >= 1 && (j < ny || PERIODIC_Y);
   if (i < nx && inner_y) {
     const float4 curl = cpml_uniform(vhz - hz_jm, sly, py, ny + 1, j, 0, psiy, qy) -
                         cpml_z(vhy - hy_km, k0, pzp, pz, 0, sz_slot, psiz, qz);

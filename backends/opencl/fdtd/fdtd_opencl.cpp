@@ -5,8 +5,10 @@
 #include <cmath>
 
 #include "backends/opencl/core/opencl_context.hpp"
+#include "backends/opencl/fdtd/phasor_opencl.hpp"
 #include "opencl_fdtd_common.hpp"
 #include "opencl_fdtd_float4.hpp"
+#include "opencl_fdtd_periodic.hpp"
 #include "opencl_fdtd_plain.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
 
@@ -40,10 +42,13 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
 
     const std::string source =
         std::string(opencl::sources::fdtd_common) +
-        (vectorized ? opencl::sources::fdtd_float4 : opencl::sources::fdtd_plain);
-    const std::string options =
+        (vectorized ? opencl::sources::fdtd_float4 : opencl::sources::fdtd_plain) +
+        opencl::sources::fdtd_periodic;
+    std::string options =
         vectorized ? "-DLQ=" + std::to_string(float4_quads) + " -DLY=" + std::to_string(float4_rows)
                    : std::string();
+    if (p.periodic[0]) options += " -DPERIODIC_X=1";
+    if (p.periodic[1]) options += " -DPERIODIC_Y=1";
     program_ = ctx.program(source, options);
     update_h_ = std::make_unique<opencl::Kernel>(program_, "update_h");
     update_e_ = std::make_unique<opencl::Kernel>(program_, "update_e");
@@ -52,6 +57,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     energy_ = std::make_unique<opencl::Kernel>(program_,
                                                vectorized ? "energy_partial4" : "energy_partial");
     reduce_ = std::make_unique<opencl::Kernel>(program_, "reduce_sum");
+    periodic_ = std::make_unique<opencl::Kernel>(program_, "periodic_copy");
 
     for (int c = 0; c < 6; ++c) {
       fields_[c] = Buffer<float>(std::size_t(nodes_));
@@ -123,6 +129,13 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
                        profiles_[2].mem(), slots_[0].mem(), slots_[1].mem(), slots_[2].mem(),
                        psi_[0].mem(), psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
     }
+    if (p.phasors.enabled()) {
+      phasors_ = std::make_unique<OpenClPhasors>(p.phasors, g, 0, setup_.phasor_samples,
+                                                 vectorized);
+      phasors_->set_fields({fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
+                            fields_[3].mem(), fields_[4].mem(), fields_[5].mem()},
+                           (ny_ + 1) * pz_, pz_);
+    }
     ctx.finish();
   }
 
@@ -152,9 +165,11 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
                   n_probes = cl_long(problem_.probes.size());
     const cl_long steps = problem_.steps;
     std::size_t next_energy = 0;
+    if (phasors_) phasors_->reset(PhasorSet{});
     for (cl_long step = 0; step < steps; ++step) {
       PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0,
                                             nullptr, nullptr));
+      periodic_copy(false);
       PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0,
                                             nullptr, nullptr));
       if (n_sources > 0) {
@@ -165,6 +180,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
         PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *sources_, 1, nullptr, &one, nullptr, 0,
                                               nullptr, nullptr));
       }
+      periodic_copy(true);
       if (n_probes > 0) {
         opencl::set_args(*probes_, n_probes, step, steps, probe_index_.mem(),
                          probe_component_.mem(), fields_[0].mem(), fields_[1].mem(),
@@ -174,6 +190,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
         PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *probes_, 1, nullptr, &count, nullptr, 0,
                                               nullptr, nullptr));
       }
+      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
         energy_values_.push_back(total_energy() * setup_.cell_volume);
         ++next_energy;
@@ -189,6 +206,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_values_;
+    if (phasors_) r.phasors = phasors_->download();
     if (r.energy.size() != r.energy_steps.size())
       r.energy.assign(r.energy_steps.size(), std::nan(""));
     return r;
@@ -216,6 +234,23 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
                 device.begin() + std::ptrdiff_t(r * std::size_t(pz_) + len),
                 out.begin() + std::ptrdiff_t(r * len));
     return out;
+  }
+
+  // Periodic faces (yee_kernel_args.hpp): H of face 0 to face n before the E
+  // update (electric = false), E of face n to face 0 after the sources.
+  void periodic_copy(bool electric) {
+    cl_command_queue queue = opencl::Context::get().queue();
+    for (cl_int axis : {1, 0}) {
+      if (!problem_.periodic[std::size_t(axis)]) continue;
+      const cl_long nx = nx_, ny = ny_, nz = nz_, pz = pz_;
+      const cl_int e = electric ? 1 : 0;
+      opencl::set_args(*periodic_, nx, ny, nz, pz, axis, e, fields_[0].mem(), fields_[1].mem(),
+                       fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem());
+      const std::size_t global[2] = {std::size_t(nz_ + 1),
+                                     std::size_t(axis == 1 ? nx_ + 1 : ny_ + 1)};
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *periodic_, 2, nullptr, global, nullptr, 0,
+                                            nullptr, nullptr));
+    }
   }
 
   // Two-kernel sum: per-group partial energies, then reduce_sum until one value.
@@ -254,7 +289,9 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
   index_t nx_ = 0, ny_ = 0, nz_ = 0, pz_ = 0, layers_ = 0, nodes_ = 0;
   index_t psi_size_[3] = {0, 0, 0};
   cl_program program_ = nullptr;  // owned by the context's program cache
-  std::unique_ptr<opencl::Kernel> update_h_, update_e_, sources_, probes_, energy_, reduce_;
+  std::unique_ptr<opencl::Kernel> update_h_, update_e_, sources_, probes_, energy_, reduce_,
+      periodic_;
+  std::unique_ptr<OpenClPhasors> phasors_;
   Buffer<float> fields_[6], initial_[6], table_, profiles_[3], psi_[3], source_values_,
       probe_values_, partial_[2];
   Buffer<std::uint32_t> material_;

@@ -10,6 +10,7 @@
 #include "ppkit/core/registry.hpp"
 #include "ppkit/fdtd/cpml.hpp"
 #include "ppkit/fdtd/materials.hpp"
+#include "ppkit/fdtd/phasors.hpp"
 #include "ppkit/fdtd/sources.hpp"
 #include "ppkit/fdtd/yee_grid.hpp"
 
@@ -35,6 +36,11 @@ struct FdtdStep {
     // Total energy every energy_interval steps (0: only after the last step).
     std::int64_t energy_interval = 0;
     fdtd::FieldSet initial;  // E^0 and H^{-1/2}; empty vectors: zero fields
+    // Periodic x and/or y (z must stay false): no PEC and no CPML on that
+    // axis, period = its cell count (contract in yee_kernel_args.hpp).
+    std::array<bool, 3> periodic{false, false, false};
+    // Running DFTs accumulated during the steps (phasors.hpp); off when empty.
+    fdtd::PhasorConfig phasors;
   };
   struct Result {
     fdtd::FieldSet fields;  // E^n and H^{n-1/2} after n steps
@@ -42,6 +48,7 @@ struct FdtdStep {
     std::vector<float> probe_values;
     std::vector<std::int64_t> energy_steps;  // steps after which energy was taken
     std::vector<double> energy;              // J: 1/2 sum(eps E^2 + mu H^2) dV
+    fdtd::PhasorSet phasors;                 // when problem.phasors is enabled
   };
 };
 
@@ -63,7 +70,16 @@ struct StepSetup {
   std::vector<int> probe_component;
   std::vector<std::int64_t> energy_steps;  // 0-based steps after which energy is taken
   double cell_volume = 0;
+  // Phasor samples: after step s when (s + 1) % interval == 0 (phasors.hpp);
+  // coefficients as phasor_coefficients(config, dt, 0, phasor_samples).
+  std::int64_t phasor_samples = 0;
 };
+
+// The phasor sample taken after 0-based step `step`, or -1 when none is.
+inline std::int64_t phasor_sample_after(const FdtdStep::Problem& p, std::int64_t step) {
+  if (!p.phasors.enabled() || (step + 1) % p.phasors.interval != 0) return -1;
+  return (step + 1) / p.phasors.interval - 1;
+}
 
 // Validates the problem (grid, Courant number, ids, sources, probes, CPML) and
 // derives the StepSetup; throws ppkit::Error naming what is wrong.

@@ -5,6 +5,7 @@
 
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/phasor_kokkos.hpp"
 #include "ppkit/fdtd/yee_kernel_args.hpp"
 #include "ppkit/fdtd/yee_kokkos_kernels.hpp"
 
@@ -35,6 +36,8 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     args_.ny = g.ny;
     args_.nz = g.nz;
     args_.layers = 2 * setup_.cpml.thickness;
+    args_.periodic_x = p.periodic[0] ? 1 : 0;
+    args_.periodic_y = p.periodic[1] ? 1 : 0;
     float** fields[6] = {&args_.ex, &args_.ey, &args_.ez, &args_.hx, &args_.hy, &args_.hz};
     for (int c = 0; c < 6; ++c) {
       fields_[c] = View<float>(std::string("field ") + to_string(Component(c)), nodes);
@@ -85,6 +88,10 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     io_.probe_values = probe_values_.data();
     Kokkos::deep_copy(probe_values_, std::nanf(""));  // poison
     for (int c = 0; c < 6; ++c) Kokkos::deep_copy(fields_[c], std::nanf(""));
+    if (p.phasors.enabled()) {
+      phasors_ = std::make_unique<KokkosPhasors<Exec>>(p.phasors, g, 0, setup_.phasor_samples);
+      phasors_->set_fields({args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz});
+    }
     Exec().fence();
   }
 
@@ -99,10 +106,15 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     for (auto& v : psi_) Kokkos::deep_copy(Exec(), v, 0.0f);
     energy_.clear();
     std::size_t next_energy = 0;
+    if (phasors_) phasors_->reset(PhasorSet{});
     for (std::int64_t step = 0; step < problem_.steps; ++step) {
       update_h<Exec>(args_, whole_grid(args_));
+      periodic_copy<Exec>(args_, whole_grid(args_), false);
       update_e<Exec>(args_, whole_grid(args_));
-      apply_sources_and_probes<Exec>(args_, io_, step);
+      apply_sources<Exec>(args_, io_, step);
+      periodic_copy<Exec>(args_, whole_grid(args_), true);
+      record_probes<Exec>(args_, io_, step);
+      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
         energy_.push_back(field_energy<Exec>(args_, whole_grid(args_)) * setup_.cell_volume);
         ++next_energy;
@@ -117,6 +129,7 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     r.probe_values = download(probe_values_);
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_;
+    if (phasors_) r.phasors = phasors_->download();
     if (r.energy.size() != r.energy_steps.size())
       r.energy.assign(r.energy_steps.size(), std::nan(""));
     return r;
@@ -139,6 +152,7 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
   View<float> fields_[6], initial_[6], psi_[12], probe_values_;
   std::vector<std::shared_ptr<void>> views_keepalive_;
   std::vector<double> energy_;
+  std::unique_ptr<KokkosPhasors<Exec>> phasors_;
 };
 
 }  // namespace

@@ -32,7 +32,38 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
     return setup.material_table[setup.material_id[n] * material_stride + which];
   };
 
+  // Periodic x / y (yee_kernel_args.hpp): the face u = n is updated like an
+  // interior node and u = 0 is its copy; last_* is the last updated E node.
+  const bool periodic_x = p.periodic[0], periodic_y = p.periodic[1];
+  const index_t last_i = periodic_x ? g.nx : g.nx - 1, last_j = periodic_y ? g.ny : g.ny - 1;
+  auto copy_periodic_h = [&] {
+    for (index_t i = 0; i <= g.nx && periodic_y; ++i)
+      for (index_t k = 0; k <= g.nz; ++k) {
+        hx[id(i, g.ny, k)] = hx[id(i, 0, k)];
+        hz[id(i, g.ny, k)] = hz[id(i, 0, k)];
+      }
+    for (index_t j = 0; j <= g.ny && periodic_x; ++j)
+      for (index_t k = 0; k <= g.nz; ++k) {
+        hy[id(g.nx, j, k)] = hy[id(0, j, k)];
+        hz[id(g.nx, j, k)] = hz[id(0, j, k)];
+      }
+  };
+  auto copy_periodic_e = [&] {
+    for (index_t i = 0; i <= g.nx && periodic_y; ++i)
+      for (index_t k = 0; k <= g.nz; ++k) {
+        ex[id(i, 0, k)] = ex[id(i, g.ny, k)];
+        ez[id(i, 0, k)] = ez[id(i, g.ny, k)];
+      }
+    for (index_t j = 0; j <= g.ny && periodic_x; ++j)
+      for (index_t k = 0; k <= g.nz; ++k) {
+        ey[id(0, j, k)] = ey[id(g.nx, j, k)];
+        ez[id(0, j, k)] = ez[id(g.nx, j, k)];
+      }
+  };
   FdtdStep::Result r;
+  if (p.phasors.enabled()) r.phasors = make_phasor_set(p.phasors, g);
+  const std::vector<float> phasor_coef =
+      phasor_coefficients(p.phasors, g.dt, 0, setup.phasor_samples);
   const std::size_t steps = std::size_t(p.steps);
   r.probe_values.assign(p.probes.size() * steps, 0.0f);
   std::size_t next_energy = 0;
@@ -72,9 +103,10 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
               (dey * X.h_inv_kd[i] + psi_hzx[n]) - (dex * Y.h_inv_kd[j] + psi_hzy[n]);
           hz[n] -= coef(n, coef_dh) * curl;
         }
+    copy_periodic_h();
     // ---- E^{n+1} = ca E^n + cb curl H^{n+1/2} (tangential E on the faces stays 0) ----
     for (index_t i = 0; i < g.nx; ++i)
-      for (index_t j = 1; j < g.ny; ++j)
+      for (index_t j = 1; j <= last_j; ++j)
         for (index_t k = 1; k < g.nz; ++k) {
           const std::size_t n = id(i, j, k);
           const float dhz = hz[n] - hz[id(i, j - 1, k)], dhy = hy[n] - hy[id(i, j, k - 1)];
@@ -84,7 +116,7 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
               (dhz * Y.e_inv_kd[j] + psi_exy[n]) - (dhy * Z.e_inv_kd[k] + psi_exz[n]);
           ex[n] = coef(n, coef_ca) * ex[n] + coef(n, coef_cb) * curl;
         }
-    for (index_t i = 1; i < g.nx; ++i)
+    for (index_t i = 1; i <= last_i; ++i)
       for (index_t j = 0; j < g.ny; ++j)
         for (index_t k = 1; k < g.nz; ++k) {
           const std::size_t n = id(i, j, k);
@@ -95,8 +127,8 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
               (dhx * Z.e_inv_kd[k] + psi_eyz[n]) - (dhz * X.e_inv_kd[i] + psi_eyx[n]);
           ey[n] = coef(n, coef_ca) * ey[n] + coef(n, coef_cb) * curl;
         }
-    for (index_t i = 1; i < g.nx; ++i)
-      for (index_t j = 1; j < g.ny; ++j)
+    for (index_t i = 1; i <= last_i; ++i)
+      for (index_t j = 1; j <= last_j; ++j)
         for (index_t k = 0; k < g.nz; ++k) {
           const std::size_t n = id(i, j, k);
           const float dhy = hy[n] - hy[id(i - 1, j, k)], dhx = hx[n] - hx[id(i, j - 1, k)];
@@ -112,9 +144,14 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
       const float value = setup.source_values[s * steps + step];
       e = setup.source_hard[s] ? value : e + value;
     }
+    copy_periodic_e();
     for (std::size_t q = 0; q < p.probes.size(); ++q)
       r.probe_values[q * steps + step] =
           f[std::size_t(setup.probe_component[q])][std::size_t(setup.probe_index[q])];
+    if (const std::int64_t sample = phasor_sample_after(p, std::int64_t(step)); sample >= 0)
+      accumulate_phasors_host(
+          r.phasors, g, {ex.data(), ey.data(), ez.data(), hx.data(), hy.data(), hz.data()},
+          &phasor_coef[std::size_t(sample) * p.phasors.frequencies.size() * 4]);
     if (next_energy < setup.energy_steps.size() &&
         setup.energy_steps[next_energy] == std::int64_t(step)) {
       double sum = 0;
