@@ -204,6 +204,7 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
   cmd->add_option("--sar-summary", args->summary_path,
                   "CSV summary: whole-body, peak 1 g and 10 g SAR");
   cmd->callback([args] {
+    ppkit::Runtime runtime;  // one Kokkos lifetime for both runs
     const HalfspaceModel model = make_halfspace(args->spec);
     RunOptions o;
     o.variant = args->variant;

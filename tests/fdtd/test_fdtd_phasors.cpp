@@ -203,9 +203,9 @@ TEST(FdtdPeriodic, PlaneWaveStaysUniformAcrossTheColumn) {
     const float hy0 = r.fields[4][std::size_t(g.index(0, 0, k))];
     for (index_t i = 0; i < g.nx; ++i)
       for (index_t j = 0; j <= g.ny; ++j) {
-        spread = std::max(spread, double(std::abs(r.fields[0][std::size_t(g.index(i, j, k))] - ex0)));
-        spread = std::max(spread,
-                          eta0 * std::abs(r.fields[4][std::size_t(g.index(i, j, k))] - hy0));
+        const double dex = std::abs(r.fields[0][std::size_t(g.index(i, j, k))] - ex0);
+        const double dhy = eta0 * std::abs(r.fields[4][std::size_t(g.index(i, j, k))] - hy0);
+        spread = std::max(spread, std::max(dex, dhy));
       }
     peak = std::max(peak, double(std::abs(ex0)));
   }

@@ -33,7 +33,7 @@ TEST(FdtdSar, AveragingCubeOfUniformSarReturnsThatValue) {
   }
   // Periodic axes wrap: every cell of a thin periodic column has a valid cube.
   const std::array<index_t, 3> column{2, 2, 40};
-  std::vector<float> sar_col(80, float(value)), rho_col(80, 1000.0f);
+  std::vector<float> sar_col(160, float(value)), rho_col(160, 1000.0f);
   const auto wrapped = averaged_sar(sar_col, rho_col, column, h, 1e-3, {true, true, false});
   EXPECT_NEAR(wrapped[std::size_t(20)], value, 1e-5 * value);
 }
@@ -85,20 +85,26 @@ TEST(FdtdSar, HalfspaceMatchesFresnelTransmissionAndAttenuation) {
   const auto incident = reference_step(model.incident);
   const HalfspaceSar sar = halfspace_sar(model, medium, incident);
   ASSERT_FALSE(sar.depth.empty());
-  // Compare over the first two penetration depths (SAR falls by e^-4 there).
-  const double limit = 2 / lossy_alpha(spec);
-  double worst = 0;
+  // Within one penetration depth (SAR falls by e^-2) the error stays < 3 %;
+  // within two, < 6 %. It grows with depth because the discrete Yee
+  // attenuation constant exceeds the exact one by ~ Re/Im of (k dz)^2 / 24
+  // (about 1.2 % at 20 cells per wavelength), see docs/fdtd.md.
+  const double skin = 1 / lossy_alpha(spec);
+  double worst = 0, worst_one = 0;
   int compared = 0;
   for (std::size_t q = 0; q < sar.depth.size(); ++q) {
-    if (sar.depth[q] > limit) break;
+    if (sar.depth[q] > 2 * skin) break;
     const double exact = halfspace_sar_analytic(spec, sar.depth[q]);
-    worst = std::max(worst, std::abs(sar.sar[q] - exact) / exact);
+    const double error = std::abs(sar.sar[q] - exact) / exact;
+    worst = std::max(worst, error);
+    if (sar.depth[q] <= skin) worst_one = std::max(worst_one, error);
     ++compared;
   }
   EXPECT_GT(compared, 20);
-  EXPECT_LT(worst, 0.05) << "worst relative SAR error over " << compared << " cells";
-  std::cout << "half-space SAR: worst relative error " << worst << " over " << compared
-            << " cells; surface SAR " << sar.sar[0] << " W/kg (analytic "
+  EXPECT_LT(worst_one, 0.03) << "worst relative SAR error within one penetration depth";
+  EXPECT_LT(worst, 0.06) << "worst relative SAR error within two penetration depths";
+  std::cout << "half-space SAR: worst relative error " << worst_one << " within one and "
+            << worst << " within two penetration depths (" << compared << " cells); surface SAR " << sar.sar[0] << " W/kg (analytic "
             << halfspace_sar_analytic(spec, sar.depth[0]) << ")\n";
 }
 

@@ -97,10 +97,11 @@ StepSetup make_step_setup(const FdtdStep::Problem& p) {
   s.source_values.resize(p.sources.size() * steps);
   for (std::size_t n = 0; n < p.sources.size(); ++n) {
     const PointSource& src = p.sources[n];
-    // On a periodic axis node 0 is a copy of node n (yee_kernel_args.hpp):
-    // drive the source at n.
-    const index_t node = g.index(p.periodic[0] && src.i == 0 ? g.nx : src.i,
-                                 p.periodic[1] && src.j == 0 ? g.ny : src.j, src.k);
+    // On a periodic axis the face node 0 of a component tangential to that
+    // face is a copy of node n (yee_kernel_args.hpp): drive the source at n.
+    const bool move_x = p.periodic[0] && src.i == 0 && src.component != Component::ex;
+    const bool move_y = p.periodic[1] && src.j == 0 && src.component != Component::ey;
+    const index_t node = g.index(move_x ? g.nx : src.i, move_y ? g.ny : src.j, src.k);
     s.source_index.push_back(node);
     s.source_component.push_back(int(src.component));
     s.source_hard.push_back(src.hard ? 1 : 0);
