@@ -184,7 +184,7 @@ void add_fdtd_command(CLI::App& app) {
 void add_halfspace_subcommand(CLI::App* fdtd) {
   struct HalfspaceArgs {
     HalfspaceSpec spec;
-    std::string variant = "auto", profile_path, summary_path;
+    std::string variant = "auto", profile_path, summary_path, vtk_path, png_path;
   };
   auto args = std::make_shared<HalfspaceArgs>();
   auto* cmd = fdtd->add_subcommand(
@@ -203,6 +203,9 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
   cmd->add_option("--sar-profile", args->profile_path, "CSV depth,sar (m, W/kg)")->required();
   cmd->add_option("--sar-summary", args->summary_path,
                   "CSV summary: whole-body, peak 1 g and 10 g SAR");
+  cmd->add_option("--sar-vtk", args->vtk_path,
+                  "VTK ImageData (.vti) of |E|, SAR, 1 g and 10 g SAR of the medium's cells");
+  cmd->add_option("--sar-png", args->png_path, "PNG of the SAR on an x-z slice");
   cmd->callback([args] {
     ppkit::Runtime runtime;  // one Kokkos lifetime for both runs
     const HalfspaceModel model = make_halfspace(args->spec);
@@ -235,6 +238,15 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
     if (!args->summary_path.empty()) {
       write_sar_summary(args->summary_path, sar.maps, args->spec.frequency);
       std::cout << "summary written to " << args->summary_path << "\n";
+    }
+    const YeeGrid& g = model.medium.grid;
+    if (!args->vtk_path.empty()) {
+      write_sar_vti(args->vtk_path, sar.maps, g.dz, {0.5 * g.dx, 0.5 * g.dy, 0.5 * g.dz});
+      std::cout << "SAR maps written to " << args->vtk_path << "\n";
+    }
+    if (!args->png_path.empty()) {
+      write_sar_png(args->png_path, sar.maps);
+      std::cout << "SAR slice written to " << args->png_path << "\n";
     }
   });
 }

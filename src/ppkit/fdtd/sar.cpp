@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/image_output.hpp"
 
 namespace ppkit::fdtd {
 
@@ -197,6 +198,44 @@ SarMaps compute_sar(const SarInput& in) {
   for (float v : maps.sar_10g)
     if (v == v) maps.peak_10g = std::max(maps.peak_10g, double(v));
   return maps;
+}
+
+void write_sar_vti(const std::string& path, const SarMaps& maps, double cell_size,
+                   std::array<double, 3> origin) {
+  image::ImageGrid grid;
+  grid.points = {maps.cells[0], maps.cells[1], maps.cells[2]};
+  grid.origin = origin;
+  grid.spacing = {cell_size, cell_size, cell_size};
+  const std::vector<float>* sources[4] = {&maps.e_peak, &maps.point_sar, &maps.sar_1g,
+                                          &maps.sar_10g};
+  const char* names[4] = {"E_peak", "SAR", "SAR_1g", "SAR_10g"};
+  std::vector<image::ImageArray> arrays(4);
+  for (int a = 0; a < 4; ++a) {
+    arrays[std::size_t(a)].name = names[a];
+    auto& out = arrays[std::size_t(a)].values;
+    out.resize(std::size_t(grid.count()));
+    // maps: z fastest; ImageData: x fastest.
+    for (index_t i = 0; i < maps.cells[0]; ++i)
+      for (index_t j = 0; j < maps.cells[1]; ++j)
+        for (index_t k = 0; k < maps.cells[2]; ++k)
+          out[std::size_t((k * maps.cells[1] + j) * maps.cells[0] + i)] =
+              (*sources[a])[std::size_t(maps.cell(i, j, k))];
+  }
+  image::write_vti(path, grid, arrays);
+}
+
+void write_sar_png(const std::string& path, const SarMaps& maps) {
+  const index_t j = maps.cells[1] / 2;
+  std::vector<float> slice(std::size_t(maps.cells[0] * maps.cells[2]));
+  double peak = 0;
+  for (index_t k = 0; k < maps.cells[2]; ++k)
+    for (index_t i = 0; i < maps.cells[0]; ++i) {
+      const float v = maps.point_sar[std::size_t(maps.cell(i, j, k))];
+      slice[std::size_t(k * maps.cells[0] + i)] = v;
+      peak = std::max(peak, double(v));
+    }
+  image::write_png(path, maps.cells[0], maps.cells[2], slice, 0.0, peak > 0 ? peak : 1.0,
+                   image::ColourMap::viridis);
 }
 
 void write_sar_summary(const std::string& path, const SarMaps& maps, double frequency) {

@@ -60,6 +60,15 @@ std::vector<float> averaged_sar(const std::vector<float>& point_sar, const std::
 
 SarMaps compute_sar(const SarInput& input);
 
+// VTK ImageData (.vti, point data at the cell centres, origin = centre of
+// the first map cell in metres): |E| (V/m peak), SAR, SAR_1g, SAR_10g (W/kg;
+// NaN where no valid cube).
+void write_sar_vti(const std::string& path, const SarMaps& maps, double cell_size,
+                   std::array<double, 3> origin);
+// PNG of the point SAR on the x-z slice through the middle y cell (viridis,
+// 0 to the peak), one pixel per cell.
+void write_sar_png(const std::string& path, const SarMaps& maps);
+
 // Key,value CSV: frequency, whole-body SAR, peak 1 g and 10 g SAR, mass, power.
 void write_sar_summary(const std::string& path, const SarMaps& maps, double frequency);
 
