@@ -123,6 +123,30 @@ FdtdPhasorUpdate::Result reference_phasor_update(const FdtdPhasorUpdate::Problem
   return r;
 }
 
+FdtdPhasorUpdate::Problem make_phasor_benchmark_problem(index_t n, int frequencies,
+                                                        std::int64_t samples) {
+  require(n >= 1 && frequencies >= 1 && samples >= 1, "phasor benchmark sizes are invalid",
+          "n >= 1 cells, >= 1 frequency, >= 1 sample");
+  FdtdPhasorUpdate::Problem p;
+  p.grid = make_grid(n, n, n, double(n) * 1e-3, double(n) * 1e-3, double(n) * 1e-3, 0.99);
+  for (int f = 0; f < frequencies; ++f)
+    p.config.frequencies.push_back(1e9 + 9e9 * double(f) / double(std::max(1, frequencies - 1)));
+  p.samples = samples;
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;  // xorshift64: values in [-1, 1)
+  for (int c = 0; c < 6; ++c) {
+    auto& field = p.fields[std::size_t(c)];
+    field.resize(std::size_t(p.grid.nodes()));
+    const float scale = c < 3 ? 1.0f : float(1 / eta0);
+    for (auto& v : field) {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      v = scale * (float(state >> 40) * (2.0f / 16777216.0f) - 1.0f);
+    }
+  }
+  return p;
+}
+
 double phasors_relative_error(const PhasorSet& a, const PhasorSet& reference) {
   if (a.re.size() != reference.re.size() || a.im.size() != reference.im.size())
     return std::numeric_limits<double>::infinity();

@@ -92,6 +92,12 @@ void validate(const FdtdPhasorUpdate::Problem& problem);
 void accumulate_phasors_host(PhasorSet& sums, const YeeGrid& grid,
                              const std::array<const float*, 6>& fields, const float* coefficients);
 
+// The benchmark problem: a cube of n^3 cells (1 mm), fields filled with a
+// cheap deterministic pseudo-random pattern, the whole grid as the box,
+// `frequencies` frequencies between 1 and 10 GHz, `samples` samples per run.
+FdtdPhasorUpdate::Problem make_phasor_benchmark_problem(index_t n, int frequencies,
+                                                        std::int64_t samples);
+
 // Relative L2 error of the real and imaginary sums together.
 double phasors_relative_error(const PhasorSet& a, const PhasorSet& reference);
 
