@@ -203,6 +203,9 @@ FdtdStep::Result run_mpi_slabs(const FdtdStep::Problem& p, MPI_Comm comm) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   const StepSetup setup = make_step_setup(p);
+  require(!p.periodic[0] && !p.periodic[1] && !p.phasors.enabled(),
+          "MPI slabs do not implement periodic boundaries or phasors",
+          "a single-rank variant of fdtd.step for periodic columns and phasors");
   require(ranks <= p.grid.nx + 1,
           std::to_string(ranks) + " MPI ranks for " + std::to_string(p.grid.nx + 1) +
               " node planes along x",
