@@ -191,8 +191,7 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
       "halfspace",
       "1 V/m plane wave normally incident on a lossy half-space z >= 0 (periodic column): SAR "
       "profile against the analytic solution");
-  cmd->add_option("--eps-r", args->spec.eps_r, "Relative permittivity of the medium")
-      ->required();
+  cmd->add_option("--eps-r", args->spec.eps_r, "Relative permittivity of the medium")->required();
   cmd->add_option("--sigma", args->spec.sigma, "Conductivity of the medium (S/m)")->required();
   cmd->add_option("--rho", args->spec.rho, "Mass density of the medium (kg/m^3)")->required();
   cmd->add_option("--freq", args->spec.frequency, "Frequency (Hz)")->required();

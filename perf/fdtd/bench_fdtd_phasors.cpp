@@ -46,8 +46,8 @@ void ppkit::bench::register_benchmarks() {
         [](const FdtdStep::Problem& p) {
           const double per_sample = 24.0 + 96.0 * double(p.phasors.frequencies.size());
           const double phasor_bytes = per_sample * double(p.grid.nodes()) * double(p.steps);
-          const double phasor_flops =
-              24.0 * double(p.phasors.frequencies.size()) * double(p.grid.nodes()) * double(p.steps);
+          const double phasor_flops = 24.0 * double(p.phasors.frequencies.size()) *
+                                      double(p.grid.nodes()) * double(p.steps);
           return BenchModel{double(p.grid.cells()) * double(p.steps), "cells/s",
                             fdtd::step_bytes(p) + phasor_bytes, fdtd::step_flops(p) + phasor_flops};
         });

@@ -103,9 +103,10 @@ TEST(FdtdSar, HalfspaceMatchesFresnelTransmissionAndAttenuation) {
   EXPECT_GT(compared, 20);
   EXPECT_LT(worst_one, 0.03) << "worst relative SAR error within one penetration depth";
   EXPECT_LT(worst, 0.06) << "worst relative SAR error within two penetration depths";
-  std::cout << "half-space SAR: worst relative error " << worst_one << " within one and "
-            << worst << " within two penetration depths (" << compared << " cells); surface SAR " << sar.sar[0] << " W/kg (analytic "
-            << halfspace_sar_analytic(spec, sar.depth[0]) << ")\n";
+  std::cout << "half-space SAR: worst relative error " << worst_one << " within one and " << worst
+            << " within two penetration depths (" << compared << " cells); surface SAR "
+            << sar.sar[0] << " W/kg (analytic " << halfspace_sar_analytic(spec, sar.depth[0])
+            << ")\n";
 }
 
 }  // namespace

@@ -130,10 +130,10 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
                        psi_[0].mem(), psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
     }
     if (p.phasors.enabled()) {
-      phasors_ = std::make_unique<OpenClPhasors>(p.phasors, g, 0, setup_.phasor_samples,
-                                                 vectorized);
-      phasors_->set_fields({fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
-                            fields_[3].mem(), fields_[4].mem(), fields_[5].mem()},
+      phasors_ =
+          std::make_unique<OpenClPhasors>(p.phasors, g, 0, setup_.phasor_samples, vectorized);
+      phasors_->set_fields({fields_[0].mem(), fields_[1].mem(), fields_[2].mem(), fields_[3].mem(),
+                            fields_[4].mem(), fields_[5].mem()},
                            (ny_ + 1) * pz_, pz_);
     }
     ctx.finish();

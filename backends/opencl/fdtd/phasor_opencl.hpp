@@ -22,8 +22,8 @@ class OpenClPhasors {
       : shape_(make_phasor_set(config, grid)), vectorized_(vectorized), samples_(samples) {
     auto& ctx = opencl::Context::get();
     program_ = ctx.program(opencl::sources::fdtd_phasors);
-    kernel_ = std::make_unique<opencl::Kernel>(program_,
-                                               vectorized ? "phasor_float4" : "phasor_plain");
+    kernel_ =
+        std::make_unique<opencl::Kernel>(program_, vectorized ? "phasor_float4" : "phasor_plain");
     const std::vector<float> coef = phasor_coefficients(config, grid.dt, first_step, samples);
     coef_ = opencl::Buffer<float>(coef.empty() ? std::vector<float>(4, 0.0f) : coef);
     frequencies_ = cl_long(config.frequencies.size());
@@ -113,8 +113,7 @@ class OpenClPhasors {
     const std::size_t nodes = std::size_t(shape_.box_nodes());
     for (std::size_t q = 0; q < std::size_t(frequencies_); ++q)
       for (std::size_t c = 0; c < 6; ++c)
-        for (std::size_t b = 0; b < nodes; ++b)
-          f((q * 6 + c) * nodes + b, (q * nodes + b) * 6 + c);
+        for (std::size_t b = 0; b < nodes; ++b) f((q * 6 + c) * nodes + b, (q * nodes + b) * 6 + c);
   }
 
   PhasorSet shape_;

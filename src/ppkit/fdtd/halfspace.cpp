@@ -42,8 +42,8 @@ HalfspaceModel make_halfspace(const HalfspaceSpec& s) {
   require(s.cells_per_wavelength >= 8,
           "--cells-per-wavelength " + std::to_string(s.cells_per_wavelength) + " is too coarse",
           ">= 8 (20 for a few percent)");
-  require(s.lateral_cells >= 2 && s.cpml >= 4, "column needs >= 2 lateral cells and >= 4 CPML cells",
-          "lateral_cells >= 2, cpml >= 4");
+  require(s.lateral_cells >= 2 && s.cpml >= 4,
+          "column needs >= 2 lateral cells and >= 4 CPML cells", "lateral_cells >= 2, cpml >= 4");
   const double dz = lossy_wavelength(s) / s.cells_per_wavelength;
   const index_t gap = 12;  // free-space cells between the sheet and z = 0
   const index_t sheet_k = s.cpml + 4;
@@ -123,7 +123,8 @@ HalfspaceSar halfspace_sar(const HalfspaceModel& m, const FdtdStep::Result& medi
   for (index_t k = 0; k < nk; ++k) {
     double mean = 0;  // the column is uniform across x and y; average the cells
     for (index_t i = 0; i < n; ++i)
-      for (index_t j = 0; j < n; ++j) mean += out.maps.point_sar[std::size_t(out.maps.cell(i, j, k))];
+      for (index_t j = 0; j < n; ++j)
+        mean += out.maps.point_sar[std::size_t(out.maps.cell(i, j, k))];
     out.depth.push_back((double(k) + 0.5) * g.dz);
     out.sar.push_back(mean / double(n * n));
   }

@@ -27,8 +27,8 @@ std::vector<index_t> phasor_sizes(ProblemSize s) {
 constexpr int compare_frequencies = 1;
 constexpr std::int64_t compare_samples = 10;
 
-std::pair<FdtdPhasorUpdate::Result, std::string> phasor_baseline(
-    const FdtdPhasorUpdate::Problem& p, ProblemSize size) {
+std::pair<FdtdPhasorUpdate::Result, std::string> phasor_baseline(const FdtdPhasorUpdate::Problem& p,
+                                                                 ProblemSize size) {
   if (size == ProblemSize::quick) return {reference_phasor_update(p), "serial reference"};
   const Variant<FdtdPhasorUpdate>* best = nullptr;
   for (const auto& v : Registry<FdtdPhasorUpdate>::all())
@@ -75,15 +75,14 @@ std::vector<CompareRow> run_phasors(CompareContext& ctx) {
 
 namespace ppkit::registration {
 void register_fdtd_phasor_compare() {
-  register_workload(
-      {"fdtd-phasors",
-       "FDTD running DFT phasor update (cells/s, pure streaming; float4 showcase)",
-       [](const CompareContext& ctx) {
-         int selected = 0;
-         for (const auto& v : Registry<FdtdPhasorUpdate>::all())
-           selected += ctx.variant_selected(v.name);
-         return selected * int(fdtd::phasor_sizes(ctx.options().size).size());
-       },
-       fdtd::run_phasors});
+  register_workload({"fdtd-phasors",
+                     "FDTD running DFT phasor update (cells/s, pure streaming; float4 showcase)",
+                     [](const CompareContext& ctx) {
+                       int selected = 0;
+                       for (const auto& v : Registry<FdtdPhasorUpdate>::all())
+                         selected += ctx.variant_selected(v.name);
+                       return selected * int(fdtd::phasor_sizes(ctx.options().size).size());
+                     },
+                     fdtd::run_phasors});
 }
 }  // namespace ppkit::registration

@@ -20,10 +20,10 @@ class KokkosPhasorUpdate final : public PreparedRun<FdtdPhasorUpdate::Result> {
     for (int c = 0; c < 6; ++c) {
       const auto& host = p.fields[std::size_t(c)];
       fields_[c] = Kokkos::View<float*, Mem>("phasor field", host.size());
-      Kokkos::deep_copy(fields_[c],
-                        Kokkos::View<const float*, Kokkos::HostSpace,
-                                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host.data(),
-                                                                              host.size()));
+      Kokkos::deep_copy(
+          fields_[c],
+          Kokkos::View<const float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+              host.data(), host.size()));
       pointers[std::size_t(c)] = fields_[c].data();
     }
     phasors_.set_fields(pointers);

@@ -65,7 +65,8 @@ class KokkosPhasors {
     coef_ = Kokkos::View<float*, Mem>("phasor coefficients", coef.size());
     Kokkos::deep_copy(coef_, HostView(coef.data(), coef.size()));
     if (std::size_t(args_.frequencies) * 4 * std::size_t(samples) != coef.size())
-      throw Error("phasor coefficient table has the wrong size", "4 floats per frequency and sample");
+      throw Error("phasor coefficient table has the wrong size",
+                  "4 floats per frequency and sample");
     samples_ = samples;
   }
 

@@ -57,7 +57,8 @@ std::vector<float> phasor_coefficients(const PhasorConfig& config, double dt,
       const double omega = 2 * pi * config.frequencies[f];
       float* c = &out[(std::size_t(u) * frequencies + f) * 4];
       // Reduce the phase modulo 2 pi in double before the float conversion.
-      const double phase_e = std::fmod(omega * t_e, 2 * pi), phase_h = std::fmod(omega * t_h, 2 * pi);
+      const double phase_e = std::fmod(omega * t_e, 2 * pi),
+                   phase_h = std::fmod(omega * t_h, 2 * pi);
       c[0] = float(w * std::cos(phase_e));
       c[1] = float(-w * std::sin(phase_e));
       c[2] = float(w * std::cos(phase_h));
@@ -68,8 +69,7 @@ std::vector<float> phasor_coefficients(const PhasorConfig& config, double dt,
 }
 
 void accumulate_phasors_host(PhasorSet& sums, const YeeGrid& grid,
-                             const std::array<const float*, 6>& fields,
-                             const float* coefficients) {
+                             const std::array<const float*, 6>& fields, const float* coefficients) {
   const index_t nodes = sums.box_nodes();
   for (std::size_t f = 0; f < sums.frequencies.size(); ++f)
     for (int c = 0; c < 6; ++c) {
@@ -112,8 +112,7 @@ FdtdPhasorUpdate::Result reference_phasor_update(const FdtdPhasorUpdate::Problem
   validate(p);
   FdtdPhasorUpdate::Result r;
   r.phasors = p.initial.re.empty() ? make_phasor_set(p.config, p.grid) : p.initial;
-  const std::vector<float> coef =
-      phasor_coefficients(p.config, p.grid.dt, p.first_step, p.samples);
+  const std::vector<float> coef = phasor_coefficients(p.config, p.grid.dt, p.first_step, p.samples);
   const std::array<const float*, 6> fields{p.fields[0].data(), p.fields[1].data(),
                                            p.fields[2].data(), p.fields[3].data(),
                                            p.fields[4].data(), p.fields[5].data()};
@@ -167,8 +166,7 @@ double phasor_sample_bytes(const FdtdPhasorUpdate::Problem& p) {
 
 double phasor_sample_flops(const FdtdPhasorUpdate::Problem& p) {
   const PhasorSet shape = make_phasor_set(p.config, p.grid);
-  return 24.0 * double(p.config.frequencies.size()) * double(shape.box_nodes()) *
-         double(p.samples);
+  return 24.0 * double(p.config.frequencies.size()) * double(shape.box_nodes()) * double(p.samples);
 }
 
 }  // namespace ppkit::fdtd

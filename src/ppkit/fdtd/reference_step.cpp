@@ -149,9 +149,9 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
       r.probe_values[q * steps + step] =
           f[std::size_t(setup.probe_component[q])][std::size_t(setup.probe_index[q])];
     if (const std::int64_t sample = phasor_sample_after(p, std::int64_t(step)); sample >= 0)
-      accumulate_phasors_host(
-          r.phasors, g, {ex.data(), ey.data(), ez.data(), hx.data(), hy.data(), hz.data()},
-          &phasor_coef[std::size_t(sample) * p.phasors.frequencies.size() * 4]);
+      accumulate_phasors_host(r.phasors, g,
+                              {ex.data(), ey.data(), ez.data(), hx.data(), hy.data(), hz.data()},
+                              &phasor_coef[std::size_t(sample) * p.phasors.frequencies.size() * 4]);
     if (next_energy < setup.energy_steps.size() &&
         setup.energy_steps[next_energy] == std::int64_t(step)) {
       double sum = 0;

@@ -31,12 +31,15 @@ std::vector<double> cell_centre_e_squared(const PhasorSet& p, int frequency,
     for (index_t j = 0; j < cy; ++j)
       for (index_t k = 0; k < cz; ++k) {
         // Ex lives on the x edges (i+1/2, j|j+1, k|k+1), Ey and Ez likewise.
-        const std::complex<double> ex = 0.25 * (phasor(0, i, j, k) + phasor(0, i, j + 1, k) +
-                                                phasor(0, i, j, k + 1) + phasor(0, i, j + 1, k + 1));
-        const std::complex<double> ey = 0.25 * (phasor(1, i, j, k) + phasor(1, i + 1, j, k) +
-                                                phasor(1, i, j, k + 1) + phasor(1, i + 1, j, k + 1));
-        const std::complex<double> ez = 0.25 * (phasor(2, i, j, k) + phasor(2, i + 1, j, k) +
-                                                phasor(2, i, j + 1, k) + phasor(2, i + 1, j + 1, k));
+        const std::complex<double> ex =
+            0.25 * (phasor(0, i, j, k) + phasor(0, i, j + 1, k) + phasor(0, i, j, k + 1) +
+                    phasor(0, i, j + 1, k + 1));
+        const std::complex<double> ey =
+            0.25 * (phasor(1, i, j, k) + phasor(1, i + 1, j, k) + phasor(1, i, j, k + 1) +
+                    phasor(1, i + 1, j, k + 1));
+        const std::complex<double> ez =
+            0.25 * (phasor(2, i, j, k) + phasor(2, i + 1, j, k) + phasor(2, i, j + 1, k) +
+                    phasor(2, i + 1, j + 1, k));
         e2[std::size_t((i * cy + j) * cz + k)] =
             amplitude_scale * amplitude_scale * (std::norm(ex) + std::norm(ey) + std::norm(ez));
       }
@@ -248,9 +251,9 @@ void write_sar_summary(const std::string& path, const SarMaps& maps, double freq
   out << "absorbed_power," << maps.absorbed_power << ",W\n";
   out << "whole_body_sar," << maps.whole_body_sar << ",W/kg\n";
   out << "peak_point_sar,"
-      << (maps.point_sar.empty() ? 0.0
-                                 : double(*std::max_element(maps.point_sar.begin(),
-                                                            maps.point_sar.end())))
+      << (maps.point_sar.empty()
+              ? 0.0
+              : double(*std::max_element(maps.point_sar.begin(), maps.point_sar.end())))
       << ",W/kg\n";
   out << "peak_1g_sar," << maps.peak_1g << ",W/kg\n";
   out << "peak_10g_sar," << maps.peak_10g << ",W/kg\n";

@@ -55,8 +55,8 @@ std::vector<double> cell_centre_e_squared(const PhasorSet& phasors, int frequenc
 
 // Spatial-average SAR of every cell over cubes of target_mass kg (rules above).
 std::vector<float> averaged_sar(const std::vector<float>& point_sar, const std::vector<float>& rho,
-                                std::array<index_t, 3> cells, double cell_size,
-                                double target_mass, std::array<bool, 3> periodic);
+                                std::array<index_t, 3> cells, double cell_size, double target_mass,
+                                std::array<bool, 3> periodic);
 
 SarMaps compute_sar(const SarInput& input);
 

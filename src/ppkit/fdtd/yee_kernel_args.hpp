@@ -47,7 +47,7 @@ struct YeeKernelArgs {
   float *psi_eyx, *psi_ezx, *psi_hyx, *psi_hzx;  // x layers
   float *psi_exy, *psi_ezy, *psi_hxy, *psi_hzy;  // y layers
   float *psi_exz, *psi_eyz, *psi_hxz, *psi_hyz;  // z layers
-  std::int32_t periodic_x, periodic_y;            // 0 or 1 (contract above)
+  std::int32_t periodic_x, periodic_y;           // 0 or 1 (contract above)
 };
 
 // Point sources and probes of one step.
