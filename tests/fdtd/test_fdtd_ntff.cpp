@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <complex>
 #include <random>
 
@@ -16,6 +18,12 @@
 
 namespace {
 using namespace ppkit;
+
+std::string sci(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3e", v);
+  return text;
+}
 using namespace ppkit::fdtd;
 constexpr double pi = 3.14159265358979323846;
 
@@ -72,14 +80,14 @@ TEST_P(FdtdNtffTest, HertzianDipoleFarFieldFollowsSinSquaredTheta) {
       const double phi0 = far_field_at_1m(r.radiation[f * D + (d / 4) * 4], freq)[0];
       phi_spread = std::max(phi_spread, std::abs(e[0] - phi0) / peak);
     }
-    RecordProperty("pattern_error_f" + std::to_string(f), std::to_string(pattern_error));
-    RecordProperty("peak_vs_analytic_f" + std::to_string(f),
-                   std::to_string(peak / analytic_peak - 1));
-    // Measured (kokkos-serial): pattern 0.5% / 1.2%, E_phi < 1e-3, peak -0.6% / -2%.
-    EXPECT_LT(pattern_error, 0.03) << "f = " << freq;
+    RecordProperty("pattern_error_f" + std::to_string(f), sci(pattern_error));
+    RecordProperty("peak_vs_analytic_f" + std::to_string(f), sci(peak / analytic_peak - 1));
+    // Measured (kokkos-serial): pattern 1.5e-4 (f0) and 3.2e-3 (2 f0); peak vs
+    // analytic +2e-4 and +2.6e-3.
+    EXPECT_LT(pattern_error, 0.01) << "f = " << freq;
     EXPECT_LT(cross, 0.01) << "f = " << freq;
     EXPECT_LT(phi_spread, 0.01) << "f = " << freq;
-    EXPECT_NEAR(peak / analytic_peak, 1.0, 0.05) << "f = " << freq;
+    EXPECT_NEAR(peak / analytic_peak, 1.0, 0.02) << "f = " << freq;
   }
 }
 

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <random>
 
 #include "harness/variant_test.hpp"
@@ -17,6 +19,12 @@
 
 namespace {
 using namespace ppkit;
+
+std::string sci(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3e", v);
+  return text;
+}
 using namespace ppkit::fdtd;
 
 FdtdStep::Result run_variant(const Variant<FdtdStep>& v, const FdtdStep::Problem& p) {
@@ -161,12 +169,13 @@ TEST_P(FdtdPlaneWavePhysicsTest, TotalFieldCarriesThePlaneWaveScatteredFieldStay
     h_error = std::max(h_error, std::abs(r.probe_values[1 * steps + s] - h));
     e_peak = std::max(e_peak, double(std::abs(r.probe_values[0 * steps + s])));
   }
-  RecordProperty("ex_error_vs_analytic", std::to_string(e_error / w.amplitude));
-  RecordProperty("hy_error_vs_analytic", std::to_string(h_error * eta0 / w.amplitude));
-  // Measured: about 0.4% (numerical dispersion of the 20-cell pulse over 10 cells).
-  EXPECT_LT(e_error / w.amplitude, 0.02);
-  EXPECT_LT(h_error * eta0 / w.amplitude, 0.02);
-  EXPECT_NEAR(e_peak, w.amplitude, 0.02 * w.amplitude);
+  RecordProperty("ex_error_vs_analytic", sci(e_error / w.amplitude));
+  RecordProperty("hy_error_vs_analytic", sci(h_error * eta0 / w.amplitude));
+  // Measured (kokkos-serial): 5.4e-4 (Ex), 5.6e-4 (Hy): the numerical dispersion
+  // of the 20-cells-per-wavelength pulse over 12 cells of aux grid.
+  EXPECT_LT(e_error / w.amplitude, 0.005);
+  EXPECT_LT(h_error * eta0 / w.amplitude, 0.005);
+  EXPECT_NEAR(e_peak, w.amplitude, 0.005 * w.amplitude);
   // Scattered-field probes: below -40 dB of the incident peak.
   for (std::size_t q = 2; q < p.probes.size(); ++q) {
     double worst = 0;
@@ -186,7 +195,7 @@ TEST_P(FdtdPlaneWavePhysicsTest, TotalFieldCarriesThePlaneWaveScatteredFieldStay
         const bool inside = i >= 8 && i <= 15 && k >= 10 && k <= 26;
         (inside ? total : scattered) = std::max(inside ? total : scattered, v);
       }
-  RecordProperty("scattered_over_incident", std::to_string(scattered / w.amplitude));
+  RecordProperty("scattered_over_incident", sci(scattered / w.amplitude));
   EXPECT_LT(scattered, 1e-2 * w.amplitude);
   EXPECT_GT(total, 0.9 * w.amplitude);
 }
