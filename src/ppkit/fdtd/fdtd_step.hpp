@@ -10,6 +10,9 @@
 #include "ppkit/core/registry.hpp"
 #include "ppkit/fdtd/cpml.hpp"
 #include "ppkit/fdtd/materials.hpp"
+#include "ppkit/fdtd/ntff.hpp"
+#include "ppkit/fdtd/plane_wave.hpp"
+#include "ppkit/fdtd/snapshots.hpp"
 #include "ppkit/fdtd/phasors.hpp"
 #include "ppkit/fdtd/sources.hpp"
 #include "ppkit/fdtd/yee_grid.hpp"
@@ -41,14 +44,23 @@ struct FdtdStep {
     std::array<bool, 3> periodic{false, false, false};
     // Running DFTs accumulated during the steps (phasors.hpp); off when empty.
     fdtd::PhasorConfig phasors;
+    // At most one plane wave through a total-field/scattered-field box (plane_wave.hpp).
+    std::vector<fdtd::PlaneWaveSource> plane_waves;
+    // Plane snapshots copied back every `every` steps (snapshots.hpp).
+    std::vector<fdtd::PlaneSnapshot> snapshots;
+    // At most one near-to-far-field transform (ntff.hpp).
+    std::vector<fdtd::NearToFarField> far_field;
   };
   struct Result {
     fdtd::FieldSet fields;  // E^n and H^{n-1/2} after n steps
     // probe_values[p * steps + s]: probe p after step s (E at (s+1) dt, H at (s+1/2) dt)
     std::vector<float> probe_values;
-    std::vector<std::int64_t> energy_steps;  // steps after which energy was taken
-    std::vector<double> energy;              // J: 1/2 sum(eps E^2 + mu H^2) dV
-    fdtd::PhasorSet phasors;                 // when problem.phasors is enabled
+    std::vector<std::int64_t> energy_steps;   // steps after which energy was taken
+    std::vector<double> energy;               // J: 1/2 sum(eps E^2 + mu H^2) dV
+    std::vector<fdtd::SnapshotFrame> frames;  // in the order of snapshot_schedule()
+    // Radiation vectors {N_theta, N_phi, L_theta, L_phi} [f * directions + d].
+    std::vector<fdtd::RadiationVectors> radiation;
+    fdtd::PhasorSet phasors;                  // when problem.phasors is enabled
   };
 };
 
@@ -73,6 +85,13 @@ struct StepSetup {
   // Phasor samples: after step s when (s + 1) % interval == 0 (phasors.hpp);
   // coefficients as phasor_coefficients(config, dt, 0, phasor_samples).
   std::int64_t phasor_samples = 0;
+  // Plane-wave consistency corrections (empty without a plane wave).
+  TfsfCorrections tfsf;
+  // (step, snapshot) pairs: frames taken after those steps, in this order.
+  std::vector<std::pair<std::int64_t, int>> snapshot_schedule;
+  // Near-to-far-field surface samples and DFT factors (empty without a transform).
+  NtffSurface ntff;
+  std::vector<float> ntff_factors;  // [(step * F + f) * 4 + {Re E, Im E, Re H, Im H}]
 };
 
 // The phasor sample taken after 0-based step `step`, or -1 when none is.

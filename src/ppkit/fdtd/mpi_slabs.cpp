@@ -210,6 +210,9 @@ FdtdStep::Result run_mpi_slabs(const FdtdStep::Problem& p, MPI_Comm comm) {
           std::to_string(ranks) + " MPI ranks for " + std::to_string(p.grid.nx + 1) +
               " node planes along x",
           "at most nx + 1 ranks (one plane each)");
+  require(p.plane_waves.empty() && p.snapshots.empty() && p.far_field.empty(),
+          "MPI slabs do not run plane waves, snapshots or the near-to-far-field transform",
+          "a single-rank variant for those");
   require(p.grid.ny * p.grid.nz < INT_MAX / 4, "an x-plane is too large for one MPI message",
           "(ny + 1)(nz + 1) < 2^29 nodes");
   Slab slab(p, setup, rank, ranks);

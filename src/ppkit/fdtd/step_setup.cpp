@@ -77,6 +77,14 @@ void validate(const FdtdStep::Problem& p) {
             "an interior node: " + extent_text(g));
     require(s.frequency > 0, "source frequency must be positive", "> 0 Hz");
   }
+  require(p.plane_waves.size() <= 1, std::to_string(p.plane_waves.size()) + " plane waves given",
+          "at most one");
+  for (const auto& w : p.plane_waves) validate(w, g, p.cpml.thickness);
+  for (const auto& s : p.snapshots) validate(s, g);
+  require(p.far_field.size() <= 1,
+          std::to_string(p.far_field.size()) + " near-to-far-field transforms given",
+          "at most one");
+  for (const auto& n : p.far_field) validate(n, g, p.cpml.thickness);
   for (const auto& pr : p.probes)
     require(g.holds(pr.component, pr.i, pr.j, pr.k),
             std::string("probe ") + to_string(pr.component) + " at node " +
@@ -130,6 +138,17 @@ StepSetup make_step_setup(const FdtdStep::Problem& p) {
   if (s.energy_steps.empty() || s.energy_steps.back() != p.steps - 1)
     s.energy_steps.push_back(p.steps - 1);
   if (p.phasors.enabled()) s.phasor_samples = p.steps / p.phasors.interval;
+  if (!p.plane_waves.empty()) {
+    const CpmlAxis* a = s.cpml.axis;
+    s.tfsf = make_tfsf_corrections(p.plane_waves[0], g, p.steps, s.material_table, s.material_id,
+                                   {&a[0].e_inv_kd, &a[1].e_inv_kd, &a[2].e_inv_kd},
+                                   {&a[0].h_inv_kd, &a[1].h_inv_kd, &a[2].h_inv_kd});
+  }
+  s.snapshot_schedule = snapshot_schedule(p.snapshots, p.steps);
+  if (!p.far_field.empty()) {
+    s.ntff = make_ntff_surface(p.far_field[0], g);
+    s.ntff_factors = ntff_dft_factors(p.far_field[0], g, p.steps);
+  }
   return s;
 }
 
