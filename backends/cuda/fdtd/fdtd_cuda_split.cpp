@@ -5,13 +5,23 @@
 // are stored with the z pitch rounded up to 32 nodes (rows 128-byte aligned,
 // padding kept zero), material ids narrowed to 1, 2 or 4 bytes (none for a
 // single material).
+// Problem features: cuda/split-x* run all of them (plane-wave corrections and
+// periodic copies between their H and E launches, phasors, snapshots and the
+// far-field DFT after each step, all at pitched node indices). The wavefront
+// variants fuse H and E into one launch, so nothing can run between the two
+// half steps: they refuse plane waves and periodic boundaries at prepare time.
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include "backends/cuda/core/cuda_device.hpp"
+#include "backends/cuda/fdtd/fdtd_cuda_corrections.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_kernels.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_split_kernels.hpp"
+#include "backends/cuda/fdtd/phasor_cuda.hpp"
+#include "backends/cuda/fdtd/phasor_cuda_kernels.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/step_features.hpp"
 
 namespace ppkit::fdtd {
 namespace {
@@ -30,12 +40,28 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   // planes_per_thread 0: cuda/wavefront, -1: cuda/wavefront-l1.
   CudaSplitStep(const FdtdStep::Problem& p, int planes_per_thread)
       : problem_(p), setup_(make_step_setup(p)), planes_(planes_per_thread) {
+    if (planes_per_thread <= 0) {
+      const std::string name = planes_per_thread == 0 ? "cuda/wavefront" : "cuda/wavefront-l1";
+      require(p.plane_waves.empty() || step_variant_supports(name, StepFeature::plane_wave),
+              name +
+                  " cannot run a plane wave: its fused H+E launch leaves no point for the "
+                  "TF/SF corrections between the half steps",
+              variants_with_every_step_feature());
+      require(
+          (!p.periodic[0] && !p.periodic[1]) || step_variant_supports(name, StepFeature::periodic),
+          name +
+              " cannot run periodic boundaries: its fused H+E launch leaves no point for "
+              "the periodic H copy between the half steps",
+          variants_with_every_step_feature());
+    }
     const YeeGrid& g = p.grid;
     YeeKernelArgs& a = step_.a;
     a.nx = g.nx;
     a.ny = g.ny;
     a.nz = g.nz;
     a.layers = 2 * setup_.cpml.thickness;
+    a.periodic_x = p.periodic[0] ? 1 : 0;
+    a.periodic_y = p.periodic[1] ? 1 : 0;
     pz_ = (g.nz + 1 + row_alignment - 1) / row_alignment * row_alignment;
     step_.sy = pz_;
     rows_ = std::size_t((g.nx + 1) * (g.ny + 1));
@@ -120,7 +146,6 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     }
 
     // Sources and probes at their pitched node indices.
-    auto pitched_index = [&](index_t node) { return node / (g.nz + 1) * pz_ + node % (g.nz + 1); };
     std::vector<std::int64_t> source_index, probe_index;
     for (auto node : setup_.source_index) source_index.push_back(pitched_index(node));
     for (auto node : setup_.probe_index) probe_index.push_back(pitched_index(node));
@@ -149,6 +174,57 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     energy_sum_ = DeviceBuffer<double>(1);
     if (planes_ <= 0)
       wave_counters_ = DeviceBuffer<int>(std::size_t(cuda_split::wavefront_counter_ints(step_)));
+    // Plane wave: corrections per component (pitched nodes) and the incident table.
+    const TfsfCorrections& t = setup_.tfsf;
+    incident_ = device_copy(t.incident);
+    for (int c = 0; c < 6; ++c) {
+      tfsf_count_[c] = std::int64_t(t.node[std::size_t(c)].size());
+      if (tfsf_count_[c] == 0) continue;
+      std::vector<std::int64_t> pitched_nodes;
+      for (auto node : t.node[std::size_t(c)]) pitched_nodes.push_back(pitched_index(node));
+      tfsf_node_[c] = device_copy(pitched_nodes);
+      tfsf_w0_[c] = device_copy(t.weight0[std::size_t(c)]);
+      tfsf_w1_[c] = device_copy(t.weight1[std::size_t(c)]);
+      tfsf_s0_[c] = device_copy(t.slot0[std::size_t(c)]);
+      tfsf_s1_[c] = device_copy(t.slot1[std::size_t(c)]);
+    }
+    // Near-to-far-field surface samples (pitched nodes) and DFT accumulators.
+    const NtffSurface& surface = setup_.ntff;
+    if (surface.size() > 0) {
+      for (int c = 0; c < 6; ++c) ntff_.field[c] = fields_[c].data();
+      std::vector<std::int64_t> node_a, node_b;
+      for (auto node : surface.node_a) node_a.push_back(pitched_index(node));
+      for (auto node : surface.node_b) node_b.push_back(pitched_index(node));
+      ntff_component_ = device_copy(surface.component);
+      ntff_current_ = device_copy(surface.current);
+      ntff_magnetic_ = device_copy(surface.magnetic);
+      ntff_node_a_ = device_copy(node_a);
+      ntff_node_b_ = device_copy(node_b);
+      ntff_weight_ = device_copy(surface.weight);
+      ntff_x_ = device_copy(surface.x);
+      ntff_y_ = device_copy(surface.y);
+      ntff_z_ = device_copy(surface.z);
+      ntff_factors_ = device_copy(setup_.ntff_factors);
+      ntff_.component = ntff_component_.data();
+      ntff_.current = ntff_current_.data();
+      ntff_.magnetic = ntff_magnetic_.data();
+      ntff_.node_a = ntff_node_a_.data();
+      ntff_.node_b = ntff_node_b_.data();
+      ntff_.weight = ntff_weight_.data();
+      ntff_.x = ntff_x_.data();
+      ntff_.y = ntff_y_.data();
+      ntff_.z = ntff_z_.data();
+      ntff_.samples = std::int64_t(surface.size());
+      ntff_.frequencies = std::int64_t(p.far_field[0].frequencies.size());
+      ntff_dft_ = DeviceBuffer<double>(std::size_t(2 * ntff_.samples * ntff_.frequencies));
+      ntff_.re = ntff_dft_.data();
+      ntff_.im = ntff_dft_.data() + ntff_.samples * ntff_.frequencies;
+      ntff_sums_ = DeviceBuffer<double>(8);
+    }
+    if (p.phasors.enabled()) {
+      phasors_ = std::make_unique<CudaPhasors>(p.phasors, g, 0, setup_.phasor_samples);
+      phasors_->set_fields({a.ex, a.ey, a.ez, a.hx, a.hy, a.hz}, pz_);
+    }
     PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -163,7 +239,15 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     }
     for (auto& b : psi_) b.fill_bytes(0);
     energy_.clear();
-    std::size_t next_energy = 0;
+    frames_.clear();
+    radiation_.clear();
+    if (ntff_.samples > 0) ntff_dft_.fill_bytes(0);
+    std::size_t next_energy = 0, next_frame = 0;
+    if (phasors_) phasors_->reset(PhasorSet{});
+    const bool periodic = step_.a.periodic_x || step_.a.periodic_y;
+    SourceProbeArgs sources_only = io_, probes_only = io_;
+    sources_only.n_probes = 0;
+    probes_only.n_sources = 0;
     for (std::int64_t step = 0; step < problem_.steps; ++step) {
       if (planes_ == 0) {
         cuda_split::wavefront_step(step_, wave_counters_.data());
@@ -171,9 +255,25 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
         cuda_split::wavefront_step_l1(step_, wave_counters_.data());
       } else {
         cuda_split::update_h(step_, planes_);
+        if (setup_.tfsf.row > 0) tfsf(3, step);
+        if (periodic) cuda_kernels::periodic_copy(step_.a, false, pz_);
         cuda_split::update_e(step_, planes_);
+        if (setup_.tfsf.row > 0) tfsf(0, step);
       }
-      cuda_kernels::sources_and_probes(step_.a, io_, step);
+      if (periodic) {  // E of the periodic faces is copied after the sources, before the probes
+        cuda_kernels::sources_and_probes(step_.a, sources_only, step);
+        cuda_kernels::periodic_copy(step_.a, true, pz_);
+        cuda_kernels::sources_and_probes(step_.a, probes_only, step);
+      } else {
+        cuda_kernels::sources_and_probes(step_.a, io_, step);
+      }
+      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
+      for (; next_frame < setup_.snapshot_schedule.size() &&
+             setup_.snapshot_schedule[next_frame].first == step;
+           ++next_frame)
+        take_frame(setup_.snapshot_schedule[next_frame].second, step);
+      if (ntff_.samples > 0)
+        cuda_kernels::ntff_accumulate(ntff_, ntff_factors_.data() + step * ntff_.frequencies * 4);
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
         cuda_split::field_energy(step_, energy_sum_.data());
         double sum = 0;
@@ -183,8 +283,25 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
         ++next_energy;
       }
     }
+    if (ntff_.samples > 0) {
+      const auto& far = problem_.far_field[0];
+      for (std::int64_t f = 0; f < ntff_.frequencies; ++f)
+        for (std::size_t d = 0; d < far.directions.size(); ++d) {
+          const NtffDirection nd = ntff_direction(far, std::size_t(f), d);
+          const double dir[9] = {nd.k[0],     nd.k[1],   nd.k[2],   nd.theta[0], nd.theta[1],
+                                 nd.theta[2], nd.phi[0], nd.phi[1], nd.phi[2]};
+          cuda_kernels::ntff_radiation(ntff_, f, dir, ntff_sums_.data());
+          double s[8];
+          PPKIT_CUDA_CHECK(cudaMemcpy(s, ntff_sums_.data(), sizeof s, cudaMemcpyDeviceToHost));
+          radiation_.push_back({std::complex<double>(s[0], s[1]), std::complex<double>(s[2], s[3]),
+                                std::complex<double>(s[4], s[5]),
+                                std::complex<double>(s[6], s[7])});
+        }
+    }
     if (const char* error = cuda_split::last_launch_error())
       throw Error(std::string("CUDA launch of the fdtd.step split kernels failed: ") + error);
+    if (const char* error = cuda_kernels::phasor_launch_error())
+      throw Error(std::string("CUDA launch of the fdtd.step feature kernels failed: ") + error);
     PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -195,12 +312,47 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_;
+    if (phasors_) r.phasors = phasors_->download();
     if (r.energy.size() != r.energy_steps.size())
       r.energy.assign(r.energy_steps.size(), std::nan(""));
+    r.frames = frames_;
+    r.radiation = radiation_;
     return r;
   }
 
  private:
+  index_t pitched_index(index_t node) const {
+    const index_t len = problem_.grid.nz + 1;
+    return node / len * pz_ + node % len;
+  }
+
+  // Plane-wave corrections of the E (first = 0) or H (first = 3) components.
+  void tfsf(int first, std::int64_t step) {
+    const YeeKernelArgs& a = step_.a;
+    float* fields[6] = {a.ex, a.ey, a.ez, a.hx, a.hy, a.hz};
+    const float* row = incident_.data() + step * setup_.tfsf.row;
+    for (int c = first; c < first + 3; ++c)
+      if (tfsf_count_[c] > 0)
+        cuda_kernels::tfsf_correct(fields[c], tfsf_node_[c].data(), tfsf_w0_[c].data(),
+                                   tfsf_w1_[c].data(), tfsf_s0_[c].data(), tfsf_s1_[c].data(), row,
+                                   tfsf_count_[c]);
+  }
+
+  // Copies a snapshot plane of the pitched layout back (a strided 2D copy),
+  // then transposes it to the frame layout.
+  void take_frame(int snapshot, std::int64_t step) {
+    const PlaneSnapshot& s = problem_.snapshots[std::size_t(snapshot)];
+    const YeeGrid& g = problem_.grid;
+    const PlaneCopy c = plane_copy(g, pz_, s.normal, s.index);
+    std::vector<float> native(std::size_t(c.rows * c.row_length));
+    PPKIT_CUDA_CHECK(cudaMemcpy2D(
+        native.data(), std::size_t(c.row_length) * sizeof(float),
+        fields_[int(s.component)].data() + c.offset, std::size_t(c.row_pitch) * sizeof(float),
+        std::size_t(c.row_length) * sizeof(float), std::size_t(c.rows), cudaMemcpyDeviceToHost));
+    const auto size = plane_size(g, s.normal);
+    frames_.push_back({snapshot, step, frame_from_native(native, size[0], size[1])});
+  }
+
   // Host layout (rows of nz + 1) <-> device layout (rows of pz, padding `fill`).
   template <class T>
   std::vector<T> pitched(const std::vector<T>& host, T fill) const {
@@ -239,6 +391,18 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   DeviceBuffer<double> energy_sum_;
   DeviceBuffer<int> wave_counters_;
   std::vector<double> energy_;
+  DeviceBuffer<float> incident_, tfsf_w0_[6], tfsf_w1_[6];
+  DeviceBuffer<std::int64_t> tfsf_node_[6];
+  DeviceBuffer<std::int32_t> tfsf_s0_[6], tfsf_s1_[6];
+  std::int64_t tfsf_count_[6] = {0, 0, 0, 0, 0, 0};
+  std::vector<SnapshotFrame> frames_;
+  cuda_kernels::NtffArgs ntff_{};
+  DeviceBuffer<std::int32_t> ntff_component_, ntff_current_, ntff_magnetic_;
+  DeviceBuffer<std::int64_t> ntff_node_a_, ntff_node_b_;
+  DeviceBuffer<float> ntff_weight_, ntff_x_, ntff_y_, ntff_z_, ntff_factors_;
+  DeviceBuffer<double> ntff_dft_, ntff_sums_;
+  std::vector<RadiationVectors> radiation_;
+  std::unique_ptr<CudaPhasors> phasors_;
 };
 
 }  // namespace

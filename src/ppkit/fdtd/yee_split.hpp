@@ -153,7 +153,10 @@ PPKIT_FDTD_HD void update_h_node(const YeeKernelArgs& a, std::int64_t i, std::in
   }
 }
 
-// General E update of node (i, j, k): tangential E on the PEC faces is not updated.
+// General E update of node (i, j, k): tangential E on the PEC faces is not
+// updated; on a periodic axis the face u = n is updated like an interior node
+// (yee_kernel_args.hpp). That face always lies in the shell: the E interior
+// box ends at u = n - 1.
 PPKIT_FDTD_HD void update_e_node(const YeeKernelArgs& a, std::int64_t i, std::int64_t li,
                                  std::int64_t j, std::int64_t k, std::int64_t sy, std::int64_t sx,
                                  float ca, float cb) {
@@ -163,8 +166,8 @@ PPKIT_FDTD_HD void update_e_node(const YeeKernelArgs& a, std::int64_t i, std::in
   const std::int64_t qx = (std::int64_t(slx) * (a.ny + 1) + j) * sy + k;
   const std::int64_t qy = (li * a.layers + sly) * sy + k;
   const std::int64_t qz = (li * (a.ny + 1) + j) * a.layers + slz;
-  const bool inner_x = i >= 1 && i < a.nx, inner_y = j >= 1 && j < a.ny,
-             inner_z = k >= 1 && k < a.nz;
+  const bool inner_x = i >= 1 && (i < a.nx || a.periodic_x),
+             inner_y = j >= 1 && (j < a.ny || a.periodic_y), inner_z = k >= 1 && k < a.nz;
   if (i < a.nx && inner_y && inner_z) {
     const float dhz = a.hz[n] - a.hz[n - sy], dhy = a.hy[n] - a.hy[n - 1];
     const float curl = cpml_derivative(dhz, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_exy, qy) -
