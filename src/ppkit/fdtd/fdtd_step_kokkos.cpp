@@ -1,9 +1,10 @@
 // kokkos-<space>/plain: fdtd.step through the kernels of yee_kokkos_kernels.hpp
 // (one Kokkos::parallel_for per half step, Kokkos::parallel_reduce for the
 // total field energy) on the whole grid.
-// kokkos-<space>/split: the same buffers, run through yee_kokkos_split_kernels.hpp
-// (flat interior RangePolicy + thin CPML/boundary shell per half step, 1-byte
-// material ids, no id read with a single material).
+// kokkos-<space>/split: the same buffers with rows pitched to 32 nodes, run
+// through yee_kokkos_split_kernels.hpp (interior RangePolicy numbered in
+// 32 x 8 tiles + thin CPML/boundary shell per half step, 1-byte material ids,
+// no id read with a single material).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 

@@ -1,7 +1,7 @@
 #pragma once
 // The Kokkos kernels of kokkos/split (yee_split.hpp): per half step one flat
-// RangePolicy over the interior box (z fastest, so consecutive work items
-// touch consecutive addresses; branch-free update without CPML; each work item
+// RangePolicy over the interior box (numbered in 32 z x 8 y tiles, see
+// for_interior_pairs; branch-free update without CPML; each work item
 // updates a pair of x-planes, all loads before the stores) and one over
 // the shell of CPML layers and PEC faces (general update). Material ids are
 // 1 byte when at most 256 materials exist; with a single material no id is
