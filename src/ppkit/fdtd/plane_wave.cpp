@@ -19,17 +19,14 @@ std::string axis_name(int a) { return a == 0 ? "x" : a == 1 ? "y" : "z"; }
 // ---- 1D auxiliary grid -------------------------------------------------------
 
 IncidentPlaneWave::IncidentPlaneWave(index_t cells, double d, double dt, Waveform waveform,
-                                     double frequency, double amplitude, double delay,
-                                     index_t source_node)
+                                     double frequency, double amplitude, double delay)
     : cells_(cells),
-      offset_(source_node < 0 ? -source_node : 0),
       dt_(dt),
       waveform_(waveform),
       frequency_(frequency),
       amplitude_(amplitude),
       delay_(delay) {
   require(cells >= 2, "incident plane wave grid needs at least 2 cells", ">= 2");
-  require(source_node == 0, "the incident-wave source sits at aux node 0", "0");
   const std::size_t total = std::size_t(cells + absorber_cells + 1);
   e_.assign(total, 0.0);
   h_.assign(total, 0.0);

@@ -44,25 +44,25 @@ struct PlaneWaveSource {
 
 // The 1D auxiliary grid that generates the incident field (Taflove sec. 5.9):
 // E at nodes m (position m d along the propagation direction), H at m + 1/2,
-// a hard E source at node `source_node`, a matched graded lossy layer
-// (sigma* = sigma mu0 / eps0, cubic grading) behind the last stored node. The
-// scalar fields are E = e.E_inc and H = h.H_inc with h = u x e (u: propagation),
-// so a forward wave has H = E / eta0.
+// a hard E source at node 0, a matched graded lossy layer (sigma* = sigma
+// mu0 / eps0, cubic grading) behind the last reported node, backed by PEC. The
+// scalar fields are E = e.E_inc and H = h.H_inc with h = u x e (u: the
+// propagation direction), so a forward wave has H = E / eta0.
 class IncidentPlaneWave {
  public:
-  // cells: nodes 0..cells-1 are reported; the source feeds node source_node
-  // with amplitude w((n) dt - delay) at E^n; d, dt as in the 3D grid.
+  // Nodes 0..cells-1 are reported; the source sets E^n at node 0 to
+  // amplitude w(n dt - delay); d and dt as in the 3D grid.
   IncidentPlaneWave(index_t cells, double d, double dt, Waveform waveform, double frequency,
-                    double amplitude, double delay, index_t source_node = 0);
+                    double amplitude, double delay);
   // E^{n+1} from H^{n+1/2} from E^n: advances the stored time by dt.
   void advance();
-  double e(index_t m) const { return e_[std::size_t(m + offset_)]; }  // E^n at m
-  double h(index_t m) const { return h_[std::size_t(m + offset_)]; }  // H^{n-1/2} at m + 1/2
+  double e(index_t m) const { return e_[std::size_t(m)]; }  // E^n at m
+  double h(index_t m) const { return h_[std::size_t(m)]; }  // H^{n-1/2} at m + 1/2
   index_t cells() const { return cells_; }
   std::int64_t time_step() const { return n_; }
 
  private:
-  index_t cells_, offset_;
+  index_t cells_;
   double dt_;
   Waveform waveform_;
   double frequency_, amplitude_, delay_;
