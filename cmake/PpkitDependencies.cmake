@@ -1,6 +1,7 @@
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(fmt REQUIRED)
+find_package(ZLIB)  # optional: compressed PNG output
 if(PPKIT_ENABLE_OPENCL)
   find_package(OpenCL)
   if(NOT OpenCL_FOUND)

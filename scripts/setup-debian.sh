@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libbenchmark-dev                            # tests, benchmarks
   libopenmpi-dev openmpi-bin                               # MPI (FDTD slabs)
   libcli11-dev nlohmann-json3-dev libfmt-dev               # CLI, JSON, formatting
+  zlib1g-dev libpng-dev                                   # PNG output (zlib), PNG decode in tests
   python3 python3-matplotlib                               # compare report plots
   clang-format                                             # formatting check
   libhdf5-dev                                              # checkpoints (HDF5 C API)

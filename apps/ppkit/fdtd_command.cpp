@@ -13,6 +13,7 @@
 #include "ppkit/core/runtime.hpp"
 #include "ppkit/fdtd/cases.hpp"
 #include "ppkit/fdtd/fdtd_run.hpp"
+#include "ppkit/fdtd/halfspace.hpp"
 
 namespace {
 using namespace ppkit;
@@ -22,9 +23,17 @@ struct RunOptions {
   std::string variant = "auto";
   std::string probes_csv_path;
   CheckpointOptions checkpoints;  // a file or a restart: the checkpointed Kokkos run
+  std::vector<std::string> snapshot_specs;  // COMPONENT:NORMAL:INDEX:EVERY:STEM[:vtk|png]
 };
 
-void add_checkpoint_options(CLI::App* cmd, RunOptions& o) {
+void add_run_options(CLI::App* cmd, RunOptions& o) {
+  cmd->add_option("--variant", o.variant,
+                  "Variant of fdtd.step (auto: the preferred available one)");
+  cmd->add_option("--probes", o.probes_csv_path, "Write the probe series to this CSV file");
+  cmd->add_option("--snapshots", o.snapshot_specs,
+                  "Plane snapshots COMPONENT:NORMAL:INDEX:EVERY:STEM[:vtk|png] "
+                  "(e.g. ez:z:12:50:out/ez_z12 writes out/ez_z12_000050.vti/.png and "
+                  "out/ez_z12.pvd); repeatable");
   cmd->add_option(
       "--checkpoint", o.checkpoints.checkpoint_file,
       "Write an HDF5 checkpoint to this file (atomically) every N steps and at the end");
@@ -44,10 +53,26 @@ std::array<T, 3> three(const std::vector<T>& v, const std::string& option,
 }
 
 // Runs the problem on the chosen variant and prints what a user checks first.
-FdtdStep::Result run_and_report(const FdtdStep::Problem& p, const RunOptions& o) {
+FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
   ppkit::Runtime runtime;
+  for (const auto& spec : o.snapshot_specs) p.snapshots.push_back(parse_snapshot_spec(spec));
+  for (const auto& s : p.snapshots) validate(s, p.grid);
   const bool checkpointed =
       !o.checkpoints.checkpoint_file.empty() || !o.checkpoints.restart_file.empty();
+  if (checkpointed) {
+    // The checkpointed stepper runs fields, materials, CPML, point sources,
+    // probes and energy; it does not carry the other features' state.
+    const char* unsupported = !p.plane_waves.empty()        ? "a plane wave"
+                              : p.periodic[0] || p.periodic[1] ? "periodic boundaries"
+                              : !p.phasors.frequencies.empty() ? "phasors"
+                              : !p.snapshots.empty()         ? "snapshots"
+                              : !p.far_field.empty()         ? "a far-field transform"
+                                                             : nullptr;
+    if (unsupported)
+      throw Error(std::string("--checkpoint/--restart cannot run a problem with ") + unsupported,
+                  "checkpointed runs of problems with materials, CPML, point sources and probes; "
+                  "run this problem without --checkpoint/--restart");
+  }
   const auto& variant =
       Registry<FdtdStep>::find(checkpointed ? stepper_variant_name(o.variant) : o.variant);
   const Availability a = variant.availability();
@@ -89,8 +114,16 @@ FdtdStep::Result run_and_report(const FdtdStep::Problem& p, const RunOptions& o)
     std::cout << fmt::format("{} probes x {} steps written to {}\n", p.probes.size(), p.steps,
                              o.probes_csv_path);
   }
+  if (!p.snapshots.empty()) {
+    const auto files = write_snapshot_files(p.grid, p.snapshots, r.frames);
+    std::cout << fmt::format("{} snapshot frames: {} files written{}{}\n", r.frames.size(),
+                             files.size(), files.empty() ? "" : ", e.g. ",
+                             files.empty() ? "" : files.front());
+  }
   return r;
 }
+
+void add_halfspace_subcommand(CLI::App* fdtd);
 
 void add_fdtd_command(CLI::App& app) {
   auto* fdtd =
@@ -113,11 +146,7 @@ void add_fdtd_command(CLI::App& app) {
       ->delimiter(',')
       ->capture_default_str();
   cavity->add_option("--steps", cavity_args->steps, "Time steps")->capture_default_str();
-  cavity->add_option("--variant", cavity_args->run.variant,
-                     "Variant of fdtd.step (auto: the preferred available one)");
-  cavity->add_option("--probes", cavity_args->run.probes_csv_path,
-                     "Write the probe series to this CSV file");
-  add_checkpoint_options(cavity, cavity_args->run);
+  add_run_options(cavity, cavity_args->run);
   cavity->callback([cavity_args] {
     const auto size = three(cavity_args->size, "--size", "--size 0.1,0.07,0.045");
     const auto cells = three(cavity_args->cells, "--cells", "--cells 40,28,18");
@@ -139,6 +168,8 @@ void add_fdtd_command(CLI::App& app) {
     int cpml = 10;
     double dx = 1e-3;
     std::vector<std::int64_t> distances{8, 12, 16};
+    std::string far_field_csv;
+    double far_field_frequency = 0;
     RunOptions run;
   };
   auto dipole_args = std::make_shared<DipoleArgs>();
@@ -151,28 +182,67 @@ void add_fdtd_command(CLI::App& app) {
   dipole->add_option("--steps", dipole_args->steps, "Time steps")->capture_default_str();
   dipole->add_option("--distances", dipole_args->distances, "Ez probe distances (cells) along +x")
       ->delimiter(',');
-  dipole->add_option("--variant", dipole_args->run.variant, "Variant of fdtd.step");
-  dipole->add_option("--probes", dipole_args->run.probes_csv_path,
-                     "Write the probe series to this CSV file");
-  add_checkpoint_options(dipole, dipole_args->run);
+  add_run_options(dipole, dipole_args->run);
+  dipole->add_option("--far-field", dipole_args->far_field_csv,
+                     "Near-to-far-field transform on a box 2 cells inside the CPML: write "
+                     "frequency, theta, phi, |E_theta|, |E_phi| (V/m at 1 m) to this CSV");
+  dipole->add_option("--far-field-frequency", dipole_args->far_field_frequency,
+                     "Frequency of the far field in Hz (default: the source's centre frequency)");
   dipole->callback([dipole_args] {
     require(dipole_args->dx > 0, "--cell-size must be positive", "> 0 metres");
     auto p = make_dipole_problem(dipole_args->cells, dipole_args->dx, dipole_args->cpml,
                                  dipole_args->steps, dipole_args->distances);
     p.sources[0].waveform = Waveform::ricker;
     p.energy_interval = std::max<std::int64_t>(1, dipole_args->steps / 10);
-    run_and_report(p, dipole_args->run);
+    if (!dipole_args->far_field_csv.empty()) {
+      constexpr double pi = 3.14159265358979323846;
+      NearToFarField n;
+      const index_t lo = dipole_args->cpml + 2, hi = dipole_args->cells - dipole_args->cpml - 2;
+      require(hi - lo >= 2,
+              "--cells " + std::to_string(dipole_args->cells) +
+                  " leaves no room for the far-field surface inside the CPML",
+              "cells >= 2 cpml + 6");
+      n.box_min = {lo, lo, lo};
+      n.box_max = {hi, hi, hi};
+      n.frequencies = {dipole_args->far_field_frequency > 0 ? dipole_args->far_field_frequency
+                                                            : p.sources[0].frequency};
+      for (int t = 0; t <= 36; ++t)
+        for (double phi : {0.0, 0.25 * pi, 0.5 * pi}) n.directions.push_back({t * pi / 36, phi});
+      p.far_field.push_back(n);
+    }
+    const auto r = run_and_report(p, dipole_args->run);
+    if (!p.far_field.empty()) {
+      const auto& n = p.far_field[0];
+      std::string csv =
+          "frequency_hz,theta_deg,phi_deg,e_theta_v_per_m_at_1m,e_phi_v_per_m_at_1m\n";
+      double peak = 0, worst = 0;
+      for (std::size_t d = 0; d < n.directions.size(); ++d) {
+        const auto e = far_field_at_1m(r.radiation[d], n.frequencies[0]);
+        peak = std::max(peak, e[0]);
+        csv += fmt::format("{:.9e},{:.4f},{:.4f},{:.9e},{:.9e}\n", n.frequencies[0],
+                           n.directions[d][0] * 180 / 3.14159265358979323846,
+                           n.directions[d][1] * 180 / 3.14159265358979323846, e[0], e[1]);
+      }
+      for (std::size_t d = 0; d < n.directions.size(); ++d) {
+        const double st = std::sin(n.directions[d][0]);
+        const double e = far_field_at_1m(r.radiation[d], n.frequencies[0])[0] / peak;
+        worst = std::max(worst, std::abs(e * e - st * st));
+      }
+      write_text_file(dipole_args->far_field_csv, csv);
+      std::cout << fmt::format(
+          "far field at {:.4g} Hz: {} directions written to {}; max |E_theta|^2 / peak - "
+          "sin^2(theta) = {:.2e}\n",
+          n.frequencies[0], n.directions.size(), dipole_args->far_field_csv, worst);
+    }
   });
 
   // ---- run --case -------------------------------------------------------------
   auto case_args = std::make_shared<std::pair<std::string, RunOptions>>();
-  auto* run = fdtd->add_subcommand(
-      "run", "Run a JSON case file (grid, materials, boxes, CPML, sources, probes)");
+  auto* run = fdtd->add_subcommand("run",
+                                   "Run a JSON case file (grid, materials, boxes, CPML, sources, "
+                                   "plane wave, probes, snapshots)");
   run->add_option("--case", case_args->first, "Case file (JSON)")->required();
-  run->add_option("--variant", case_args->second.variant, "Variant of fdtd.step");
-  run->add_option("--probes", case_args->second.probes_csv_path,
-                  "Write the probe series to this CSV file (overrides outputs.probes)");
-  add_checkpoint_options(run, case_args->second);
+  add_run_options(run, case_args->second);
   run->callback([case_args] {
     std::ifstream f(case_args->first);
     if (!f) throw Error("cannot read case file '" + case_args->first + "'", "a readable JSON file");
@@ -202,6 +272,77 @@ void add_fdtd_command(CLI::App& app) {
                            double(r.energy_steps[n] + 1) * p.grid.dt, r.energy[n]);
       write_text_file(energy_path, csv);
       std::cout << "energy written to " << energy_path << "\n";
+    }
+  });
+  add_halfspace_subcommand(fdtd);
+}
+
+// ---- halfspace: plane wave on a lossy half-space, SAR profile ----------------
+void add_halfspace_subcommand(CLI::App* fdtd) {
+  struct HalfspaceArgs {
+    HalfspaceSpec spec;
+    std::string variant = "auto", profile_path, summary_path, vtk_path, png_path;
+  };
+  auto args = std::make_shared<HalfspaceArgs>();
+  auto* cmd = fdtd->add_subcommand(
+      "halfspace",
+      "1 V/m plane wave normally incident on a lossy half-space z >= 0 (periodic column): SAR "
+      "profile against the analytic solution");
+  cmd->add_option("--eps-r", args->spec.eps_r, "Relative permittivity of the medium")->required();
+  cmd->add_option("--sigma", args->spec.sigma, "Conductivity of the medium (S/m)")->required();
+  cmd->add_option("--rho", args->spec.rho, "Mass density of the medium (kg/m^3)")->required();
+  cmd->add_option("--freq", args->spec.frequency, "Frequency (Hz)")->required();
+  cmd->add_option("--cells-per-wavelength", args->spec.cells_per_wavelength,
+                  "Cells per wavelength in the medium")
+      ->capture_default_str();
+  cmd->add_option("--variant", args->variant, "Variant of fdtd.step");
+  cmd->add_option("--sar-profile", args->profile_path, "CSV depth,sar (m, W/kg)")->required();
+  cmd->add_option("--sar-summary", args->summary_path,
+                  "CSV summary: whole-body, peak 1 g and 10 g SAR");
+  cmd->add_option("--sar-vtk", args->vtk_path,
+                  "VTK ImageData (.vti) of |E|, SAR, 1 g and 10 g SAR of the medium's cells");
+  cmd->add_option("--sar-png", args->png_path, "PNG of the SAR on an x-z slice");
+  cmd->callback([args] {
+    ppkit::Runtime runtime;  // one Kokkos lifetime for both runs
+    const HalfspaceModel model = make_halfspace(args->spec);
+    RunOptions o;
+    o.variant = args->variant;
+    std::cout << "incident run (vacuum column):\n";
+    const auto incident = run_and_report(model.incident, o);
+    std::cout << "half-space run:\n";
+    const auto medium = run_and_report(model.medium, o);
+    const HalfspaceSar sar = halfspace_sar(model, medium, incident);
+    std::string csv = "depth,sar\n";
+    double worst = 0;
+    for (std::size_t q = 0; q < sar.depth.size(); ++q) {
+      csv += fmt::format("{:.9e},{:.9e}\n", sar.depth[q], sar.sar[q]);
+      if (sar.depth[q] <= 2 / lossy_alpha(args->spec)) {
+        const double exact = halfspace_sar_analytic(args->spec, sar.depth[q]);
+        worst = std::max(worst, std::abs(sar.sar[q] - exact) / exact);
+      }
+    }
+    write_text_file(args->profile_path, csv);
+    std::cout << fmt::format(
+        "medium wavelength {:.4g} m, attenuation {:.4g} 1/m, cell {:.4g} m\n"
+        "SAR at depth {:.4g} m: {:.6g} W/kg (analytic {:.6g}); worst relative error within two "
+        "penetration depths {:.3g}\n"
+        "whole-column SAR {:.6g} W/kg, peak 1 g {:.6g} W/kg, peak 10 g {:.6g} W/kg\n",
+        lossy_wavelength(args->spec), lossy_alpha(args->spec), model.medium.grid.dz,
+        sar.depth.front(), sar.sar.front(), halfspace_sar_analytic(args->spec, sar.depth.front()),
+        worst, sar.maps.whole_body_sar, sar.maps.peak_1g, sar.maps.peak_10g);
+    std::cout << sar.depth.size() << " depths written to " << args->profile_path << "\n";
+    if (!args->summary_path.empty()) {
+      write_sar_summary(args->summary_path, sar.maps, args->spec.frequency);
+      std::cout << "summary written to " << args->summary_path << "\n";
+    }
+    const YeeGrid& g = model.medium.grid;
+    if (!args->vtk_path.empty()) {
+      write_sar_vti(args->vtk_path, sar.maps, g.dz, {0.5 * g.dx, 0.5 * g.dy, 0.5 * g.dz});
+      std::cout << "SAR maps written to " << args->vtk_path << "\n";
+    }
+    if (!args->png_path.empty()) {
+      write_sar_png(args->png_path, sar.maps);
+      std::cout << "SAR slice written to " << args->png_path << "\n";
     }
   });
 }

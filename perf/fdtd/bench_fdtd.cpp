@@ -1,12 +1,48 @@
-// fdtd.step per variant on CPML-bounded cubes: cells/s for full E+H steps,
-// GB/s and roofline from fdtd::step_bytes() (fields read and written once,
-// material ids, psi in the layers). Sizes: 64^3 and 128^3, or the
-// comma-separated edge lengths in PPKIT_FDTD_BENCH_SIZES (e.g. 256,512,768 on a GPU).
+// fdtd.step per variant on CPML-bounded cubes (make_benchmark_problem: 1 mm
+// cells, 10-cell CPML, one soft Ricker dipole): cells/s for full E+H steps,
+// GB/s and the roofline fraction from fdtd::step_bytes(), the compulsory
+// traffic of a run (72 B of fields per node and step, the narrowest material
+// id twice, psi read + write in the layers, the restart and the energy sum;
+// docs/fdtd.md "Performance model").
+//
+// Environment (all optional; --benchmark_filter=<regex> picks variants):
+//   PPKIT_FDTD_BENCH_SIZES=256,512,768  cube edges in cells (default 64,128)
+//   PPKIT_FDTD_BENCH_STEPS=20           steps per run (default 5 up to 128^3, else 20)
+//   PPKIT_FDTD_BENCH_MATERIALS=4        materials spread over the nodes by a hash
+//                                       (default 1: vacuum, no material id is needed;
+//                                       2..256 exercise the 1-byte id path, more 2 bytes)
 #include <cstdlib>
 #include <sstream>
 
 #include "harness/bench_harness.hpp"
+#include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/cases.hpp"
+
+namespace {
+
+long env_long(const char* name, long fallback) {
+  const char* text = std::getenv(name);
+  if (!text || !*text) return fallback;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (*end != '\0' || value < 1)
+    throw ppkit::Error(std::string(name) + "=" + text + " is not a positive integer",
+                       "a whole number >= 1");
+  return value;
+}
+
+// Materials 1..m-1 are lossless dielectrics (eps_r 1.5, 2, ...); node n gets
+// a pseudo-random id from a multiplicative hash, so neighbouring nodes differ.
+void spread_materials(ppkit::FdtdStep::Problem& p, long materials) {
+  if (materials <= 1) return;
+  for (long m = 1; m < materials; ++m)
+    p.materials.push_back(ppkit::fdtd::Material{1.0 + 0.5 * double(m % 16), 1.0, 0.0, false});
+  p.material_id.resize(std::size_t(p.grid.nodes()));
+  for (std::size_t n = 0; n < p.material_id.size(); ++n)
+    p.material_id[n] = std::uint32_t(((n * 2654435761u) >> 13) % std::size_t(materials));
+}
+
+}  // namespace
 
 void ppkit::bench::register_benchmarks() {
   std::vector<long> sizes{64, 128};
@@ -16,11 +52,18 @@ void ppkit::bench::register_benchmarks() {
     for (std::string item; std::getline(list, item, ',');)
       if (!item.empty()) sizes.push_back(std::stol(item));
   }
+  const long materials = env_long("PPKIT_FDTD_BENCH_MATERIALS", 1);
   for (long n : sizes) {
-    const std::int64_t steps = n <= 128 ? 5 : 20;
+    const std::int64_t steps = env_long("PPKIT_FDTD_BENCH_STEPS", n <= 128 ? 5 : 20);
+    const std::string name = "fdtd_step/" + std::to_string(n) + "^3" +
+                             (materials > 1 ? "/" + std::to_string(materials) + "-materials" : "");
     register_variant_benchmarks<FdtdStep>(
-        "fdtd_step/" + std::to_string(n) + "^3",
-        [n, steps] { return fdtd::make_benchmark_problem(n, 10, steps); },
+        name,
+        [n, steps, materials] {
+          auto p = fdtd::make_benchmark_problem(n, 10, steps);
+          spread_materials(p, materials);
+          return p;
+        },
         [](const FdtdStep::Problem& p) {
           return BenchModel{double(p.grid.cells()) * double(p.steps), "cells/s",
                             fdtd::step_bytes(p), fdtd::step_flops(p)};

@@ -1,7 +1,10 @@
 // Case files and built-in cases: clear errors for the mistakes users make.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/image_output.hpp"
 #include "ppkit/fdtd/cases.hpp"
 
 namespace {
@@ -94,3 +97,90 @@ TEST(FdtdCases, ProbeCsvHasTimeAndOneColumnPerProbe) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 6);
 }
 }  // namespace
+
+namespace {
+json case_with_outputs() {
+  auto j = valid_case();
+  j["snapshots"] = json::parse(R"([{"component": "ez", "normal": "z", "index": 6, "every": 10,
+                                    "vtk": "out/ez", "png": "out/ez", "range": [-1, 1]}])");
+  j["plane_wave"] = json::parse(R"({"box_min": [6, 6, 6], "box_max": [14, 10, 7],
+                                    "direction": "-x", "polarisation": [0, 1, 1],
+                                    "frequency": 3e10, "amplitude": 2})");
+  return j;
+}
+}  // namespace
+
+TEST(FdtdCaseFile, ReadsSnapshotsAndPlaneWave) {
+  const auto p = problem_from_json(case_with_outputs(), "case.json");
+  ASSERT_EQ(p.snapshots.size(), 1u);
+  EXPECT_EQ(p.snapshots[0].normal, 2);
+  EXPECT_EQ(p.snapshots[0].every, 10);
+  EXPECT_EQ(p.snapshots[0].png_range[1], 1.0);
+  ASSERT_EQ(p.plane_waves.size(), 1u);
+  EXPECT_EQ(p.plane_waves[0].axis, 0);
+  EXPECT_EQ(p.plane_waves[0].direction, -1);
+  EXPECT_EQ(p.plane_waves[0].box_max[1], 10);
+}
+
+TEST(FdtdCaseFile, RejectsBadSnapshotsAndPlaneWaves) {
+  auto j = case_with_outputs();
+  j["snapshots"][0]["index"] = 13;  // nz = 12
+  EXPECT_NE(error_of(j).find("snapshot plane z = 13 is outside the grid (valid: z index 0..12)"),
+            std::string::npos)
+      << error_of(j);
+  j = case_with_outputs();
+  j["snapshots"][0]["normal"] = "w";
+  EXPECT_NE(error_of(j).find("unknown axis 'w' (valid: x, y, z)"), std::string::npos)
+      << error_of(j);
+  j = case_with_outputs();
+  j["snapshots"][0]["evry"] = 3;
+  EXPECT_NE(error_of(j).find("unknown key 'evry'"), std::string::npos) << error_of(j);
+  j = case_with_outputs();
+  j["snapshots"][0].erase("vtk");
+  j["snapshots"][0].erase("png");
+  EXPECT_NE(error_of(j).find("writes nothing"), std::string::npos) << error_of(j);
+  j = case_with_outputs();
+  j["plane_wave"]["direction"] = "x";
+  EXPECT_NE(error_of(j).find("+x, -x, +y, -y, +z, -z"), std::string::npos) << error_of(j);
+  j = case_with_outputs();
+  j["plane_wave"]["polarisation"] = json::array({1, 0, 0});  // along the -x propagation
+  EXPECT_NE(error_of(j).find("component along the propagation axis x"), std::string::npos)
+      << error_of(j);
+  j = case_with_outputs();
+  j["plane_wave"]["box_min"] = json::array({3, 6, 6});  // in the 4-cell CPML
+  EXPECT_NE(error_of(j).find("lower face lies in the CPML"), std::string::npos) << error_of(j);
+}
+
+TEST(FdtdSnapshots, CommandLineSpecs) {
+  const auto s = parse_snapshot_spec("hy:x:7:25:out/hy_x7");
+  EXPECT_EQ(s.component, Component::hy);
+  EXPECT_EQ(s.normal, 0);
+  EXPECT_EQ(s.index, 7);
+  EXPECT_EQ(s.every, 25);
+  EXPECT_EQ(s.vtk, "out/hy_x7");
+  EXPECT_EQ(s.png, "out/hy_x7");
+  EXPECT_TRUE(parse_snapshot_spec("ez:z:1:1:a:png").vtk.empty());
+  EXPECT_THROW(parse_snapshot_spec("ez:z:1:1"), Error);
+  EXPECT_THROW(parse_snapshot_spec("ez:z:one:1:a"), Error);
+  EXPECT_THROW(parse_snapshot_spec("ez:z:1:1:a:jpg"), Error);
+}
+
+TEST(FdtdSnapshots, WritesVtiPvdAndPngFrames) {
+  FdtdStep::Problem p;
+  p.grid = make_grid(6, 5, 4, 6e-3, 5e-3, 4e-3);
+  PlaneSnapshot s;
+  s.component = Component::hx, s.normal = 1, s.index = 2;
+  const std::string stem = ::testing::TempDir() + "ppkit_fdtd_snap";
+  s.vtk = s.png = stem;
+  std::vector<SnapshotFrame> frames{{0, 4, std::vector<float>(7 * 5, 0.5f)},
+                                    {0, 9, std::vector<float>(7 * 5, -0.25f)}};
+  const auto files = write_snapshot_files(p.grid, {s}, frames);
+  ASSERT_EQ(files.size(), 5u);  // 2 vti, 2 png, 1 pvd
+  const auto back = image::read_vti(stem + "_000010.vti");
+  EXPECT_EQ(back.grid.points, (std::array<std::int64_t, 3>{7, 1, 5}));
+  // Hx sits at (i, j + 1/2, k + 1/2): the plane j = 2 is at y = 2.5 dy.
+  EXPECT_NEAR(back.grid.origin[1], 2.5e-3, 1e-12);
+  EXPECT_NEAR(back.grid.origin[2], 0.5e-3, 1e-12);
+  EXPECT_EQ(back.arrays[0].values[3], -0.25f);
+  for (const auto& f : files) std::remove(f.c_str());
+}

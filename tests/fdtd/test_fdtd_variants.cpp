@@ -3,6 +3,7 @@
 // all faces, a soft and a hard source, probes on E and H, energy every 4 steps.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 
 #include "harness/variant_test.hpp"
@@ -12,11 +13,15 @@ namespace {
 using namespace ppkit;
 using namespace ppkit::fdtd;
 
-FdtdStep::Problem random_problem(unsigned seed) {
+// cells: the grid; materials: 4 (1-byte ids) or more (300: 2-byte ids in the
+// variants that narrow them).
+FdtdStep::Problem random_problem(unsigned seed, std::array<index_t, 3> cells = {15, 12, 11},
+                                 std::uint32_t materials = 4) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> unit(-1, 1);
   FdtdStep::Problem p;
-  p.grid = make_grid(15, 12, 11, 15e-3, 13e-3, 10e-3, 0.95);
+  p.grid = make_grid(cells[0], cells[1], cells[2], double(cells[0]) * 1e-3,
+                     double(cells[1]) * 13e-3 / 12, double(cells[2]) * 10e-3 / 11, 0.95);
   p.cpml.thickness = 3;
   p.cpml.kappa_max = 2;
   p.cpml.alpha_max = 0.05;
@@ -24,8 +29,11 @@ FdtdStep::Problem random_problem(unsigned seed) {
   p.energy_interval = 4;
   p.materials = {Material{}, Material{4.0, 1.0, 0.02, false}, Material{2.5, 1.5, 0, false},
                  Material{1, 1, 0, true}};
+  for (std::uint32_t m = 4; m < materials; ++m)
+    p.materials.push_back(
+        Material{1.0 + 0.5 * (m % 5), 1.0 + 0.25 * (m % 3), 0.01 * (m % 4), m % 50 == 0});
   p.material_id.resize(std::size_t(p.grid.nodes()));
-  for (auto& id : p.material_id) id = std::uint32_t(rng() % 4);
+  for (auto& id : p.material_id) id = std::uint32_t(rng() % materials);
   for (int c = 0; c < 6; ++c) {
     p.initial[c].resize(std::size_t(p.grid.nodes()));
     const double scale = c < 3 ? 1.0 : 1.0 / eta0;
@@ -68,6 +76,22 @@ TEST_P(FdtdVariantTest, MatchesSerialReference) {
   ASSERT_EQ(result.probe_values.size(), reference.probe_values.size());
   EXPECT_LT(ppkit::testing::relative_l2_error(result.probe_values, reference.probe_values), 2e-5);
   ASSERT_EQ(result.energy_steps, reference.energy_steps);
+  ASSERT_EQ(result.energy.size(), reference.energy.size());
+  for (std::size_t n = 0; n < result.energy.size(); ++n)
+    EXPECT_NEAR(result.energy[n], reference.energy[n], 1e-4 * reference.energy[n])
+        << "record " << n;
+}
+
+// A grid spanning several GPU tiles along y and z (rows of 46 nodes, pitched
+// to 64 in the CUDA variants; 71 rows), with 300 materials (2-byte ids).
+TEST_P(FdtdVariantTest, WideIdsAndSeveralTilesMatchSerialReference) {
+  const auto problem = random_problem(ppkit::testing::test_seed() + 1, {20, 70, 45}, 300);
+  const auto reference = reference_step(problem);
+  auto run = variant().prepare(problem);
+  run->run();
+  const auto result = run->result();
+  EXPECT_LT(fields_relative_error(result.fields, reference.fields), 2e-5);
+  EXPECT_LT(ppkit::testing::relative_l2_error(result.probe_values, reference.probe_values), 2e-5);
   ASSERT_EQ(result.energy.size(), reference.energy.size());
   for (std::size_t n = 0; n < result.energy.size(); ++n)
     EXPECT_NEAR(result.energy[n], reference.energy[n], 1e-4 * reference.energy[n])

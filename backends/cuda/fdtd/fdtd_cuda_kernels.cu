@@ -117,7 +117,7 @@ __global__ void __launch_bounds__(block_z* block_y)
   const int sly = inside ? __ldg(Y.e_slot + j) : -1, slz = inside ? __ldg(Z.e_slot + k) : -1;
   const float iky = inside ? __ldg(Y.e_inv_kd + j) : 0.f,
               ikz = inside ? __ldg(Z.e_inv_kd + k) : 0.f;
-  const bool inner_y = j >= 1 && j < a.ny, inner_z = k >= 1 && k < a.nz;
+  const bool inner_y = j >= 1 && (j < a.ny || a.periodic_y), inner_z = k >= 1 && k < a.nz;
 
   long long n = i_begin * sx + j * sy + k;
   float hy_prev = 0.f, hz_prev = 0.f;
@@ -141,7 +141,8 @@ __global__ void __launch_bounds__(block_z* block_y)
       const long long qx = (static_cast<long long>(slx) * (a.ny + 1) + j) * sy + k;
       const long long qy = (i * a.layers + sly) * sy + k;
       const long long qz = (i * (a.ny + 1) + j) * a.layers + slz;
-      const bool inner_x = i >= 1 && i < a.nx;
+      // Periodic x: the face i = nx is updated too (yee_kernel_args.hpp).
+      const bool inner_x = i >= 1 && (i < a.nx || a.periodic_x);
       const bool do_x = i < a.nx && inner_y && inner_z, do_y = inner_x && j < a.ny && inner_z,
                  do_z = inner_x && inner_y && k < a.nz;
       if (do_x || do_y || do_z) {

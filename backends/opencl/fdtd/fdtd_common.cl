@@ -2,6 +2,14 @@
 // the power-of-two local-memory tree reduction (for s = L/2; s > 0; s >>= 1:
 // if (tx < s) sdata[tx] += sdata[tx + s]; barrier) used by the energy sums.
 
+// Periodic lateral axes, set by the host through -DPERIODIC_X=1 / -DPERIODIC_Y=1.
+#ifndef PERIODIC_X
+#define PERIODIC_X 0
+#endif
+#ifndef PERIODIC_Y
+#define PERIODIC_Y 0
+#endif
+
 // One work-item: sources in order, so two on one node both apply.
 __kernel void apply_sources(long n_sources, long step, long steps, __global const long* index,
                             __global const int* component, __global const int* hard,

@@ -1,14 +1,21 @@
 // opencl/plain and opencl/float4: host glue of fdtd.step. Both use the same
 // buffers (fields with a z pitch pz, packed CPML profiles, psi per axis, see
-// fdtd_plain.cl); float4 pads pz to a multiple of 4 and runs 2D work-groups.
+// fdtd_plain.cl); float4 pads pz to a multiple of 4, reads the narrowest
+// material id type, and splits each half step into a CPML-free interior
+// (quad-aligned along z, 2D work-groups) and a shell of the remaining nodes.
 #include <algorithm>
 #include <cmath>
 
 #include "backends/opencl/core/opencl_context.hpp"
+#include "backends/opencl/fdtd/phasor_opencl.hpp"
 #include "opencl_fdtd_common.hpp"
+#include "opencl_fdtd_corrections.hpp"
 #include "opencl_fdtd_float4.hpp"
+#include "opencl_fdtd_periodic.hpp"
+#include "opencl_fdtd_ntff.hpp"
 #include "opencl_fdtd_plain.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/yee_split.hpp"
 
 namespace ppkit::fdtd {
 namespace {
@@ -16,7 +23,7 @@ namespace {
 using opencl::Buffer;
 
 // Work-group shape of opencl/float4: LQ quads (4 z nodes each) x LY rows.
-constexpr std::size_t float4_quads = 16, float4_rows = 4;
+constexpr std::size_t float4_quads = 16, float4_rows = 8;
 constexpr std::size_t max_reduction_groups = 1024;
 
 template <class T>
@@ -34,31 +41,64 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     auto& ctx = opencl::Context::get();
     const YeeGrid& g = p.grid;
     nx_ = g.nx, ny_ = g.ny, nz_ = g.nz;
-    pz_ = vectorized ? index_t(round_up(std::size_t(nz_ + 1), 4)) : nz_ + 1;
+    pz_ = vectorized ? index_t(round_up(std::size_t(nz_ + 1), 32)) : nz_ + 1;  // 128-byte rows
     layers_ = 2 * setup_.cpml.thickness;
     nodes_ = (nx_ + 1) * (ny_ + 1) * pz_;
 
     const std::string source =
-        std::string(opencl::sources::fdtd_common) +
-        (vectorized ? opencl::sources::fdtd_float4 : opencl::sources::fdtd_plain);
-    const std::string options =
-        vectorized ? "-DLQ=" + std::to_string(float4_quads) + " -DLY=" + std::to_string(float4_rows)
-                   : std::string();
+        std::string(opencl::sources::fdtd_common) + opencl::sources::fdtd_corrections +
+        opencl::sources::fdtd_ntff +
+        (vectorized ? opencl::sources::fdtd_float4 : opencl::sources::fdtd_plain) +
+        opencl::sources::fdtd_periodic;
+    // opencl/float4 reads the narrowest id type (none with a single material).
+    const std::size_t materials = p.materials.size();
+    const char* id_type = materials <= 256 ? "uchar" : materials <= 65536 ? "ushort" : "uint";
+    std::string options =
+        vectorized
+            ? "-DLQ=" + std::to_string(float4_quads) + " -DLY=" + std::to_string(float4_rows) +
+                  " -DMATERIAL_T=" + id_type + (materials == 1 ? " -DONE_MATERIAL" : "")
+            : std::string();
+    if (p.periodic[0]) options += " -DPERIODIC_X=1";
+    if (p.periodic[1]) options += " -DPERIODIC_Y=1";
     program_ = ctx.program(source, options);
-    update_h_ = std::make_unique<opencl::Kernel>(program_, "update_h");
-    update_e_ = std::make_unique<opencl::Kernel>(program_, "update_e");
+    update_h_ =
+        std::make_unique<opencl::Kernel>(program_, vectorized ? "update_h_shell" : "update_h");
+    update_e_ =
+        std::make_unique<opencl::Kernel>(program_, vectorized ? "update_e_shell" : "update_e");
+    if (vectorized) {
+      interior_h_ = std::make_unique<opencl::Kernel>(program_, "update_h_interior");
+      interior_e_ = std::make_unique<opencl::Kernel>(program_, "update_e_interior");
+    }
     sources_ = std::make_unique<opencl::Kernel>(program_, "apply_sources");
     probes_ = std::make_unique<opencl::Kernel>(program_, "record_probes");
     energy_ = std::make_unique<opencl::Kernel>(program_,
                                                vectorized ? "energy_partial4" : "energy_partial");
     reduce_ = std::make_unique<opencl::Kernel>(program_, "reduce_sum");
+    periodic_ = std::make_unique<opencl::Kernel>(program_, "periodic_copy");
+    tfsf_ = std::make_unique<opencl::Kernel>(program_, "tfsf_correct");
+    ntff_accumulate_ = std::make_unique<opencl::Kernel>(program_, "ntff_accumulate");
+    ntff_partial_ = std::make_unique<opencl::Kernel>(program_, "ntff_partial");
+    ntff_final_ = std::make_unique<opencl::Kernel>(program_, "ntff_final");
 
     for (int c = 0; c < 6; ++c) {
       fields_[c] = Buffer<float>(std::size_t(nodes_));
       fields_[c].fill_bytes(0xFF);  // poison
       if (!p.initial[c].empty()) initial_[c] = Buffer<float>(pitched(p.initial[c], 0.0f));
     }
-    material_ = Buffer<std::uint32_t>(pitched(setup_.material_id, 0u));
+    if (!vectorized || materials > 65536) {
+      material_ = Buffer<std::uint32_t>(pitched(setup_.material_id, 0u));
+      material_mem_ = material_.mem();
+    } else if (materials > 256) {
+      material16_ = Buffer<std::uint16_t>(
+          pitched(std::vector<std::uint16_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint16_t(0)));
+      material_mem_ = material16_.mem();
+    } else {
+      material8_ = Buffer<std::uint8_t>(
+          pitched(std::vector<std::uint8_t>(setup_.material_id.begin(), setup_.material_id.end()),
+                  std::uint8_t(0)));
+      material_mem_ = material8_.mem();
+    }
     table_ = device_copy(setup_.material_table);
     const index_t n[3] = {nx_, ny_, nz_};
     for (int a = 0; a < 3; ++a) {
@@ -105,6 +145,55 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     probe_values_ = Buffer<float>(std::max<std::size_t>(1, p.probes.size() * std::size_t(p.steps)));
     probe_values_.fill_bytes(0xFF);  // poison
 
+    // Plane wave: corrections per component at pitched nodes, incident table.
+    const TfsfCorrections& t = setup_.tfsf;
+    incident_ = device_copy(t.incident);
+    for (int c = 0; c < 6; ++c) {
+      tfsf_count_[c] = cl_long(t.node[std::size_t(c)].size());
+      if (tfsf_count_[c] == 0) continue;
+      std::vector<cl_long> nodes;
+      for (auto node : t.node[std::size_t(c)]) nodes.push_back(pitched_index(node));
+      tfsf_node_[c] = device_copy(nodes);
+      tfsf_w0_[c] = device_copy(t.weight0[std::size_t(c)]);
+      tfsf_w1_[c] = device_copy(t.weight1[std::size_t(c)]);
+      tfsf_s0_[c] = device_copy(t.slot0[std::size_t(c)]);
+      tfsf_s1_[c] = device_copy(t.slot1[std::size_t(c)]);
+    }
+
+    // Near-to-far-field: surface samples at pitched nodes, DFT accumulators,
+    // and per (frequency, direction) the 9 direction values.
+    const NtffSurface& surface = setup_.ntff;
+    ntff_samples_ = cl_long(surface.size());
+    if (ntff_samples_ > 0) {
+      const auto& far = p.far_field[0];
+      ntff_frequencies_ = cl_long(far.frequencies.size());
+      std::vector<cl_long> a, b;
+      for (auto node : surface.node_a) a.push_back(pitched_index(node));
+      for (auto node : surface.node_b) b.push_back(pitched_index(node));
+      ntff_node_a_ = device_copy(a);
+      ntff_node_b_ = device_copy(b);
+      ntff_component_ = device_copy(surface.component);
+      ntff_current_ = device_copy(surface.current);
+      ntff_magnetic_ = device_copy(surface.magnetic);
+      ntff_weight_ = device_copy(surface.weight);
+      ntff_x_ = device_copy(surface.x);
+      ntff_y_ = device_copy(surface.y);
+      ntff_z_ = device_copy(surface.z);
+      ntff_factors_ = device_copy(setup_.ntff_factors);
+      ntff_re_ = Buffer<double>(std::size_t(ntff_samples_ * ntff_frequencies_));
+      ntff_im_ = Buffer<double>(std::size_t(ntff_samples_ * ntff_frequencies_));
+      std::vector<double> dirs;
+      for (std::size_t f = 0; f < far.frequencies.size(); ++f)
+        for (std::size_t d = 0; d < far.directions.size(); ++d) {
+          const NtffDirection nd = ntff_direction(far, f, d);
+          for (const auto* v : {&nd.k, &nd.theta, &nd.phi})
+            dirs.insert(dirs.end(), v->begin(), v->end());
+        }
+      ntff_directions_ = device_copy(dirs);
+      ntff_partials_ = Buffer<double>(8 * max_reduction_groups);
+      ntff_sums_ = Buffer<double>(8);
+    }
+
     // Reduction: power-of-two work-groups of up to 256.
     std::size_t max_group = 0;
     PPKIT_CL_CHECK(clGetDeviceInfo(ctx.device(), CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_group),
@@ -116,12 +205,22 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
 
     const cl_long nx = nx_, ny = ny_, nz = nz_, pz = pz_, layers = layers_;
     const cl_long s0 = psi_size_[0], s1 = psi_size_[1], s2 = psi_size_[2];
-    for (cl_kernel k : {cl_kernel(*update_h_), cl_kernel(*update_e_)}) {
-      opencl::set_args(k, nx, ny, nz, pz, layers, fields_[0].mem(), fields_[1].mem(),
-                       fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
-                       material_.mem(), table_.mem(), profiles_[0].mem(), profiles_[1].mem(),
-                       profiles_[2].mem(), slots_[0].mem(), slots_[1].mem(), slots_[2].mem(),
-                       psi_[0].mem(), psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
+    if (!vectorized) {
+      for (cl_kernel k : {cl_kernel(*update_h_), cl_kernel(*update_e_)})
+        opencl::set_args(k, nx, ny, nz, pz, layers, fields_[0].mem(), fields_[1].mem(),
+                         fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
+                         material_mem_, table_.mem(), profiles_[0].mem(), profiles_[1].mem(),
+                         profiles_[2].mem(), slots_[0].mem(), slots_[1].mem(), slots_[2].mem(),
+                         psi_[0].mem(), psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
+    } else {
+      prepare_split();
+    }
+    if (p.phasors.enabled()) {
+      phasors_ =
+          std::make_unique<OpenClPhasors>(p.phasors, g, 0, setup_.phasor_samples, vectorized);
+      phasors_->set_fields({fields_[0].mem(), fields_[1].mem(), fields_[2].mem(), fields_[3].mem(),
+                            fields_[4].mem(), fields_[5].mem()},
+                           (ny_ + 1) * pz_, pz_);
     }
     ctx.finish();
   }
@@ -138,6 +237,13 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     }
     for (auto& b : psi_) b.fill_bytes(0);
     energy_values_.clear();
+    frames_.clear();
+    radiation_.clear();
+    if (ntff_samples_ > 0) {
+      ntff_re_.fill_bytes(0);
+      ntff_im_.fill_bytes(0);
+    }
+    std::size_t next_frame = 0;
     std::size_t global[3], local[3] = {float4_quads, float4_rows, 1};
     if (vectorized_) {
       global[0] = round_up(std::size_t(pz_ / 4), float4_quads);
@@ -152,11 +258,32 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
                   n_probes = cl_long(problem_.probes.size());
     const cl_long steps = problem_.steps;
     std::size_t next_energy = 0;
+    if (phasors_) phasors_->reset(PhasorSet{});
     for (cl_long step = 0; step < steps; ++step) {
-      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0,
-                                            nullptr, nullptr));
-      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0,
-                                            nullptr, nullptr));
+      if (vectorized_) {
+        for (int half = 0; half < 2; ++half) {
+          if (interior_global_[half][2] > 0)
+            PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, half ? *interior_e_ : *interior_h_, 3,
+                                                  nullptr, interior_global_[half], local, 0,
+                                                  nullptr, nullptr));
+          if (shell_global_[half] > 0)
+            PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, half ? *update_e_ : *update_h_, 1, nullptr,
+                                                  &shell_global_[half], nullptr, 0, nullptr,
+                                                  nullptr));
+          if (half == 0) {
+            if (setup_.tfsf.row > 0) tfsf(3, step);
+            periodic_copy(false);
+          }
+        }
+      } else {
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0,
+                                              nullptr, nullptr));
+        if (setup_.tfsf.row > 0) tfsf(3, step);
+        periodic_copy(false);
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0,
+                                              nullptr, nullptr));
+      }
+      if (setup_.tfsf.row > 0) tfsf(0, step);
       if (n_sources > 0) {
         opencl::set_args(*sources_, n_sources, step, steps, source_index_.mem(),
                          source_component_.mem(), source_hard_.mem(), source_values_.mem(),
@@ -165,6 +292,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
         PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *sources_, 1, nullptr, &one, nullptr, 0,
                                               nullptr, nullptr));
       }
+      periodic_copy(true);
       if (n_probes > 0) {
         opencl::set_args(*probes_, n_probes, step, steps, probe_index_.mem(),
                          probe_component_.mem(), fields_[0].mem(), fields_[1].mem(),
@@ -174,11 +302,18 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
         PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *probes_, 1, nullptr, &count, nullptr, 0,
                                               nullptr, nullptr));
       }
+      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
+      for (; next_frame < setup_.snapshot_schedule.size() &&
+             setup_.snapshot_schedule[next_frame].first == step;
+           ++next_frame)
+        take_frame(setup_.snapshot_schedule[next_frame].second, step);
+      if (ntff_samples_ > 0) ntff_accumulate(step);
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
         energy_values_.push_back(total_energy() * setup_.cell_volume);
         ++next_energy;
       }
     }
+    if (ntff_samples_ > 0) ntff_radiation();
     ctx.finish();
   }
 
@@ -189,12 +324,93 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_values_;
+    if (phasors_) r.phasors = phasors_->download();
     if (r.energy.size() != r.energy_steps.size())
       r.energy.assign(r.energy_steps.size(), std::nan(""));
+    r.frames = frames_;
+    r.radiation = radiation_;
     return r;
   }
 
  private:
+  void ntff_accumulate(cl_long step) {
+    opencl::set_args(*ntff_accumulate_, ntff_samples_, ntff_frequencies_, ntff_component_.mem(),
+                     ntff_node_a_.mem(), ntff_node_b_.mem(), ntff_factors_.mem(),
+                     cl_long(step * ntff_frequencies_ * 4), ntff_re_.mem(), ntff_im_.mem(),
+                     fields_[0].mem(), fields_[1].mem(), fields_[2].mem(), fields_[3].mem(),
+                     fields_[4].mem(), fields_[5].mem());
+    const std::size_t global = std::size_t(ntff_samples_);
+    PPKIT_CL_CHECK(clEnqueueNDRangeKernel(opencl::Context::get().queue(), *ntff_accumulate_, 1,
+                                          nullptr, &global, nullptr, 0, nullptr, nullptr));
+  }
+
+  // Radiation vectors: per (frequency, direction) a partial-sum kernel over
+  // work-groups and a one-group final kernel, both local-memory tree reductions.
+  void ntff_radiation() {
+    cl_command_queue queue = opencl::Context::get().queue();
+    const std::size_t group = reduction_group_;
+    const std::size_t groups =
+        std::min(max_reduction_groups, (std::size_t(ntff_samples_) + group - 1) / group);
+    const std::size_t directions = problem_.far_field[0].directions.size();
+    for (cl_long f = 0; f < ntff_frequencies_; ++f)
+      for (std::size_t d = 0; d < directions; ++d) {
+        opencl::set_args(*ntff_partial_, ntff_samples_, f, ntff_directions_.mem(),
+                         cl_long(std::size_t(f) * directions + d), ntff_current_.mem(),
+                         ntff_magnetic_.mem(), ntff_weight_.mem(), ntff_x_.mem(), ntff_y_.mem(),
+                         ntff_z_.mem(), ntff_re_.mem(), ntff_im_.mem(), ntff_partials_.mem());
+        PPKIT_CL_CHECK(clSetKernelArg(*ntff_partial_, 13, 8 * group * sizeof(double), nullptr));
+        std::size_t global = groups * group;
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *ntff_partial_, 1, nullptr, &global, &group, 0,
+                                              nullptr, nullptr));
+        opencl::set_args(*ntff_final_, cl_long(groups), ntff_partials_.mem(), ntff_sums_.mem());
+        PPKIT_CL_CHECK(clSetKernelArg(*ntff_final_, 3, 8 * group * sizeof(double), nullptr));
+        global = group;
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *ntff_final_, 1, nullptr, &global, &group, 0,
+                                              nullptr, nullptr));
+        double s[8];
+        PPKIT_CL_CHECK(clEnqueueReadBuffer(queue, ntff_sums_.mem(), CL_TRUE, 0, sizeof s, s, 0,
+                                           nullptr, nullptr));
+        radiation_.push_back({std::complex<double>(s[0], s[1]), std::complex<double>(s[2], s[3]),
+                              std::complex<double>(s[4], s[5]), std::complex<double>(s[6], s[7])});
+      }
+  }
+
+  // Plane-wave corrections of the E (first = 0) or H (first = 3) components.
+  void tfsf(int first, cl_long step) {
+    cl_command_queue queue = opencl::Context::get().queue();
+    const cl_long row_offset = step * setup_.tfsf.row;
+    for (int c = first; c < first + 3; ++c) {
+      if (tfsf_count_[c] == 0) continue;
+      // The row of this step as a sub-buffer would need aligned offsets; pass
+      // the whole table and shift the slots instead.
+      opencl::set_args(*tfsf_, tfsf_count_[c], tfsf_node_[c].mem(), tfsf_w0_[c].mem(),
+                       tfsf_w1_[c].mem(), tfsf_s0_[c].mem(), tfsf_s1_[c].mem(), incident_.mem(),
+                       fields_[c].mem(), row_offset);
+      const std::size_t global = std::size_t(tfsf_count_[c]);
+      PPKIT_CL_CHECK(
+          clEnqueueNDRangeKernel(queue, *tfsf_, 1, nullptr, &global, nullptr, 0, nullptr, nullptr));
+    }
+  }
+
+  // Copies a snapshot plane back with a rectangular read (the solver runs in
+  // chunks between frames); rows of the padded layout, then a transpose.
+  void take_frame(int snapshot, cl_long step) {
+    const PlaneSnapshot& s = problem_.snapshots[std::size_t(snapshot)];
+    const YeeGrid& g = problem_.grid;
+    const PlaneCopy c = plane_copy(g, pz_, s.normal, s.index);
+    std::vector<float> native(std::size_t(c.rows * c.row_length));
+    const std::size_t buffer_origin[3] = {std::size_t(c.offset) * sizeof(float), 0, 0};
+    const std::size_t host_origin[3] = {0, 0, 0};
+    const std::size_t region[3] = {std::size_t(c.row_length) * sizeof(float), std::size_t(c.rows),
+                                   1};
+    PPKIT_CL_CHECK(clEnqueueReadBufferRect(
+        opencl::Context::get().queue(), fields_[int(s.component)].mem(), CL_TRUE, buffer_origin,
+        host_origin, region, std::size_t(c.row_pitch) * sizeof(float), 0,
+        std::size_t(c.row_length) * sizeof(float), 0, native.data(), 0, nullptr, nullptr));
+    const auto size = plane_size(g, s.normal);
+    frames_.push_back({snapshot, std::int64_t(step), frame_from_native(native, size[0], size[1])});
+  }
+
   // Host layout (rows of nz + 1) <-> device layout (rows of pz, zero padding).
   template <class T>
   std::vector<T> pitched(const std::vector<T>& host, T fill) const {
@@ -218,6 +434,76 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     return out;
   }
 
+  // opencl/float4: interior boxes (quad-aligned along z), shells, kernel arguments.
+  void prepare_split() {
+    YeeKernelArgs a{};
+    a.nx = nx_, a.ny = ny_, a.nz = nz_, a.layers = layers_;
+    const cl_long nx = nx_, ny = ny_, nz = nz_, pz = pz_, layers = layers_;
+    const cl_long s0 = psi_size_[0], s1 = psi_size_[1], s2 = psi_size_[2];
+    for (int half = 0; half < 2; ++half) {
+      const bool electric = half == 1;
+      split::Box box = split::interior_box(a, electric);
+      float inv_d[3];
+      for (int d = 0; d < 3; ++d) {
+        const CpmlAxis& ax = setup_.cpml.axis[d];
+        inv_d[d] = (electric ? ax.e_inv_kd : ax.h_inv_kd)[std::size_t(box.lo[d])];
+      }
+      // Whole quads only; the nodes cut off join the shell's z slabs.
+      const index_t lo2 = (box.lo[2] + 3) / 4 * 4, hi2 = std::max(lo2, box.hi[2] / 4 * 4);
+      box.lo[2] = lo2;
+      box.hi[2] = hi2;
+      const split::Shell shell = split::shell_around(a, box);
+      std::vector<cl_long> packed(43);
+      for (int q = 0; q < 6; ++q)
+        for (int d = 0; d < 3; ++d) {
+          packed[std::size_t(6 * q + 2 * d)] = shell.slab[q].lo[d];
+          packed[std::size_t(6 * q + 2 * d + 1)] = shell.slab[q].hi[d];
+        }
+      for (int q = 0; q < 7; ++q) packed[std::size_t(36 + q)] = shell.first[q];
+      shell_[half] = device_copy(packed);
+      const std::size_t group = 256;
+      shell_global_[half] = round_up(std::size_t(shell.first[6]), group);
+      interior_global_[half][0] =
+          round_up(std::size_t((hi2 - (lo2 & ~index_t(31))) / 4), float4_quads);
+      interior_global_[half][1] = round_up(std::size_t(box.hi[1] - box.lo[1]), float4_rows);
+      interior_global_[half][2] = hi2 > lo2 ? std::size_t(box.hi[0] - box.lo[0]) : 0;
+      const cl_mem f[6] = {fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
+                           fields_[3].mem(), fields_[4].mem(), fields_[5].mem()};
+      const cl_mem in0 = electric ? f[3] : f[0], in1 = electric ? f[4] : f[1],
+                   in2 = electric ? f[5] : f[2], out0 = electric ? f[0] : f[3],
+                   out1 = electric ? f[1] : f[4], out2 = electric ? f[2] : f[5];
+      opencl::Kernel& interior = electric ? *interior_e_ : *interior_h_;
+      opencl::set_args(interior, ny, pz, cl_long(box.lo[0]), cl_long(box.lo[1]), cl_long(box.hi[1]),
+                       cl_long(lo2), cl_long(hi2), inv_d[0], inv_d[1], inv_d[2],
+                       electric ? out0 : in0, electric ? out1 : in1, electric ? out2 : in2,
+                       electric ? in0 : out0, electric ? in1 : out1, electric ? in2 : out2,
+                       material_mem_, table_.mem());
+      opencl::set_args(electric ? *update_e_ : *update_h_, nx, ny, nz, pz, layers,
+                       shell_[half].mem(), fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
+                       fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_mem_,
+                       table_.mem(), profiles_[0].mem(), profiles_[1].mem(), profiles_[2].mem(),
+                       slots_[0].mem(), slots_[1].mem(), slots_[2].mem(), psi_[0].mem(),
+                       psi_[1].mem(), psi_[2].mem(), s0, s1, s2);
+    }
+  }
+
+  // Periodic faces (yee_kernel_args.hpp): H of face 0 to face n before the E
+  // update (electric = false), E of face n to face 0 after the sources.
+  void periodic_copy(bool electric) {
+    cl_command_queue queue = opencl::Context::get().queue();
+    for (cl_int axis : {1, 0}) {
+      if (!problem_.periodic[std::size_t(axis)]) continue;
+      const cl_long nx = nx_, ny = ny_, nz = nz_, pz = pz_;
+      const cl_int e = electric ? 1 : 0;
+      opencl::set_args(*periodic_, nx, ny, nz, pz, axis, e, fields_[0].mem(), fields_[1].mem(),
+                       fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem());
+      const std::size_t global[2] = {std::size_t(nz_ + 1),
+                                     std::size_t(axis == 1 ? nx_ + 1 : ny_ + 1)};
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *periodic_, 2, nullptr, global, nullptr, 0,
+                                            nullptr, nullptr));
+    }
+  }
+
   // Two-kernel sum: per-group partial energies, then reduce_sum until one value.
   double total_energy() {
     cl_command_queue queue = opencl::Context::get().queue();
@@ -225,7 +511,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     const cl_long items = vectorized_ ? nodes_ / 4 : nodes_;
     std::size_t groups = std::min(max_reduction_groups, (std::size_t(items) + group - 1) / group);
     opencl::set_args(*energy_, items, fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
-                     fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_.mem(),
+                     fields_[3].mem(), fields_[4].mem(), fields_[5].mem(), material_mem_,
                      table_.mem(), partial_[0].mem());
     PPKIT_CL_CHECK(clSetKernelArg(*energy_, 10, group * sizeof(float), nullptr));
     std::size_t global = groups * group;
@@ -254,10 +540,30 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
   index_t nx_ = 0, ny_ = 0, nz_ = 0, pz_ = 0, layers_ = 0, nodes_ = 0;
   index_t psi_size_[3] = {0, 0, 0};
   cl_program program_ = nullptr;  // owned by the context's program cache
-  std::unique_ptr<opencl::Kernel> update_h_, update_e_, sources_, probes_, energy_, reduce_;
+  std::unique_ptr<opencl::Kernel> update_h_, update_e_, sources_, probes_, energy_, reduce_,
+      interior_h_, interior_e_, tfsf_, periodic_;
+  Buffer<cl_long> shell_[2];                // opencl/float4: packed shell slabs (H, E)
+  std::size_t shell_global_[2] = {0, 0};    // shell work-items, rounded up to 256
+  std::size_t interior_global_[2][3] = {};  // interior NDRange (quads, rows, planes)
+  std::unique_ptr<OpenClPhasors> phasors_;
+  Buffer<float> incident_, tfsf_w0_[6], tfsf_w1_[6];
+  Buffer<cl_long> tfsf_node_[6];
+  Buffer<std::int32_t> tfsf_s0_[6], tfsf_s1_[6];
+  cl_long tfsf_count_[6] = {0, 0, 0, 0, 0, 0};
+  std::vector<SnapshotFrame> frames_;
+  std::unique_ptr<opencl::Kernel> ntff_accumulate_, ntff_partial_, ntff_final_;
+  cl_long ntff_samples_ = 0, ntff_frequencies_ = 0;
+  Buffer<cl_long> ntff_node_a_, ntff_node_b_;
+  Buffer<std::int32_t> ntff_component_, ntff_current_, ntff_magnetic_;
+  Buffer<float> ntff_weight_, ntff_x_, ntff_y_, ntff_z_, ntff_factors_;
+  Buffer<double> ntff_re_, ntff_im_, ntff_directions_, ntff_partials_, ntff_sums_;
+  std::vector<RadiationVectors> radiation_;
   Buffer<float> fields_[6], initial_[6], table_, profiles_[3], psi_[3], source_values_,
       probe_values_, partial_[2];
   Buffer<std::uint32_t> material_;
+  Buffer<std::uint16_t> material16_;
+  Buffer<std::uint8_t> material8_;
+  cl_mem material_mem_ = nullptr;
   Buffer<std::int32_t> slots_[3], source_component_, source_hard_, probe_component_;
   Buffer<cl_long> source_index_, probe_index_;
   std::size_t reduction_group_ = 1;

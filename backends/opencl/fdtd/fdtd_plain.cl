@@ -75,7 +75,9 @@ __kernel void update_e(long nx, long ny, long nz, long pz, long layers, __global
   const long qx = ((long)slx * (ny + 1) + j) * pz + k;
   const long qy = (i * layers + sly) * pz + k;
   const long qz = (i * (ny + 1) + j) * layers + slz;
-  const bool inner_x = i >= 1 && i < nx, inner_y = j >= 1 && j < ny, inner_z = k >= 1 && k < nz;
+  // PERIODIC_X/Y (build options): the face u = n is updated too (yee_kernel_args.hpp).
+  const bool inner_x = i >= 1 && (i < nx || PERIODIC_X), inner_y = j >= 1 && (j < ny || PERIODIC_Y),
+             inner_z = k >= 1 && k < nz;
   if (i < nx && inner_y && inner_z) {
     const float dhz = hz[n] - hz[n - sy], dhy = hy[n] - hy[n - 1];
     const float curl = cpml_term(dhz, sly, py, ny + 1, j, 0, psiy, qy) -

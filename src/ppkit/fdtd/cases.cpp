@@ -160,7 +160,7 @@ std::array<index_t, 3> node_of(const json& obj, const YeeGrid& g, const std::str
 FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
   check_keys(j,
              {"grid", "steps", "energy_interval", "materials", "boxes", "cpml", "sources", "probes",
-              "outputs"},
+              "outputs", "snapshots", "plane_wave"},
              where);
   FdtdStep::Problem p;
   const json& grid =
@@ -282,6 +282,61 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
       pr.name = get_or<std::string>(pj, "name", "", pw);
       p.probes.push_back(pr);
     }
+  n = 0;
+  if (j.contains("snapshots")) {
+    if (!j.at("snapshots").is_array())
+      throw Error("snapshots in " + where + " must be a list",
+                  "[{\"component\": \"ez\", \"normal\": \"z\", \"index\": 12, ...}]");
+    for (const auto& sj : j.at("snapshots")) {
+      const std::string sw = where + " snapshots[" + std::to_string(n++) + "]";
+      check_keys(sj, {"component", "normal", "index", "every", "vtk", "png", "range", "colour_map"},
+                 sw);
+      PlaneSnapshot snap;
+      snap.component = parse_component(get<std::string>(sj, "component", sw));
+      snap.normal = parse_axis(get<std::string>(sj, "normal", sw));
+      snap.index = get<std::int64_t>(sj, "index", sw);
+      snap.every = get_or<std::int64_t>(sj, "every", 1, sw);
+      snap.vtk = get_or<std::string>(sj, "vtk", "", sw);
+      snap.png = get_or<std::string>(sj, "png", "", sw);
+      snap.colour_map = get_or<std::string>(sj, "colour_map", "coolwarm", sw);
+      if (sj.contains("range")) {
+        const auto range = get<std::vector<double>>(sj, "range", sw);
+        if (range.size() != 2)
+          throw Error("key 'range' in " + sw + " needs 2 values", "[min, max] with min < max");
+        snap.png_range = {range[0], range[1]};
+        require(range[0] < range[1], "range in " + sw + " is empty", "[min, max] with min < max");
+      }
+      if (snap.vtk.empty() && snap.png.empty())
+        throw Error(sw + " writes nothing", "\"vtk\": \"stem\" and/or \"png\": \"stem\"");
+      validate(snap, p.grid);
+      p.snapshots.push_back(snap);
+    }
+  }
+  if (j.contains("plane_wave")) {
+    const std::string ww = where + " plane_wave";
+    const json& pw = j.at("plane_wave");
+    check_keys(pw,
+               {"box_min", "box_max", "direction", "polarisation", "waveform", "frequency",
+                "amplitude", "delay"},
+               ww);
+    PlaneWaveSource w;
+    const auto lo = triple<std::int64_t>(pw, "box_min", ww),
+               hi = triple<std::int64_t>(pw, "box_max", ww);
+    w.box_min = {lo[0], lo[1], lo[2]};
+    w.box_max = {hi[0], hi[1], hi[2]};
+    const auto direction = get<std::string>(pw, "direction", ww);
+    if (direction.size() != 2 || (direction[0] != '+' && direction[0] != '-'))
+      throw Error("unknown plane wave direction '" + direction + "' in " + ww,
+                  "+x, -x, +y, -y, +z, -z");
+    w.direction = direction[0] == '+' ? 1 : -1;
+    w.axis = parse_axis(direction.substr(1));
+    w.polarisation = triple<double>(pw, "polarisation", ww);
+    w.waveform = parse_waveform(get_or<std::string>(pw, "waveform", "gaussian", ww));
+    w.frequency = get<double>(pw, "frequency", ww);
+    w.amplitude = get_or<double>(pw, "amplitude", 1.0, ww);
+    w.delay = get_or<double>(pw, "delay", 0.0, ww);
+    p.plane_waves.push_back(w);
+  }
   if (j.contains("outputs")) check_keys(j.at("outputs"), {"probes", "energy"}, where + " outputs");
   validate(p);
   return p;

@@ -6,10 +6,12 @@
 
 namespace ppkit::fdtd {
 
-void validate(const CpmlConfig& c, const YeeGrid& g) {
+void validate(const CpmlConfig& c, const YeeGrid& g, std::array<bool, 3> without_layers) {
   require(c.thickness >= 0, "CPML thickness " + std::to_string(c.thickness) + " is negative",
           "0 (no CPML) or a number of cells");
-  const index_t smallest = std::min(g.nx, std::min(g.ny, g.nz));
+  index_t smallest = g.nz;  // z always has its layers
+  if (!without_layers[0]) smallest = std::min(smallest, g.nx);
+  if (!without_layers[1]) smallest = std::min(smallest, g.ny);
   require(2 * index_t(c.thickness) + 2 <= smallest,
           "CPML of " + std::to_string(c.thickness) +
               " cells per face leaves no interior in a grid with " + std::to_string(smallest) +
@@ -83,12 +85,15 @@ CpmlAxis make_axis(index_t n, double du, double dt, const CpmlConfig& cfg) {
 
 }  // namespace
 
-CpmlProfiles make_cpml_profiles(const YeeGrid& g, const CpmlConfig& cfg) {
-  validate(cfg, g);
+CpmlProfiles make_cpml_profiles(const YeeGrid& g, const CpmlConfig& cfg,
+                                std::array<bool, 3> without_layers) {
+  validate(cfg, g, without_layers);
   CpmlProfiles p;
   p.thickness = cfg.thickness;
-  p.axis[0] = make_axis(g.nx, g.dx, g.dt, cfg);
-  p.axis[1] = make_axis(g.ny, g.dy, g.dt, cfg);
+  CpmlConfig none = cfg;
+  none.thickness = 0;
+  p.axis[0] = make_axis(g.nx, g.dx, g.dt, without_layers[0] ? none : cfg);
+  p.axis[1] = make_axis(g.ny, g.dy, g.dt, without_layers[1] ? none : cfg);
   p.axis[2] = make_axis(g.nz, g.dz, g.dt, cfg);
   return p;
 }

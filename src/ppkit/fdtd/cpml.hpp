@@ -10,6 +10,7 @@
 //   alpha = alpha_max (1 - d/delta)^ma,
 //   sigma_max = -(m + 1) ln(R0) / (2 eta0 delta)                (eq. 7.61).
 // The layer is backed by the PEC outer boundary.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -41,7 +42,11 @@ struct CpmlProfiles {
 };
 
 // Throws ppkit::Error when the configuration does not fit the grid.
-CpmlProfiles make_cpml_profiles(const YeeGrid& grid, const CpmlConfig& config);
-void validate(const CpmlConfig& config, const YeeGrid& grid);
+// Axes flagged in without_layers (periodic axes) get no layer (slot -1,
+// b = 1, c = 0) and are left out of the size check.
+CpmlProfiles make_cpml_profiles(const YeeGrid& grid, const CpmlConfig& config,
+                                std::array<bool, 3> without_layers = {false, false, false});
+void validate(const CpmlConfig& config, const YeeGrid& grid,
+              std::array<bool, 3> without_layers = {false, false, false});
 
 }  // namespace ppkit::fdtd

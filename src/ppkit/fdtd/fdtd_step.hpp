@@ -10,6 +10,10 @@
 #include "ppkit/core/registry.hpp"
 #include "ppkit/fdtd/cpml.hpp"
 #include "ppkit/fdtd/materials.hpp"
+#include "ppkit/fdtd/ntff.hpp"
+#include "ppkit/fdtd/plane_wave.hpp"
+#include "ppkit/fdtd/snapshots.hpp"
+#include "ppkit/fdtd/phasors.hpp"
 #include "ppkit/fdtd/sources.hpp"
 #include "ppkit/fdtd/yee_grid.hpp"
 
@@ -35,13 +39,28 @@ struct FdtdStep {
     // Total energy every energy_interval steps (0: only after the last step).
     std::int64_t energy_interval = 0;
     fdtd::FieldSet initial;  // E^0 and H^{-1/2}; empty vectors: zero fields
+    // Periodic x and/or y (z must stay false): no PEC and no CPML on that
+    // axis, period = its cell count (contract in yee_kernel_args.hpp).
+    std::array<bool, 3> periodic{false, false, false};
+    // Running DFTs accumulated during the steps (phasors.hpp); off when empty.
+    fdtd::PhasorConfig phasors;
+    // At most one plane wave through a total-field/scattered-field box (plane_wave.hpp).
+    std::vector<fdtd::PlaneWaveSource> plane_waves;
+    // Plane snapshots copied back every `every` steps (snapshots.hpp).
+    std::vector<fdtd::PlaneSnapshot> snapshots;
+    // At most one near-to-far-field transform (ntff.hpp).
+    std::vector<fdtd::NearToFarField> far_field;
   };
   struct Result {
     fdtd::FieldSet fields;  // E^n and H^{n-1/2} after n steps
     // probe_values[p * steps + s]: probe p after step s (E at (s+1) dt, H at (s+1/2) dt)
     std::vector<float> probe_values;
-    std::vector<std::int64_t> energy_steps;  // steps after which energy was taken
-    std::vector<double> energy;              // J: 1/2 sum(eps E^2 + mu H^2) dV
+    std::vector<std::int64_t> energy_steps;   // steps after which energy was taken
+    std::vector<double> energy;               // J: 1/2 sum(eps E^2 + mu H^2) dV
+    std::vector<fdtd::SnapshotFrame> frames;  // in the order of snapshot_schedule()
+    // Radiation vectors {N_theta, N_phi, L_theta, L_phi} [f * directions + d].
+    std::vector<fdtd::RadiationVectors> radiation;
+    fdtd::PhasorSet phasors;                  // when problem.phasors is enabled
   };
 };
 
@@ -63,7 +82,23 @@ struct StepSetup {
   std::vector<int> probe_component;
   std::vector<std::int64_t> energy_steps;  // 0-based steps after which energy is taken
   double cell_volume = 0;
+  // Phasor samples: after step s when (s + 1) % interval == 0 (phasors.hpp);
+  // coefficients as phasor_coefficients(config, dt, 0, phasor_samples).
+  std::int64_t phasor_samples = 0;
+  // Plane-wave consistency corrections (empty without a plane wave).
+  TfsfCorrections tfsf;
+  // (step, snapshot) pairs: frames taken after those steps, in this order.
+  std::vector<std::pair<std::int64_t, int>> snapshot_schedule;
+  // Near-to-far-field surface samples and DFT factors (empty without a transform).
+  NtffSurface ntff;
+  std::vector<float> ntff_factors;  // [(step * F + f) * 4 + {Re E, Im E, Re H, Im H}]
 };
+
+// The phasor sample taken after 0-based step `step`, or -1 when none is.
+inline std::int64_t phasor_sample_after(const FdtdStep::Problem& p, std::int64_t step) {
+  if (!p.phasors.enabled() || (step + 1) % p.phasors.interval != 0) return -1;
+  return (step + 1) / p.phasors.interval - 1;
+}
 
 // Validates the problem (grid, Courant number, ids, sources, probes, CPML) and
 // derives the StepSetup; throws ppkit::Error naming what is wrong.
@@ -77,10 +112,11 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& problem);
 // per field group (E and H separately, because their magnitudes differ by eta0).
 double fields_relative_error(const FieldSet& a, const FieldSet& reference);
 
-// Bytes the E+H update of one step really moves per node at least: every field
-// read once and written once (48), neighbour reads served from cache, the
-// material id twice (8) and the 3 coefficients from a cached table; plus the
-// psi arrays in the CPML layers (read + write). See docs/fdtd.md.
+// Compulsory DRAM bytes of one run: per node and step 72 B of fields (each half
+// step reads 6 fields and writes 3; neighbours served from cache) plus the
+// narrowest material id twice (0 B with a single material), psi in the CPML
+// layers read + written; the restart of the fields and psi, and the energy
+// sums. See docs/fdtd.md, "Performance model".
 double step_bytes(const FdtdStep::Problem& problem);
 double step_flops(const FdtdStep::Problem& problem);
 

@@ -1,18 +1,50 @@
 // kokkos-<space>/plain: fdtd.step through the kernels of yee_kokkos_kernels.hpp
 // (one Kokkos::parallel_for per half step, Kokkos::parallel_reduce for the
 // total field energy) on the whole grid.
+// kokkos-<space>/split: the same buffers with rows pitched to 32 nodes, run
+// through yee_kokkos_split_kernels.hpp (interior RangePolicy numbered in
+// 32 x 8 tiles + thin CPML/boundary shell per half step, 1-byte material ids,
+// no id read with a single material).
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/phasor_kokkos.hpp"
+#include "ppkit/fdtd/ntff_kokkos.hpp"
 #include "ppkit/fdtd/yee_kernel_args.hpp"
 #include "ppkit/fdtd/yee_kokkos_kernels.hpp"
+#include "ppkit/fdtd/yee_kokkos_split_kernels.hpp"
 
 namespace ppkit::fdtd {
 namespace {
 
+// Plane-wave consistency corrections of one component (plane_wave.hpp):
+// field[node] += w0 row[slot0] + w1 row[slot1], no node twice in a list.
 template <class Exec>
-class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
+void apply_tfsf(float* field, const index_t* node, const float* w0, const float* w1,
+                const std::int32_t* s0, const std::int32_t* s1, const float* row, index_t count) {
+  Kokkos::parallel_for(
+      "fdtd tfsf correction", Kokkos::RangePolicy<Exec>(0, count),
+      KOKKOS_LAMBDA(index_t q) { field[node[q]] += w0[q] * row[s0[q]] + w1[q] * row[s1[q]]; });
+}
+
+// Copies one plane of a field into plane[ib * na + ia] (snapshots.hpp).
+template <class Exec>
+void extract_plane(const float* field, float* plane, index_t na, index_t nb, int normal,
+                   index_t index, index_t stride_x, index_t stride_y) {
+  Kokkos::parallel_for(
+      "fdtd snapshot plane", Kokkos::RangePolicy<Exec>(0, na * nb), KOKKOS_LAMBDA(index_t q) {
+        const index_t ia = q % na, ib = q / na;
+        const index_t i = normal == 0 ? index : ia;
+        const index_t j = normal == 1 ? index : normal == 0 ? ia : ib;
+        const index_t k = normal == 2 ? index : ib;
+        plane[q] = field[i * stride_x + j * stride_y + k];
+      });
+}
+
+template <class Exec>
+class KokkosStep final : public PreparedRun<FdtdStep::Result> {
   using Mem = typename Exec::memory_space;
   template <class T>
   using View = Kokkos::View<T*, Mem>;
@@ -28,22 +60,46 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
   }
 
  public:
-  explicit KokkosPlainStep(const FdtdStep::Problem& p) : problem_(p), setup_(make_step_setup(p)) {
+  KokkosStep(const FdtdStep::Problem& p, bool split)
+      : problem_(p), setup_(make_step_setup(p)), split_(split) {
     const YeeGrid& g = p.grid;
-    const std::size_t nodes = std::size_t(g.nodes());
     args_.nx = g.nx;
     args_.ny = g.ny;
     args_.nz = g.nz;
     args_.layers = 2 * setup_.cpml.thickness;
+    // kokkos/split pads rows to 32 nodes (128 bytes, aligned with the 32-wide
+    // z tiles of its interior launch); padding holds zeros and is never updated.
+    sy_ = split ? (g.nz + 1 + 31) / 32 * 32 : g.nz + 1;
+    const std::size_t nodes = std::size_t((g.nx + 1) * (g.ny + 1) * sy_);
+    args_.periodic_x = p.periodic[0] ? 1 : 0;
+    args_.periodic_y = p.periodic[1] ? 1 : 0;
     float** fields[6] = {&args_.ex, &args_.ey, &args_.ez, &args_.hx, &args_.hy, &args_.hz};
     for (int c = 0; c < 6; ++c) {
       fields_[c] = View<float>(std::string("field ") + to_string(Component(c)), nodes);
       *fields[c] = fields_[c].data();
       if (!p.initial[c].empty())
-        initial_[c] = upload(std::string("initial ") + to_string(Component(c)), p.initial[c]);
+        initial_[c] =
+            upload(std::string("initial ") + to_string(Component(c)), pitched(p.initial[c], 0.0f));
     }
-    args_.material_id = upload("material id", setup_.material_id).data();
     args_.material_table = upload("material table", setup_.material_table).data();
+    if (!split) {
+      args_.material_id = upload("material id", setup_.material_id).data();
+    } else {
+      // kokkos/split: ids narrowed to 1 byte when they fit; none with one material.
+      const float* t = setup_.material_table.data();
+      lookup8_ = {nullptr,    args_.material_table, t[coef_ca], t[coef_cb],
+                  t[coef_dh], t[coef_eps],          t[coef_mu]};
+      lookup32_ = lookup8_32(lookup8_);
+      if (p.materials.size() > 256) {
+        lookup32_.ids = upload("material id", pitched(setup_.material_id, 0u)).data();
+      } else if (p.materials.size() > 1) {
+        lookup8_.ids =
+            upload("material id", pitched(std::vector<std::uint8_t>(setup_.material_id.begin(),
+                                                                    setup_.material_id.end()),
+                                          std::uint8_t(0)))
+                .data();
+      }
+    }
     for (int d = 0; d < 3; ++d) {
       const CpmlAxis& ax = setup_.cpml.axis[d];
       CpmlAxisArgs& aa = args_.axis[d];
@@ -57,8 +113,8 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
       aa.h_slot = upload("cpml", ax.h_slot).data();
     }
     const std::size_t layers = std::size_t(args_.layers);
-    const std::size_t px = layers * std::size_t((g.ny + 1) * (g.nz + 1));
-    const std::size_t py = layers * std::size_t((g.nx + 1) * (g.nz + 1));
+    const std::size_t px = layers * std::size_t((g.ny + 1) * sy_);  // x, y psi: z pitch sy_
+    const std::size_t py = layers * std::size_t((g.nx + 1) * sy_);
     const std::size_t pz = layers * std::size_t((g.nx + 1) * (g.ny + 1));
     float** psi[12] = {&args_.psi_eyx, &args_.psi_ezx, &args_.psi_hyx, &args_.psi_hzx,
                        &args_.psi_exy, &args_.psi_ezy, &args_.psi_hxy, &args_.psi_hzy,
@@ -66,6 +122,16 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     for (int q = 0; q < 12; ++q) {
       psi_[q] = View<float>("psi", q < 4 ? px : q < 8 ? py : pz);
       *psi[q] = psi_[q].data();
+    }
+    for (int half = 0; half < 2; ++half) {
+      const bool electric = half == 1;
+      split::Interior& in = interior_[half];
+      in.box = split::interior_box(args_, electric);
+      for (int d = 0; d < 3; ++d) {
+        const CpmlAxis& ax = setup_.cpml.axis[d];
+        in.inv_d[d] = (electric ? ax.e_inv_kd : ax.h_inv_kd)[std::size_t(in.box.lo[d])];
+      }
+      shell_[half] = split::shell_around(args_, in.box);
     }
     std::vector<std::int32_t> component(setup_.source_component.begin(),
                                         setup_.source_component.end());
@@ -75,16 +141,56 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     io_.n_sources = std::int64_t(p.sources.size());
     io_.n_probes = std::int64_t(p.probes.size());
     io_.steps = p.steps;
-    io_.source_index = upload("source index", setup_.source_index).data();
+    io_.source_index = upload("source index", pitched_indices(setup_.source_index)).data();
     io_.source_component = upload("source component", component).data();
     io_.source_hard = upload("source hard", hard).data();
     io_.source_values = upload("source values", setup_.source_values).data();
-    io_.probe_index = upload("probe index", setup_.probe_index).data();
+    io_.probe_index = upload("probe index", pitched_indices(setup_.probe_index)).data();
     io_.probe_component = upload("probe component", probe_component).data();
     probe_values_ = View<float>("probe values", std::size_t(io_.n_probes * p.steps));
     io_.probe_values = probe_values_.data();
     Kokkos::deep_copy(probe_values_, std::nanf(""));  // poison
     for (int c = 0; c < 6; ++c) Kokkos::deep_copy(fields_[c], std::nanf(""));
+    // Plane wave: corrections per component and the incident table.
+    const TfsfCorrections& t = setup_.tfsf;
+    if (t.row > 0) incident_ = upload("incident", t.incident);
+    for (int c = 0; c < 6; ++c) {
+      tfsf_count_[c] = index_t(t.node[std::size_t(c)].size());
+      if (tfsf_count_[c] == 0) continue;
+      tfsf_node_[c] = upload("tfsf node", pitched_indices(t.node[std::size_t(c)]));
+      tfsf_w0_[c] = upload("tfsf weight", t.weight0[std::size_t(c)]);
+      tfsf_w1_[c] = upload("tfsf weight", t.weight1[std::size_t(c)]);
+      tfsf_s0_[c] = upload("tfsf slot", t.slot0[std::size_t(c)]);
+      tfsf_s1_[c] = upload("tfsf slot", t.slot1[std::size_t(c)]);
+    }
+    // Near-to-far-field surface samples and DFT accumulators.
+    const NtffSurface& surface = setup_.ntff;
+    if (surface.size() > 0) {
+      for (int c = 0; c < 6; ++c) ntff_.field[c] = fields_[c].data();
+      ntff_.component = upload("ntff component", surface.component).data();
+      ntff_.current = upload("ntff current", surface.current).data();
+      ntff_.magnetic = upload("ntff magnetic", surface.magnetic).data();
+      ntff_.node_a = upload("ntff node", pitched_indices(surface.node_a)).data();
+      ntff_.node_b = upload("ntff node", pitched_indices(surface.node_b)).data();
+      ntff_.weight = upload("ntff weight", surface.weight).data();
+      ntff_.x = upload("ntff x", surface.x).data();
+      ntff_.y = upload("ntff y", surface.y).data();
+      ntff_.z = upload("ntff z", surface.z).data();
+      ntff_.samples = std::int64_t(surface.size());
+      ntff_.frequencies = std::int64_t(p.far_field[0].frequencies.size());
+      ntff_dft_ = View<double>("ntff dft", std::size_t(2 * ntff_.samples * ntff_.frequencies));
+      ntff_.re = ntff_dft_.data();
+      ntff_.im = ntff_dft_.data() + ntff_.samples * ntff_.frequencies;
+      ntff_factors_ = upload("ntff factors", setup_.ntff_factors);
+    }
+    for (const auto& snap : p.snapshots) {
+      const auto size = plane_size(g, snap.normal);
+      planes_.push_back(View<float>("snapshot plane", std::size_t(size[0] * size[1])));
+    }
+    if (p.phasors.enabled()) {
+      phasors_ = std::make_unique<KokkosPhasors<Exec>>(p.phasors, g, 0, setup_.phasor_samples);
+      phasors_->set_fields({args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz}, sy_);
+    }
     Exec().fence();
   }
 
@@ -98,31 +204,126 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     }
     for (auto& v : psi_) Kokkos::deep_copy(Exec(), v, 0.0f);
     energy_.clear();
-    std::size_t next_energy = 0;
+    frames_.clear();
+    radiation_.clear();
+    if (ntff_.samples > 0) Kokkos::deep_copy(Exec(), ntff_dft_, 0.0);
+    std::size_t next_energy = 0, next_frame = 0;
+    if (phasors_) phasors_->reset(PhasorSet{});
+    float* fields[6] = {args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz};
+    const std::int64_t sy = sy_;
+    const bool narrow = lookup32_.ids == nullptr;
     for (std::int64_t step = 0; step < problem_.steps; ++step) {
-      update_h<Exec>(args_, whole_grid(args_));
-      update_e<Exec>(args_, whole_grid(args_));
-      apply_sources_and_probes<Exec>(args_, io_, step);
+      if (!split_)
+        update_h<Exec>(args_, whole_grid(args_));
+      else if (narrow)
+        split::update_h_split<Exec>(args_, lookup8_, interior_[0], shell_[0], sy);
+      else
+        split::update_h_split<Exec>(args_, lookup32_, interior_[0], shell_[0], sy);
+      if (incident_.size() > 0) tfsf(fields, 3, step);
+      periodic_copy<Exec>(args_, whole_grid(args_), false, sy);
+      if (!split_)
+        update_e<Exec>(args_, whole_grid(args_));
+      else if (narrow)
+        split::update_e_split<Exec>(args_, lookup8_, interior_[1], shell_[1], sy);
+      else
+        split::update_e_split<Exec>(args_, lookup32_, interior_[1], shell_[1], sy);
+      if (incident_.size() > 0) tfsf(fields, 0, step);
+      apply_sources<Exec>(args_, io_, step);
+      periodic_copy<Exec>(args_, whole_grid(args_), true, sy);
+      record_probes<Exec>(args_, io_, step);
+      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
+      for (; next_frame < setup_.snapshot_schedule.size() &&
+             setup_.snapshot_schedule[next_frame].first == step;
+           ++next_frame)
+        take_frame(fields, setup_.snapshot_schedule[next_frame].second, step);
+      if (ntff_.samples > 0)
+        ntff_accumulate<Exec>(ntff_, ntff_factors_.data() + step * ntff_.frequencies * 4);
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
-        energy_.push_back(field_energy<Exec>(args_, whole_grid(args_)) * setup_.cell_volume);
+        const double e = !split_  ? field_energy<Exec>(args_, whole_grid(args_))
+                         : narrow ? split::field_energy_split<Exec>(args_, lookup8_, sy)
+                                  : split::field_energy_split<Exec>(args_, lookup32_, sy);
+        energy_.push_back(e * setup_.cell_volume);
         ++next_energy;
       }
     }
+    // Far field: one parallel_reduce per (frequency, direction).
+    if (ntff_.samples > 0)
+      for (std::int64_t f = 0; f < ntff_.frequencies; ++f)
+        for (std::size_t d = 0; d < problem_.far_field[0].directions.size(); ++d)
+          radiation_.push_back(ntff_radiation<Exec>(
+              ntff_, f, ntff_direction(problem_.far_field[0], std::size_t(f), d)));
     Exec().fence();
   }
 
   FdtdStep::Result result() override {
     FdtdStep::Result r;
-    for (int c = 0; c < 6; ++c) r.fields[c] = download(fields_[c]);
+    for (int c = 0; c < 6; ++c) r.fields[c] = unpitched(download(fields_[c]));
     r.probe_values = download(probe_values_);
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_;
+    if (phasors_) r.phasors = phasors_->download();
     if (r.energy.size() != r.energy_steps.size())
       r.energy.assign(r.energy_steps.size(), std::nan(""));
+    r.frames = frames_;
+    r.radiation = radiation_;
     return r;
   }
 
  private:
+  // Host layout (rows of nz + 1) <-> device layout (rows of sy_, zero padding).
+  template <class T>
+  std::vector<T> pitched(const std::vector<T>& host, T fill) const {
+    const std::size_t len = std::size_t(args_.nz + 1), pitch = std::size_t(sy_);
+    if (pitch == len) return host;
+    const std::size_t rows = host.size() / len;
+    std::vector<T> out(rows * pitch, fill);
+    for (std::size_t r = 0; r < rows; ++r)
+      std::copy(host.begin() + std::ptrdiff_t(r * len),
+                host.begin() + std::ptrdiff_t((r + 1) * len),
+                out.begin() + std::ptrdiff_t(r * pitch));
+    return out;
+  }
+  std::vector<float> unpitched(const std::vector<float>& device) const {
+    const std::size_t len = std::size_t(args_.nz + 1), pitch = std::size_t(sy_);
+    if (pitch == len) return device;
+    const std::size_t rows = device.size() / pitch;
+    std::vector<float> out(rows * len);
+    for (std::size_t r = 0; r < rows; ++r)
+      std::copy(device.begin() + std::ptrdiff_t(r * pitch),
+                device.begin() + std::ptrdiff_t(r * pitch + len),
+                out.begin() + std::ptrdiff_t(r * len));
+    return out;
+  }
+  template <class I>
+  std::vector<I> pitched_indices(const std::vector<I>& nodes) const {
+    std::vector<I> out;
+    for (I node : nodes) {
+      const std::int64_t n = std::int64_t(node), len = args_.nz + 1;
+      out.push_back(I((n / len) * sy_ + n % len));
+    }
+    return out;
+  }
+
+  // Corrections of the three E (first = 0) or H (first = 3) components after their update.
+  void tfsf(float* const* fields, int first, std::int64_t step) {
+    const float* row = incident_.data() + step * setup_.tfsf.row;
+    for (int c = first; c < first + 3; ++c)
+      if (tfsf_count_[c] > 0)
+        apply_tfsf<Exec>(fields[c], tfsf_node_[c].data(), tfsf_w0_[c].data(), tfsf_w1_[c].data(),
+                         tfsf_s0_[c].data(), tfsf_s1_[c].data(), row, tfsf_count_[c]);
+  }
+
+  // Copies a snapshot plane back (the solver runs in chunks between frames).
+  void take_frame(float* const* fields, int snapshot, std::int64_t step) {
+    const PlaneSnapshot& s = problem_.snapshots[std::size_t(snapshot)];
+    const YeeGrid& g = problem_.grid;
+    const auto size = plane_size(g, s.normal);
+    View<float>& plane = planes_[std::size_t(snapshot)];
+    extract_plane<Exec>(fields[int(s.component)], plane.data(), size[0], size[1], s.normal, s.index,
+                        (g.ny + 1) * sy_, sy_);
+    frames_.push_back({snapshot, step, download(plane)});
+  }
+
   template <class T>
   static std::vector<T> download(const View<T>& v) {
     std::vector<T> out(v.extent(0));
@@ -132,13 +333,35 @@ class KokkosPlainStep final : public PreparedRun<FdtdStep::Result> {
     return out;
   }
 
+  static split::MaterialLookup<std::uint32_t> lookup8_32(
+      const split::MaterialLookup<std::uint8_t>& m) {
+    return {nullptr, m.table, m.ca0, m.cb0, m.dh0, m.eps0, m.mu0};
+  }
+
   FdtdStep::Problem problem_;
   StepSetup setup_;
+  bool split_ = false;
+  std::int64_t sy_ = 0;  // z pitch of the device arrays
+  split::MaterialLookup<std::uint8_t> lookup8_{};
+  split::MaterialLookup<std::uint32_t> lookup32_{};
+  split::Interior interior_[2]{};  // H, E
+  split::Shell shell_[2]{};
   YeeKernelArgs args_{};
   SourceProbeArgs io_{};
-  View<float> fields_[6], initial_[6], psi_[12], probe_values_;
+  View<float> fields_[6], initial_[6], psi_[12], probe_values_, incident_;
+  View<index_t> tfsf_node_[6];
+  View<float> tfsf_w0_[6], tfsf_w1_[6];
+  View<std::int32_t> tfsf_s0_[6], tfsf_s1_[6];
+  index_t tfsf_count_[6] = {0, 0, 0, 0, 0, 0};
+  std::vector<View<float>> planes_;
+  std::vector<SnapshotFrame> frames_;
+  NtffDeviceArgs ntff_{};
+  View<double> ntff_dft_;
+  View<float> ntff_factors_;
+  std::vector<RadiationVectors> radiation_;
   std::vector<std::shared_ptr<void>> views_keepalive_;
   std::vector<double> energy_;
+  std::unique_ptr<KokkosPhasors<Exec>> phasors_;
 };
 
 }  // namespace
@@ -152,9 +375,14 @@ void register_fdtd_kokkos_variants() {
     const int preference = backend == "kokkos-serial" ? 1 : backend == "kokkos-openmp" ? 3 : 6;
     auto v = kokkos_variant<FdtdStep>(space, "plain", preference);
     v.prepare = [](const FdtdStep::Problem& p) {
-      return std::make_unique<fdtd::KokkosPlainStep<Exec>>(p);
+      return std::make_unique<fdtd::KokkosStep<Exec>>(p, false);
     };
     Registry<FdtdStep>::add(std::move(v));
+    auto s = kokkos_variant<FdtdStep>(space, "split", preference + 1);
+    s.prepare = [](const FdtdStep::Problem& p) {
+      return std::make_unique<fdtd::KokkosStep<Exec>>(p, true);
+    };
+    Registry<FdtdStep>::add(std::move(s));
   });
 }
 }  // namespace ppkit::registration

@@ -142,6 +142,12 @@ MpiSlabSolver::Impl::Impl(const FdtdStep::Problem& p, MPI_Comm c, const MpiSlabO
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
   const StepSetup setup = make_step_setup(p);
+  require(!p.periodic[0] && !p.periodic[1] && !p.phasors.enabled(),
+          "MPI slabs do not implement periodic boundaries or phasors",
+          "a single-rank variant of fdtd.step for periodic columns and phasors");
+  require(p.plane_waves.empty() && p.snapshots.empty() && p.far_field.empty(),
+          "MPI slabs do not run plane waves, snapshots or the near-to-far-field transform",
+          "a single-rank variant for those");
   require(ranks <= grid.nx + 1,
           std::to_string(ranks) + " MPI ranks for " + std::to_string(grid.nx + 1) +
               " node planes along x",

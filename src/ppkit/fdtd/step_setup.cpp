@@ -17,9 +17,12 @@ std::string extent_text(const YeeGrid& g) {
          std::to_string(g.nz) + " on the component's own extent";
 }
 
-// Sources drive E nodes that are updated: not on the PEC faces.
-bool updated_e_node(const YeeGrid& g, Component c, index_t i, index_t j, index_t k) {
-  const bool ix = i >= 1 && i <= g.nx - 1, jy = j >= 1 && j <= g.ny - 1,
+// Sources drive E nodes that are updated: not on the PEC faces (on a
+// periodic axis the face nodes u = 0 and u = n are one node, updated).
+bool updated_e_node(const YeeGrid& g, Component c, index_t i, index_t j, index_t k,
+                    const std::array<bool, 3>& periodic) {
+  const bool ix = i >= (periodic[0] ? 0 : 1) && i <= g.nx - (periodic[0] ? 0 : 1),
+             jy = j >= (periodic[1] ? 0 : 1) && j <= g.ny - (periodic[1] ? 0 : 1),
              kz = k >= 1 && k <= g.nz - 1;
   switch (c) {
     case Component::ex:
@@ -60,17 +63,28 @@ void validate(const FdtdStep::Problem& p) {
     require(p.initial[c].empty() || index_t(p.initial[c].size()) == g.nodes(),
             std::string("initial field ") + to_string(Component(c)) + " has the wrong size",
             std::to_string(g.nodes()) + " nodes or empty");
-  validate(p.cpml, g);
+  require(!p.periodic[2], "periodic z is not supported",
+          "periodic x and/or y (z carries the CPML of a plane-wave column)");
+  validate(p.cpml, g, p.periodic);
+  if (p.phasors.enabled()) resolve_box(p.phasors, g);
   for (const auto& s : p.sources) {
     require(is_electric(s.component),
             std::string("source component ") + to_string(s.component) + " is not electric",
             "ex, ey, ez");
-    require(updated_e_node(g, s.component, s.i, s.j, s.k),
+    require(updated_e_node(g, s.component, s.i, s.j, s.k, p.periodic),
             std::string("source ") + to_string(s.component) + " at node " +
                 node_text(s.i, s.j, s.k) + " is outside the grid or on its PEC boundary",
             "an interior node: " + extent_text(g));
     require(s.frequency > 0, "source frequency must be positive", "> 0 Hz");
   }
+  require(p.plane_waves.size() <= 1, std::to_string(p.plane_waves.size()) + " plane waves given",
+          "at most one");
+  for (const auto& w : p.plane_waves) validate(w, g, p.cpml.thickness);
+  for (const auto& s : p.snapshots) validate(s, g);
+  require(p.far_field.size() <= 1,
+          std::to_string(p.far_field.size()) + " near-to-far-field transforms given",
+          "at most one");
+  for (const auto& n : p.far_field) validate(n, g, p.cpml.thickness);
   for (const auto& pr : p.probes)
     require(g.holds(pr.component, pr.i, pr.j, pr.k),
             std::string("probe ") + to_string(pr.component) + " at node " +
@@ -85,13 +99,17 @@ StepSetup make_step_setup(const FdtdStep::Problem& p) {
   s.material_table = material_table(p.materials, g.dt);
   s.material_id = p.material_id.empty() ? std::vector<std::uint32_t>(std::size_t(g.nodes()), 0u)
                                         : p.material_id;
-  s.cpml = make_cpml_profiles(g, p.cpml);
+  s.cpml = make_cpml_profiles(g, p.cpml, p.periodic);
   s.cell_volume = g.dx * g.dy * g.dz;
   const std::size_t steps = std::size_t(p.steps);
   s.source_values.resize(p.sources.size() * steps);
   for (std::size_t n = 0; n < p.sources.size(); ++n) {
     const PointSource& src = p.sources[n];
-    const index_t node = g.index(src.i, src.j, src.k);
+    // On a periodic axis the face node 0 of a component tangential to that
+    // face is a copy of node n (yee_kernel_args.hpp): drive the source at n.
+    const bool move_x = p.periodic[0] && src.i == 0 && src.component != Component::ex;
+    const bool move_y = p.periodic[1] && src.j == 0 && src.component != Component::ey;
+    const index_t node = g.index(move_x ? g.nx : src.i, move_y ? g.ny : src.j, src.k);
     s.source_index.push_back(node);
     s.source_component.push_back(int(src.component));
     s.source_hard.push_back(src.hard ? 1 : 0);
@@ -119,6 +137,18 @@ StepSetup make_step_setup(const FdtdStep::Problem& p) {
       s.energy_steps.push_back(step);
   if (s.energy_steps.empty() || s.energy_steps.back() != p.steps - 1)
     s.energy_steps.push_back(p.steps - 1);
+  if (p.phasors.enabled()) s.phasor_samples = p.steps / p.phasors.interval;
+  if (!p.plane_waves.empty()) {
+    const CpmlAxis* a = s.cpml.axis;
+    s.tfsf = make_tfsf_corrections(p.plane_waves[0], g, p.steps, s.material_table, s.material_id,
+                                   {&a[0].e_inv_kd, &a[1].e_inv_kd, &a[2].e_inv_kd},
+                                   {&a[0].h_inv_kd, &a[1].h_inv_kd, &a[2].h_inv_kd});
+  }
+  s.snapshot_schedule = snapshot_schedule(p.snapshots, p.steps);
+  if (!p.far_field.empty()) {
+    s.ntff = make_ntff_surface(p.far_field[0], g);
+    s.ntff_factors = ntff_dft_factors(p.far_field[0], g, p.steps);
+  }
   return s;
 }
 
@@ -152,9 +182,23 @@ double psi_nodes(const FdtdStep::Problem& p) {
 }  // namespace
 
 double step_bytes(const FdtdStep::Problem& p) {
+  // Compulsory DRAM traffic of one run() (see docs/fdtd.md, "Performance model"):
   const double nodes = double(p.grid.nodes());
-  return double(p.steps) * (nodes * (12 * sizeof(float) + 2 * sizeof(std::uint32_t)) +
-                            psi_nodes(p) * 2 * sizeof(float));
+  const std::size_t materials = p.materials.size();
+  const double id_bytes = materials <= 1 ? 0 : materials <= 256 ? 1 : materials <= 65536 ? 2 : 4;
+  // each half step reads the 3 fields it differentiates and the 3 it updates,
+  // writes the 3 it updates (9 x 4 B), and reads one material id;
+  double per_step = nodes * (2 * 9 * sizeof(float) + 2 * id_bytes);
+  // each psi value in the CPML layers is read and written once per step;
+  per_step += psi_nodes(p) * 2 * sizeof(float);
+  // the restart: fields zeroed (4 B) or copied from the initial state (8 B), psi zeroed;
+  double restart = psi_nodes(p) * sizeof(float);
+  for (const auto& f : p.initial) restart += nodes * (f.empty() ? 4.0 : 8.0);
+  // every energy sum reads the six fields and the ids.
+  const double energy_sums =
+      p.energy_interval > 0 ? double((p.steps + p.energy_interval - 1) / p.energy_interval) : 1.0;
+  const double energy = energy_sums * nodes * (6 * sizeof(float) + id_bytes);
+  return double(p.steps) * per_step + restart + energy;
 }
 
 double step_flops(const FdtdStep::Problem& p) {

@@ -8,6 +8,25 @@
 //   x layers: psi[(slot * (ny+1) + j) * (nz+1) + k]
 //   y layers: psi[(i * layers + slot) * (nz+1) + k]
 //   z layers: psi[(i * (ny+1) + j) * layers + slot]
+//
+// Periodic lateral boundaries (periodic_x, periodic_y; z is never periodic).
+// Along a periodic axis u with nodes 0..n the period is n cells: node n is
+// the same point as node 0, and the axis has no PEC faces and no CPML (its
+// slots are all -1). Every fdtd.step variant does, per step:
+//   1. update H as usual;
+//   2. copy_h: for periodic y, Hx and Hz of row j = ny <- row j = 0 (every i, k);
+//      for periodic x, Hy and Hz of plane i = nx <- plane i = 0 (every j, k)
+//      (either order: each copy covers the whole other axis, 0..n);
+//   3. update E, where the tangential components on the face u = n are
+//      updated like interior nodes (inner_x = i >= 1 && (i < nx || periodic_x),
+//      same for y); the face u = 0 is not updated;
+//   4. apply the sources (the setup moves a source on u = 0 to u = n);
+//   5. copy_e: for periodic y, Ex and Ez of row j = 0 <- row j = ny; for
+//      periodic x, Ey and Ez of plane i = 0 <- plane i = nx (every node of the
+//      other two axes);
+//   6. probes, energy, phasor samples.
+// Only steps 2, 3 and 5 touch the boundary; each variant keeps 2 and 5 in one
+// copy routine and 3 in its E-update condition.
 #include <cstdint>
 
 namespace ppkit::fdtd {
@@ -28,6 +47,7 @@ struct YeeKernelArgs {
   float *psi_eyx, *psi_ezx, *psi_hyx, *psi_hzx;  // x layers
   float *psi_exy, *psi_ezy, *psi_hxy, *psi_hzy;  // y layers
   float *psi_exz, *psi_eyz, *psi_hxz, *psi_hyz;  // z layers
+  std::int32_t periodic_x, periodic_y;           // 0 or 1 (contract above)
 };
 
 // Point sources and probes of one step.

@@ -85,8 +85,9 @@ void update_e(const YeeKernelArgs a, const SlabRange r) {
         const std::int64_t qx = (std::int64_t(X.e_slot[i]) * (a.ny + 1) + j) * sy + k;
         const std::int64_t qy = (li * a.layers + Y.e_slot[j]) * sy + k;
         const std::int64_t qz = (li * (a.ny + 1) + j) * a.layers + Z.e_slot[k];
-        const bool inner_x = i >= 1 && i < a.nx, inner_y = j >= 1 && j < a.ny,
-                   inner_z = k >= 1 && k < a.nz;
+        // Periodic axes update the face u = n too (yee_kernel_args.hpp).
+        const bool inner_x = i >= 1 && (i < a.nx || a.periodic_x),
+                   inner_y = j >= 1 && (j < a.ny || a.periodic_y), inner_z = k >= 1 && k < a.nz;
         if (i < a.nx && inner_y && inner_z) {
           const float dhz = a.hz[n] - a.hz[n - sy], dhy = a.hy[n] - a.hy[n - 1];
           const float curl =
@@ -111,8 +112,44 @@ void update_e(const YeeKernelArgs a, const SlabRange r) {
       });
 }
 
+// Periodic copies (yee_kernel_args.hpp, steps 2 and 5): electric = false
+// copies H of the face 0 to the face n before the E update, electric = true
+// copies E of the face n to the face 0 after the sources. z_pitch: the row
+// pitch of the arrays (0: nz + 1; kokkos/split pads rows).
 template <class Exec>
-void apply_sources_and_probes(const YeeKernelArgs a, const SourceProbeArgs s, std::int64_t step) {
+void periodic_copy(const YeeKernelArgs a, const SlabRange r, bool electric,
+                   std::int64_t z_pitch = 0) {
+  const std::int64_t sy = z_pitch > 0 ? z_pitch : a.nz + 1, sx = (a.ny + 1) * sy;
+  if (a.periodic_y)
+    Kokkos::parallel_for(
+        "fdtd.periodic_y", NodePolicy<Exec>({r.i_begin, 0, 0}, {r.i_end, 1, a.nz + 1}),
+        KOKKOS_LAMBDA(std::int64_t i, std::int64_t, std::int64_t k) {
+          const std::int64_t low = (i - r.i_origin) * sx + k, high = low + a.ny * sy;
+          if (electric) {
+            a.ex[low] = a.ex[high];
+            a.ez[low] = a.ez[high];
+          } else {
+            a.hx[high] = a.hx[low];
+            a.hz[high] = a.hz[low];
+          }
+        });
+  if (a.periodic_x)
+    Kokkos::parallel_for(
+        "fdtd.periodic_x", NodePolicy<Exec>({0, 0, 0}, {1, a.ny + 1, a.nz + 1}),
+        KOKKOS_LAMBDA(std::int64_t, std::int64_t j, std::int64_t k) {
+          const std::int64_t low = j * sy + k, high = low + a.nx * sx;
+          if (electric) {
+            a.ey[low] = a.ey[high];
+            a.ez[low] = a.ez[high];
+          } else {
+            a.hy[high] = a.hy[low];
+            a.hz[high] = a.hz[low];
+          }
+        });
+}
+
+template <class Exec>
+void apply_sources(const YeeKernelArgs a, const SourceProbeArgs s, std::int64_t step) {
   if (s.n_sources > 0)
     Kokkos::parallel_for(
         "fdtd.sources", Kokkos::RangePolicy<Exec>(0, 1), KOKKOS_LAMBDA(int) {
@@ -123,12 +160,22 @@ void apply_sources_and_probes(const YeeKernelArgs a, const SourceProbeArgs s, st
             e[s.source_index[q]] = s.source_hard[q] ? value : e[s.source_index[q]] + value;
           }
         });
+}
+
+template <class Exec>
+void record_probes(const YeeKernelArgs a, const SourceProbeArgs s, std::int64_t step) {
   if (s.n_probes > 0)
     Kokkos::parallel_for(
         "fdtd.probes", Kokkos::RangePolicy<Exec>(0, s.n_probes), KOKKOS_LAMBDA(std::int64_t q) {
           const float* fields[6] = {a.ex, a.ey, a.ez, a.hx, a.hy, a.hz};
           s.probe_values[q * s.steps + step] = fields[s.probe_component[q]][s.probe_index[q]];
         });
+}
+
+template <class Exec>
+void apply_sources_and_probes(const YeeKernelArgs a, const SourceProbeArgs s, std::int64_t step) {
+  apply_sources<Exec>(a, s, step);
+  record_probes<Exec>(a, s, step);
 }
 
 // 1/2 sum (eps |E|^2 + mu |H|^2) over the planes [i_begin, i_end) (times dV by the caller).

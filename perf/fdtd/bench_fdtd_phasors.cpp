@@ -1,0 +1,55 @@
+// fdtd.phasor_update alone and fdtd.step with phasors on, per variant.
+// Phasors: cells/s = box nodes x samples per second; bytes per node and
+// sample = 24 (six field reads) + 96 per frequency (12 running sums read and
+// written): pure streaming, no reuse (phasor_sample_bytes()).
+// Step with phasors: the step's step_bytes() plus the phasor bytes of every
+// step (one sample per step, the whole grid, one frequency).
+// Sizes: 64 and 128 (cells per side), or PPKIT_FDTD_BENCH_SIZES (e.g. 256,512).
+#include <cstdlib>
+#include <sstream>
+
+#include "harness/bench_harness.hpp"
+#include "ppkit/fdtd/cases.hpp"
+#include "ppkit/fdtd/phasors.hpp"
+
+void ppkit::bench::register_benchmarks() {
+  std::vector<long> sizes{64, 128};
+  if (const char* env = std::getenv("PPKIT_FDTD_BENCH_SIZES")) {
+    sizes.clear();
+    std::stringstream list(env);
+    for (std::string item; std::getline(list, item, ',');)
+      if (!item.empty()) sizes.push_back(std::stol(item));
+  }
+  for (long n : sizes) {
+    for (int frequencies : {1, 3}) {
+      const std::int64_t samples = n <= 128 ? 5 : 20;
+      register_variant_benchmarks<FdtdPhasorUpdate>(
+          "fdtd_phasors/" + std::to_string(n) + "^3/" + std::to_string(frequencies) + "f",
+          [n, frequencies, samples] {
+            return fdtd::make_phasor_benchmark_problem(n, frequencies, samples);
+          },
+          [](const FdtdPhasorUpdate::Problem& p) {
+            const double nodes = double(p.grid.nodes()) * double(p.samples);
+            return BenchModel{nodes, "cells/s", fdtd::phasor_sample_bytes(p),
+                              fdtd::phasor_sample_flops(p)};
+          });
+    }
+    const std::int64_t steps = n <= 128 ? 5 : 20;
+    register_variant_benchmarks<FdtdStep>(
+        "fdtd_step_phasors/" + std::to_string(n) + "^3/1f",
+        [n, steps] {
+          auto p = fdtd::make_benchmark_problem(n, 10, steps);
+          p.phasors.frequencies = {3e9};
+          p.phasors.interval = 1;
+          return p;
+        },
+        [](const FdtdStep::Problem& p) {
+          const double per_sample = 24.0 + 96.0 * double(p.phasors.frequencies.size());
+          const double phasor_bytes = per_sample * double(p.grid.nodes()) * double(p.steps);
+          const double phasor_flops = 24.0 * double(p.phasors.frequencies.size()) *
+                                      double(p.grid.nodes()) * double(p.steps);
+          return BenchModel{double(p.grid.cells()) * double(p.steps), "cells/s",
+                            fdtd::step_bytes(p) + phasor_bytes, fdtd::step_flops(p) + phasor_flops};
+        });
+  }
+}

@@ -1,0 +1,257 @@
+#pragma once
+// The interior / CPML split of the fdtd.step half steps, shared by the
+// kokkos/split and cuda/split variants (plain C++ on raw pointers, usable from
+// Kokkos lambdas and from CUDA kernels alike; no Kokkos types).
+//
+// Each half step is cut into two parts that touch disjoint nodes:
+//  - the interior box: nodes where all three components are updated, no CPML
+//    psi exists and 1/(kappa du) = 1/du on every axis. Its update is
+//    branch-free (Taflove & Hagness eq. 3.18-3.19 with constant coefficients):
+//    about 88% of the nodes of a 512^3 cube with a 10-cell CPML;
+//  - the shell: every other node (CPML layers and the PEC faces), up to six
+//    slabs, updated by the general code (Roden & Gedney 2000 CPML), a thin
+//    kernel of its own.
+// Along an axis of n cells with a CPML of t cells (cpml.cpp):
+//  - H nodes u carry psi for u < t and u >= n - t, and H is updated for u < n,
+//    so the H interior is u in [t, n - t);
+//  - E nodes carry psi for u < t and u > n - t, and E is updated (tangential
+//    components) for 1 <= u <= n - 1, so the E interior is u in
+//    [max(t, 1), n - max(t, 1) + 1).
+// Rows may be pitched: node (i, j, k) at i * sx + j * sy + k with sy >= nz + 1
+// and sx = (ny + 1) * sy; x and y psi arrays use the same z pitch (see
+// yee_kernel_args.hpp with sy in place of nz + 1).
+#include <cstdint>
+
+#include "ppkit/fdtd/yee_kernel_args.hpp"
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define PPKIT_FDTD_HD __host__ __device__ __forceinline__
+#else
+#define PPKIT_FDTD_HD inline
+#endif
+
+namespace ppkit::fdtd::split {
+
+// [lo, hi) per axis: 0 = x, 1 = y, 2 = z.
+struct Box {
+  std::int64_t lo[3], hi[3];
+};
+
+PPKIT_FDTD_HD std::int64_t box_nodes(const Box& b) {
+  return (b.hi[0] - b.lo[0]) * (b.hi[1] - b.lo[1]) * (b.hi[2] - b.lo[2]);
+}
+
+// The CPML-free interior of one half step and its 1/du per axis.
+struct Interior {
+  Box box;
+  float inv_d[3];  // 1/dx, 1/dy, 1/dz as stored in the CPML profiles outside the layers
+};
+
+// The nodes [0, n + 1)^3 outside the interior box as up to six slabs:
+// x-low, x-high (whole planes), y-low, y-high (within the interior x range),
+// z-low, z-high (within the interior x and y ranges). first[s] is the flat
+// index of slab s's first node; first[6] is the shell's node count.
+struct Shell {
+  Box slab[6];
+  std::int64_t first[7];
+};
+
+inline Box interior_box(const YeeKernelArgs& a, bool electric) {
+  const std::int64_t t = a.layers / 2, n[3] = {a.nx, a.ny, a.nz};
+  Box b{};
+  for (int d = 0; d < 3; ++d) {
+    const std::int64_t edge = electric ? (t > 1 ? t : 1) : t;
+    b.lo[d] = edge;
+    b.hi[d] = electric ? n[d] - edge + 1 : n[d] - t;
+  }
+  return b;
+}
+
+inline Shell shell_around(const YeeKernelArgs& a, const Box& in) {
+  const std::int64_t full[3] = {a.nx + 1, a.ny + 1, a.nz + 1};
+  Shell s{};
+  auto make = [](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1,
+                 std::int64_t z0, std::int64_t z1) {
+    return Box{{x0, y0, z0}, {x1, y1, z1}};
+  };
+  s.slab[0] = make(0, in.lo[0], 0, full[1], 0, full[2]);
+  s.slab[1] = make(in.hi[0], full[0], 0, full[1], 0, full[2]);
+  s.slab[2] = make(in.lo[0], in.hi[0], 0, in.lo[1], 0, full[2]);
+  s.slab[3] = make(in.lo[0], in.hi[0], in.hi[1], full[1], 0, full[2]);
+  s.slab[4] = make(in.lo[0], in.hi[0], in.lo[1], in.hi[1], 0, in.lo[2]);
+  s.slab[5] = make(in.lo[0], in.hi[0], in.lo[1], in.hi[1], in.hi[2], full[2]);
+  s.first[0] = 0;
+  for (int q = 0; q < 6; ++q) s.first[q + 1] = s.first[q] + box_nodes(s.slab[q]);
+  return s;
+}
+
+// Node (i, j, k) of the shell's flat index q in [0, first[6]), z fastest in each slab.
+PPKIT_FDTD_HD void shell_node(const Shell& s, std::int64_t q, std::int64_t& i, std::int64_t& j,
+                              std::int64_t& k) {
+  int slab = 0;
+  while (slab < 5 && q >= s.first[slab + 1]) ++slab;
+  const Box& b = s.slab[slab];
+  const std::int64_t local = q - s.first[slab];
+  const std::int64_t wz = b.hi[2] - b.lo[2], wy = b.hi[1] - b.lo[1];
+  std::int64_t row, kk;
+  if (local < (std::int64_t(1) << 31)) {  // 32-bit division where it fits (fast on GPUs)
+    const std::uint32_t l32 = std::uint32_t(local), wz32 = std::uint32_t(wz);
+    const std::uint32_t r32 = l32 / wz32;
+    row = r32;
+    kk = std::int64_t(l32 - r32 * wz32);
+    const std::uint32_t i32 = r32 / std::uint32_t(wy);
+    i = b.lo[0] + i32;
+    j = b.lo[1] + std::int64_t(r32 - i32 * std::uint32_t(wy));
+  } else {
+    row = local / wz;
+    kk = local - row * wz;
+    i = b.lo[0] + row / wy;
+    j = b.lo[1] + row % wy;
+  }
+  k = b.lo[2] + kk;
+}
+
+// One CPML-aware derivative term: d / (kappa du) + psi (psi updated first),
+// as in yee_kokkos_kernels.hpp.
+PPKIT_FDTD_HD float cpml_derivative(float d, const float* inv_kd, const float* b, const float* c_d,
+                                    std::int32_t slot, std::int64_t u, float* psi, std::int64_t q) {
+  if (slot < 0) return d * inv_kd[u];
+  const float updated = b[u] * psi[q] + c_d[u] * d;
+  psi[q] = updated;
+  return d * inv_kd[u] + updated;
+}
+
+// General H update of node (i, j, k) (any node of the grid): CPML where the
+// node has psi slots, components beyond their extent left alone. li = plane
+// in the local arrays (i for a whole grid).
+PPKIT_FDTD_HD void update_h_node(const YeeKernelArgs& a, std::int64_t i, std::int64_t li,
+                                 std::int64_t j, std::int64_t k, std::int64_t sy, std::int64_t sx,
+                                 float dh) {
+  const std::int64_t n = li * sx + j * sy + k;
+  const CpmlAxisArgs &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
+  const std::int32_t slx = X.h_slot[i], sly = Y.h_slot[j], slz = Z.h_slot[k];
+  const std::int64_t qx = (std::int64_t(slx) * (a.ny + 1) + j) * sy + k;
+  const std::int64_t qy = (li * a.layers + sly) * sy + k;
+  const std::int64_t qz = (li * (a.ny + 1) + j) * a.layers + slz;
+  if (j < a.ny && k < a.nz) {
+    const float dez = a.ez[n + sy] - a.ez[n], dey = a.ey[n + 1] - a.ey[n];
+    const float curl = cpml_derivative(dez, Y.h_inv_kd, Y.h_b, Y.h_c_d, sly, j, a.psi_hxy, qy) -
+                       cpml_derivative(dey, Z.h_inv_kd, Z.h_b, Z.h_c_d, slz, k, a.psi_hxz, qz);
+    a.hx[n] -= dh * curl;
+  }
+  if (i < a.nx && k < a.nz) {
+    const float dex = a.ex[n + 1] - a.ex[n], dez = a.ez[n + sx] - a.ez[n];
+    const float curl = cpml_derivative(dex, Z.h_inv_kd, Z.h_b, Z.h_c_d, slz, k, a.psi_hyz, qz) -
+                       cpml_derivative(dez, X.h_inv_kd, X.h_b, X.h_c_d, slx, i, a.psi_hyx, qx);
+    a.hy[n] -= dh * curl;
+  }
+  if (i < a.nx && j < a.ny) {
+    const float dey = a.ey[n + sx] - a.ey[n], dex = a.ex[n + sy] - a.ex[n];
+    const float curl = cpml_derivative(dey, X.h_inv_kd, X.h_b, X.h_c_d, slx, i, a.psi_hzx, qx) -
+                       cpml_derivative(dex, Y.h_inv_kd, Y.h_b, Y.h_c_d, sly, j, a.psi_hzy, qy);
+    a.hz[n] -= dh * curl;
+  }
+}
+
+// General E update of node (i, j, k): tangential E on the PEC faces is not
+// updated; on a periodic axis the face u = n is updated like an interior node
+// (yee_kernel_args.hpp). That face always lies in the shell: the E interior
+// box ends at u = n - 1.
+PPKIT_FDTD_HD void update_e_node(const YeeKernelArgs& a, std::int64_t i, std::int64_t li,
+                                 std::int64_t j, std::int64_t k, std::int64_t sy, std::int64_t sx,
+                                 float ca, float cb) {
+  const std::int64_t n = li * sx + j * sy + k;
+  const CpmlAxisArgs &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
+  const std::int32_t slx = X.e_slot[i], sly = Y.e_slot[j], slz = Z.e_slot[k];
+  const std::int64_t qx = (std::int64_t(slx) * (a.ny + 1) + j) * sy + k;
+  const std::int64_t qy = (li * a.layers + sly) * sy + k;
+  const std::int64_t qz = (li * (a.ny + 1) + j) * a.layers + slz;
+  const bool inner_x = i >= 1 && (i < a.nx || a.periodic_x),
+             inner_y = j >= 1 && (j < a.ny || a.periodic_y), inner_z = k >= 1 && k < a.nz;
+  if (i < a.nx && inner_y && inner_z) {
+    const float dhz = a.hz[n] - a.hz[n - sy], dhy = a.hy[n] - a.hy[n - 1];
+    const float curl = cpml_derivative(dhz, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_exy, qy) -
+                       cpml_derivative(dhy, Z.e_inv_kd, Z.e_b, Z.e_c_d, slz, k, a.psi_exz, qz);
+    a.ex[n] = ca * a.ex[n] + cb * curl;
+  }
+  if (inner_x && j < a.ny && inner_z) {
+    const float dhx = a.hx[n] - a.hx[n - 1], dhz = a.hz[n] - a.hz[n - sx];
+    const float curl = cpml_derivative(dhx, Z.e_inv_kd, Z.e_b, Z.e_c_d, slz, k, a.psi_eyz, qz) -
+                       cpml_derivative(dhz, X.e_inv_kd, X.e_b, X.e_c_d, slx, i, a.psi_eyx, qx);
+    a.ey[n] = ca * a.ey[n] + cb * curl;
+  }
+  if (inner_x && inner_y && k < a.nz) {
+    const float dhy = a.hy[n] - a.hy[n - sx], dhx = a.hx[n] - a.hx[n - sy];
+    const float curl = cpml_derivative(dhy, X.e_inv_kd, X.e_b, X.e_c_d, slx, i, a.psi_ezx, qx) -
+                       cpml_derivative(dhx, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_ezy, qy);
+    a.ez[n] = ca * a.ez[n] + cb * curl;
+  }
+}
+
+// Interior H update of node n: all three components, no psi, constant 1/du.
+PPKIT_FDTD_HD void update_h_interior(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
+                                     std::int64_t sx, const float inv_d[3], float dh) {
+  const float ex = a.ex[n], ey = a.ey[n], ez = a.ez[n];
+  const float curl_x = (a.ez[n + sy] - ez) * inv_d[1] - (a.ey[n + 1] - ey) * inv_d[2];
+  const float curl_y = (a.ex[n + 1] - ex) * inv_d[2] - (a.ez[n + sx] - ez) * inv_d[0];
+  const float curl_z = (a.ey[n + sx] - ey) * inv_d[0] - (a.ex[n + sy] - ex) * inv_d[1];
+  a.hx[n] -= dh * curl_x;
+  a.hy[n] -= dh * curl_y;
+  a.hz[n] -= dh * curl_z;
+}
+
+// Interior E update of node n: all three components, no psi, constant 1/du.
+PPKIT_FDTD_HD void update_e_interior(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
+                                     std::int64_t sx, const float inv_d[3], float ca, float cb) {
+  const float hx = a.hx[n], hy = a.hy[n], hz = a.hz[n];
+  const float curl_x = (hz - a.hz[n - sy]) * inv_d[1] - (hy - a.hy[n - 1]) * inv_d[2];
+  const float curl_y = (hx - a.hx[n - 1]) * inv_d[2] - (hz - a.hz[n - sx]) * inv_d[0];
+  const float curl_z = (hy - a.hy[n - sx]) * inv_d[0] - (hx - a.hx[n - sy]) * inv_d[1];
+  a.ex[n] = ca * a.ex[n] + cb * curl_x;
+  a.ey[n] = ca * a.ey[n] + cb * curl_y;
+  a.ez[n] = ca * a.ez[n] + cb * curl_z;
+}
+
+// Interior H update of nodes n (plane i) and n + sx (plane i + 1): every load
+// is issued before the first store (more loads in flight), and E at plane
+// i + 1 serves both as the x neighbour of plane i and as the centre of i + 1.
+PPKIT_FDTD_HD void update_h_interior_pair(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
+                                          std::int64_t sx, const float inv_d[3], float dh0,
+                                          float dh1) {
+  const std::int64_t m = n + sx;
+  const float ex0 = a.ex[n], ex0k = a.ex[n + 1], ex0j = a.ex[n + sy];
+  const float ex1 = a.ex[m], ex1k = a.ex[m + 1], ex1j = a.ex[m + sy];
+  const float ey0 = a.ey[n], ey0k = a.ey[n + 1], ey1 = a.ey[m], ey1k = a.ey[m + 1];
+  const float ez0 = a.ez[n], ez0j = a.ez[n + sy], ez1 = a.ez[m], ez1j = a.ez[m + sy];
+  const float ey2 = a.ey[m + sx], ez2 = a.ez[m + sx];
+  const float hx0 = a.hx[n], hy0 = a.hy[n], hz0 = a.hz[n];
+  const float hx1 = a.hx[m], hy1 = a.hy[m], hz1 = a.hz[m];
+  a.hx[n] = hx0 - dh0 * ((ez0j - ez0) * inv_d[1] - (ey0k - ey0) * inv_d[2]);
+  a.hy[n] = hy0 - dh0 * ((ex0k - ex0) * inv_d[2] - (ez1 - ez0) * inv_d[0]);
+  a.hz[n] = hz0 - dh0 * ((ey1 - ey0) * inv_d[0] - (ex0j - ex0) * inv_d[1]);
+  a.hx[m] = hx1 - dh1 * ((ez1j - ez1) * inv_d[1] - (ey1k - ey1) * inv_d[2]);
+  a.hy[m] = hy1 - dh1 * ((ex1k - ex1) * inv_d[2] - (ez2 - ez1) * inv_d[0]);
+  a.hz[m] = hz1 - dh1 * ((ey2 - ey1) * inv_d[0] - (ex1j - ex1) * inv_d[1]);
+}
+
+// Interior E update of nodes n (plane i) and n + sx (plane i + 1), loads first.
+PPKIT_FDTD_HD void update_e_interior_pair(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
+                                          std::int64_t sx, const float inv_d[3], float ca0,
+                                          float cb0, float ca1, float cb1) {
+  const std::int64_t m = n + sx, p = n - sx;
+  const float hx0 = a.hx[n], hx0k = a.hx[n - 1], hx0j = a.hx[n - sy];
+  const float hx1 = a.hx[m], hx1k = a.hx[m - 1], hx1j = a.hx[m - sy];
+  const float hy0 = a.hy[n], hy0k = a.hy[n - 1], hy1 = a.hy[m], hy1k = a.hy[m - 1];
+  const float hz0 = a.hz[n], hz0j = a.hz[n - sy], hz1 = a.hz[m], hz1j = a.hz[m - sy];
+  const float hyp = a.hy[p], hzp = a.hz[p];
+  const float ex0 = a.ex[n], ey0 = a.ey[n], ez0 = a.ez[n];
+  const float ex1 = a.ex[m], ey1 = a.ey[m], ez1 = a.ez[m];
+  a.ex[n] = ca0 * ex0 + cb0 * ((hz0 - hz0j) * inv_d[1] - (hy0 - hy0k) * inv_d[2]);
+  a.ey[n] = ca0 * ey0 + cb0 * ((hx0 - hx0k) * inv_d[2] - (hz0 - hzp) * inv_d[0]);
+  a.ez[n] = ca0 * ez0 + cb0 * ((hy0 - hyp) * inv_d[0] - (hx0 - hx0j) * inv_d[1]);
+  a.ex[m] = ca1 * ex1 + cb1 * ((hz1 - hz1j) * inv_d[1] - (hy1 - hy1k) * inv_d[2]);
+  a.ey[m] = ca1 * ey1 + cb1 * ((hx1 - hx1k) * inv_d[2] - (hz1 - hz0) * inv_d[0]);
+  a.ez[m] = ca1 * ez1 + cb1 * ((hy1 - hy0) * inv_d[0] - (hx1 - hx1j) * inv_d[1]);
+}
+
+}  // namespace ppkit::fdtd::split
