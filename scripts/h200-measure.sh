@@ -18,7 +18,7 @@ bundle=build/bundle-h100
 export PPKIT_OPENCL_DEVICE=${PPKIT_OPENCL_DEVICE:-NVIDIA}  # the GPU, not PoCL on the host
 ppkit=$bundle/bin/ppkit
 case $part in
-  build) scripts/gpu-build.sh "$kokkos" "$deps" build/h100 "$bundle" h100 ;;
+  build) scripts/gpu-build.sh "$kokkos" "$deps" build/h100 "$bundle" h100 || exit 1 ;;
   tests) scripts/gpu-suite.sh "$bundle" info tests ;;
   compare-default)
     PPKIT_COMPARE_VARIANTS='cuda/*,kokkos-cuda/*,kokkos-openmp/*,opencl/*' scripts/gpu-suite.sh "$bundle" compare-default ;;

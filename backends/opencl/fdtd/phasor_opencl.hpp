@@ -29,7 +29,9 @@ class OpenClPhasors {
     frequencies_ = cl_long(config.frequencies.size());
     const std::size_t sums = shape_.re.size();  // 6 F box_nodes
     if (vectorized) {
-      sums4_ = opencl::Buffer<cl_float4>(sums / 2);  // 12 floats = 3 float4 per node and frequency
+      // 12 floats = 3 float4 per node and frequency; held as floats on the host side
+      // (a std::vector of cl_float4 does not compile as CUDA in nvcc_wrapper builds).
+      sums4_ = opencl::Buffer<float>(2 * sums);
       sums4_.fill_bytes(0xFF);                       // poison
     } else {
       re_ = opencl::Buffer<float>(sums);
@@ -61,8 +63,8 @@ class OpenClPhasors {
       im_.upload(initial.im);
       return;
     }
-    std::vector<cl_float4> packed(sums4_.size());
-    float* out = reinterpret_cast<float*>(packed.data());
+    std::vector<float> packed(sums4_.size());
+    float* out = packed.data();
     for_each_packed([&](std::size_t natural, std::size_t slot) {
       out[2 * slot] = initial.re[natural];
       out[2 * slot + 1] = initial.im[natural];
@@ -96,7 +98,7 @@ class OpenClPhasors {
       out.im = im_.download();
       return out;
     }
-    const std::vector<cl_float4> packed = sums4_.download();
+    const std::vector<float> packed = sums4_.download();
     const float* in = reinterpret_cast<const float*>(packed.data());
     for_each_packed([&](std::size_t natural, std::size_t slot) {
       out.re[natural] = in[2 * slot];
@@ -125,7 +127,7 @@ class OpenClPhasors {
   cl_program program_ = nullptr;  // owned by the context's program cache
   std::unique_ptr<opencl::Kernel> kernel_;
   opencl::Buffer<float> coef_, re_, im_;
-  opencl::Buffer<cl_float4> sums4_;
+  opencl::Buffer<float> sums4_;  // float4-packed sums
 };
 
 }  // namespace ppkit::fdtd
