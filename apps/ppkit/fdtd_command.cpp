@@ -22,7 +22,7 @@ using namespace ppkit::fdtd;
 struct RunOptions {
   std::string variant = "auto";
   std::string probes_csv_path;
-  CheckpointOptions checkpoints;  // a file or a restart: the checkpointed Kokkos run
+  CheckpointOptions checkpoints;            // a file or a restart: the checkpointed Kokkos run
   std::vector<std::string> snapshot_specs;  // COMPONENT:NORMAL:INDEX:EVERY:STEM[:vtk|png]
 };
 
@@ -62,12 +62,12 @@ FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
   if (checkpointed) {
     // The checkpointed stepper runs fields, materials, CPML, point sources,
     // probes and energy; it does not carry the other features' state.
-    const char* unsupported = !p.plane_waves.empty()        ? "a plane wave"
+    const char* unsupported = !p.plane_waves.empty()           ? "a plane wave"
                               : p.periodic[0] || p.periodic[1] ? "periodic boundaries"
                               : !p.phasors.frequencies.empty() ? "phasors"
-                              : !p.snapshots.empty()         ? "snapshots"
-                              : !p.far_field.empty()         ? "a far-field transform"
-                                                             : nullptr;
+                              : !p.snapshots.empty()           ? "snapshots"
+                              : !p.far_field.empty()           ? "a far-field transform"
+                                                               : nullptr;
     if (unsupported)
       throw Error(std::string("--checkpoint/--restart cannot run a problem with ") + unsupported,
                   "checkpointed runs of problems with materials, CPML, point sources and probes; "

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
@@ -139,9 +141,17 @@ TEST(SphRobustness, CorruptedCheckpointIsRejected) {
   EXPECT_EQ(ok.step, 7);
   EXPECT_EQ(ok.particles.x, c.particles.x);
   {
-    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(100);
-    f.put('\x5a');
+    // Flip one bit inside the stored particle data: find the bytes of a
+    // particle's x coordinate in the file (the datasets are stored as is).
+    std::ifstream in(path, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    const Real x = c.particles.x[c.particles.x.size() / 2];
+    const std::string pattern(reinterpret_cast<const char*>(&x), sizeof x);
+    const auto at = bytes.find(pattern);
+    ASSERT_NE(at, std::string::npos) << "particle x not found in the checkpoint file";
+    bytes[at + sizeof x - 2] ^= 0x10;
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
   }
   EXPECT_THROW(read_checkpoint(path), ppkit::Error);
   std::filesystem::resize_file(path, 50);

@@ -4,11 +4,11 @@
 // {re_E, im_E, re_H, im_H} = w exp(-i 2 pi f t) of the current sample. Field node
 // (lo0 + bi) * sx + (lo1 + bj) * sy + lo2 + bk, box node b = (bi * n1 + bj) * n2 + bk.
 
-#define PHASOR_FIELD_LOADS                                                              \
-  const long bk = get_global_id(0), bj = get_global_id(1), bi = get_global_id(2);       \
-  if (bi >= n0 || bj >= n1 || bk >= n2) return;                                          \
-  const long node = (lo0 + bi) * sx + (lo1 + bj) * sy + lo2 + bk;                         \
-  const long b = (bi * n1 + bj) * n2 + bk;                                                \
+#define PHASOR_FIELD_LOADS                                                                    \
+  const long bk = get_global_id(0), bj = get_global_id(1), bi = get_global_id(2);             \
+  if (bi >= n0 || bj >= n1 || bk >= n2) return;                                               \
+  const long node = (lo0 + bi) * sx + (lo1 + bj) * sy + lo2 + bk;                             \
+  const long b = (bi * n1 + bj) * n2 + bk;                                                    \
   const float vex = ex[node], vey = ey[node], vez = ez[node], vhx = hx[node], vhy = hy[node], \
               vhz = hz[node];
 
@@ -17,8 +17,8 @@ __kernel void phasor_plain(long n0, long n1, long n2, long lo0, long lo1, long l
                            long sy, long box_nodes, long frequencies, __global const float* ex,
                            __global const float* ey, __global const float* ez,
                            __global const float* hx, __global const float* hy,
-                           __global const float* hz, __global const float* coef,
-                           long coef_offset, __global float* re, __global float* im) {
+                           __global const float* hz, __global const float* coef, long coef_offset,
+                           __global float* re, __global float* im) {
   PHASOR_FIELD_LOADS
   const float value[6] = {vex, vey, vez, vhx, vhy, vhz};
   for (long f = 0; f < frequencies; ++f) {
@@ -40,8 +40,8 @@ __kernel void phasor_float4(long n0, long n1, long n2, long lo0, long lo1, long 
                             long sy, long box_nodes, long frequencies, __global const float* ex,
                             __global const float* ey, __global const float* ez,
                             __global const float* hx, __global const float* hy,
-                            __global const float* hz, __global const float* coef,
-                            long coef_offset, __global float4* sums) {
+                            __global const float* hz, __global const float* coef, long coef_offset,
+                            __global float4* sums) {
   PHASOR_FIELD_LOADS
   const float4 e01 = (float4)(vex, vex, vey, vey), e2h0 = (float4)(vez, vez, vhx, vhx),
                h12 = (float4)(vhy, vhy, vhz, vhz);

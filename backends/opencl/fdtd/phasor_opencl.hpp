@@ -32,7 +32,7 @@ class OpenClPhasors {
       // 12 floats = 3 float4 per node and frequency; held as floats on the host side
       // (a std::vector of cl_float4 does not compile as CUDA in nvcc_wrapper builds).
       sums4_ = opencl::Buffer<float>(2 * sums);
-      sums4_.fill_bytes(0xFF);                       // poison
+      sums4_.fill_bytes(0xFF);  // poison
     } else {
       re_ = opencl::Buffer<float>(sums);
       im_ = opencl::Buffer<float>(sums);

@@ -60,7 +60,7 @@ struct FdtdStep {
     std::vector<fdtd::SnapshotFrame> frames;  // in the order of snapshot_schedule()
     // Radiation vectors {N_theta, N_phi, L_theta, L_phi} [f * directions + d].
     std::vector<fdtd::RadiationVectors> radiation;
-    fdtd::PhasorSet phasors;                  // when problem.phasors is enabled
+    fdtd::PhasorSet phasors;  // when problem.phasors is enabled
   };
 };
 
