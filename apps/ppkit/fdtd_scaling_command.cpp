@@ -35,16 +35,6 @@ struct ScalingArgs {
   std::string json_path;
 };
 
-// The benchmark problem (make_benchmark_problem: 1 mm cells, CPML, one soft
-// Ricker dipole, no probes) on an nx x n x n grid.
-FdtdStep::Problem scaling_problem(index_t nx, index_t n, int cpml, std::int64_t steps) {
-  FdtdStep::Problem p = make_benchmark_problem(n, cpml, steps);
-  const double dx = p.grid.dx;
-  p.grid = make_grid(nx, n, n, double(nx) * dx, double(n) * dx, double(n) * dx, 0.99);
-  p.sources[0].i = nx / 2;
-  return p;
-}
-
 void validate(const ScalingArgs& a) {
   if (a.strong_cells.empty() && a.weak_cells.empty())
     throw Error("nothing to run", "--cells N[,N..] (strong scaling) and/or --weak N[,N..]");
@@ -68,6 +58,16 @@ void validate(const ScalingArgs& a) {
 }
 
 #if defined(PPKIT_HAVE_MPI)
+// The benchmark problem (make_benchmark_problem: 1 mm cells, CPML, one soft
+// Ricker dipole, no probes) on an nx x n x n grid.
+FdtdStep::Problem scaling_problem(index_t nx, index_t n, int cpml, std::int64_t steps) {
+  FdtdStep::Problem p = make_benchmark_problem(n, cpml, steps);
+  const double dx = p.grid.dx;
+  p.grid = make_grid(nx, n, n, double(nx) * dx, double(n) * dx, double(n) * dx, 0.99);
+  p.sources[0].i = nx / 2;
+  return p;
+}
+
 struct Row {
   std::string study;  // "strong" or "weak"
   int ranks = 1;
