@@ -200,6 +200,41 @@ TEST_P(PeriodicStepTest, PhasorsWithoutPeriodicAxesMatchSerialReference) {
   EXPECT_LT(phasors_relative_error(result.phasors, reference.phasors), 2e-5);
 }
 
+// A periodic column thinner than two CPML layers across (2 x 3 cells, as in
+// `ppkit fdtd halfspace`): the split variants' CPML-free interior box is empty
+// along x and y, so the shell alone must update every node once.
+TEST_P(PeriodicStepTest, ThinPeriodicColumnMatchesSerialReference) {
+  std::mt19937 rng(ppkit::testing::test_seed());
+  std::uniform_real_distribution<double> unit(-1, 1);
+  FdtdStep::Problem problem;
+  problem.grid = make_grid(2, 3, 30, 2e-3, 3e-3, 30e-3, 0.95);
+  problem.periodic = {true, true, false};
+  problem.cpml.thickness = 6;
+  problem.steps = 25;
+  problem.materials = {Material{}, Material{4.0, 1.0, 0.1, false}};
+  problem.material_id.resize(std::size_t(problem.grid.nodes()));
+  for (auto& id : problem.material_id) id = std::uint32_t(rng() % 2);
+  for (int c = 0; c < 6; ++c) {
+    problem.initial[c].resize(std::size_t(problem.grid.nodes()));
+    for (auto& v : problem.initial[c]) v = float((c < 3 ? 1.0 : 1 / eta0) * unit(rng));
+  }
+  Probe probe;
+  probe.component = Component::ex;
+  probe.i = 1, probe.j = 1, probe.k = 3 + rng() % 24;
+  problem.probes.push_back(probe);
+  if (!step_variant_supports(GetParam(), StepFeature::periodic)) {
+    EXPECT_THROW(variant().prepare(problem), ppkit::Error);
+    GTEST_SKIP() << GetParam() << " refuses periodic boundaries at prepare time; the refusal "
+                 << "was checked";
+  }
+  const auto reference = reference_step(problem);
+  auto run = variant().prepare(problem);
+  run->run();
+  const auto result = run->result();
+  EXPECT_LT(fields_relative_error(result.fields, reference.fields), 2e-5);
+  EXPECT_LT(ppkit::testing::relative_l2_error(result.probe_values, reference.probe_values), 2e-5);
+}
+
 PPKIT_INSTANTIATE_VARIANT_TESTS(PeriodicStepTest, FdtdStep);
 
 TEST(FdtdPeriodic, PlaneWaveStaysUniformAcrossTheColumn) {

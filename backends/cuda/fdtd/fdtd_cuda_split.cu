@@ -289,6 +289,7 @@ void update_h(const StepArgs& s, int planes_per_thread) {
           shell_h_kernel<Id><<<shell_blocks(s.h.shell), shell_block, 0, st>>>(s);
         },
         [&](cudaStream_t st) {
+          if (split::box_empty(s.h.interior.box)) return;  // a grid thinner than the CPML
           with_planes(planes_per_thread, [&](auto planes) {
             constexpr int R = decltype(planes)::value;
             interior_h_kernel<Id, R>
@@ -307,6 +308,7 @@ void update_e(const StepArgs& s, int planes_per_thread) {
           shell_e_kernel<Id><<<shell_blocks(s.e.shell), shell_block, 0, st>>>(s);
         },
         [&](cudaStream_t st) {
+          if (split::box_empty(s.e.interior.box)) return;  // a grid thinner than the CPML
           with_planes(planes_per_thread, [&](auto planes) {
             constexpr int R = decltype(planes)::value;
             interior_e_kernel<Id, R>

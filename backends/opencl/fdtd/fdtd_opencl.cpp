@@ -449,9 +449,15 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
         inv_d[d] = (electric ? ax.e_inv_kd : ax.h_inv_kd)[std::size_t(box.lo[d])];
       }
       // Whole quads only; the nodes cut off join the shell's z slabs.
-      const index_t lo2 = (box.lo[2] + 3) / 4 * 4, hi2 = std::max(lo2, box.hi[2] / 4 * 4);
-      box.lo[2] = lo2;
-      box.hi[2] = hi2;
+      // An interior without a whole quad is empty (the shell takes its nodes).
+      const index_t lo2 = (box.lo[2] + 3) / 4 * 4, hi2 = box.hi[2] / 4 * 4;
+      if (hi2 > lo2) {
+        box.lo[2] = lo2;
+        box.hi[2] = hi2;
+      } else {
+        box.hi[2] = box.lo[2];
+      }
+      const bool empty = split::box_empty(box);
       const split::Shell shell = split::shell_around(a, box);
       std::vector<cl_long> packed(43);
       for (int q = 0; q < 6; ++q)
@@ -464,9 +470,10 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
       const std::size_t group = 256;
       shell_global_[half] = round_up(std::size_t(shell.first[6]), group);
       interior_global_[half][0] =
-          round_up(std::size_t((hi2 - (lo2 & ~index_t(31))) / 4), float4_quads);
-      interior_global_[half][1] = round_up(std::size_t(box.hi[1] - box.lo[1]), float4_rows);
-      interior_global_[half][2] = hi2 > lo2 ? std::size_t(box.hi[0] - box.lo[0]) : 0;
+          empty ? 0 : round_up(std::size_t((hi2 - (lo2 & ~index_t(31))) / 4), float4_quads);
+      interior_global_[half][1] =
+          empty ? 0 : round_up(std::size_t(box.hi[1] - box.lo[1]), float4_rows);
+      interior_global_[half][2] = empty ? 0 : std::size_t(box.hi[0] - box.lo[0]);
       const cl_mem f[6] = {fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
                            fields_[3].mem(), fields_[4].mem(), fields_[5].mem()};
       const cl_mem in0 = electric ? f[3] : f[0], in1 = electric ? f[4] : f[1],

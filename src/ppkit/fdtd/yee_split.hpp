@@ -56,15 +56,24 @@ struct Shell {
   std::int64_t first[7];
 };
 
+// On grids thinner than two CPML layers along an axis (e.g. a 2 x 2 periodic
+// column) the box is empty along it: lo is clamped to n (a valid profile
+// index) and hi to lo, so shell_around then covers every node and launches
+// over the box have no work.
 inline Box interior_box(const YeeKernelArgs& a, bool electric) {
   const std::int64_t t = a.layers / 2, n[3] = {a.nx, a.ny, a.nz};
   Box b{};
   for (int d = 0; d < 3; ++d) {
     const std::int64_t edge = electric ? (t > 1 ? t : 1) : t;
-    b.lo[d] = edge;
-    b.hi[d] = electric ? n[d] - edge + 1 : n[d] - t;
+    b.lo[d] = edge < n[d] ? edge : n[d];
+    const std::int64_t hi = electric ? n[d] - edge + 1 : n[d] - t;
+    b.hi[d] = hi > b.lo[d] ? hi : b.lo[d];
   }
   return b;
+}
+
+inline bool box_empty(const Box& b) {
+  return b.hi[0] <= b.lo[0] || b.hi[1] <= b.lo[1] || b.hi[2] <= b.lo[2];
 }
 
 inline Shell shell_around(const YeeKernelArgs& a, const Box& in) {
