@@ -13,7 +13,7 @@
 // assembles two elements. Every shuffle takes width kSubgroupWidth, so lane
 // numbers (0..31 below) are relative to the element's sub-group and no data
 // crosses into the other element's half; the per-element shared-memory
-// scratch is indexed by gpu::subgroup_in_block(); a sub-group past the last
+// scratch is indexed by element_in_block(); a sub-group past the last
 // element may leave while the other half of its wavefront continues, since no
 // shuffle reads across halves. Blocks are multiples of 64 threads (128, 576).
 // The thread-per-element (a) and two-kernel (e) kernels use no cross-lane
@@ -51,6 +51,16 @@ using PPKIT_FEM_SHAPE_TABLES::c_N;
 // The lane maps below (lanes 0..31, block positions [32 pass + lane]) are the
 // paper's 32-lane warp; the host glue orders block positions the same way.
 static_assert(gpu::kSubgroupWidth == 32, "the FEM lane maps are written for 32 lanes per element");
+
+// Lane within the element's 32-lane sub-group and sub-group (element) within
+// the block, from the unsigned thread index: a mask and a shift, as in the
+// kernels' first CUDA form (element_lane() divides the signed value).
+__device__ __forceinline__ int element_lane() {
+  return static_cast<int>(threadIdx.x % gpu::kSubgroupWidth);
+}
+__device__ __forceinline__ int element_in_block() {
+  return static_cast<int>(threadIdx.x / gpu::kSubgroupWidth);
+}
 
 // Elements (32-lane sub-groups) per block of the warp-per-element kernels: 4
 // CUDA warps or 2 AMD wavefronts of 128 threads.
@@ -184,7 +194,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   const std::int64_t w =
       (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / gpu::kSubgroupWidth;
   if (w >= count) return;  // whole sub-groups leave together
-  const int lane = gpu::subgroup_lane();
+  const int lane = element_lane();
   const std::int64_t e = first + w;
   const int my_a = lane / 3,
             my_i = lane % 3;  // coordinate / derivative this lane holds (lane < 24)
@@ -263,7 +273,7 @@ struct PpniShared {
 __global__ void __launch_bounds__(kThreadsPerBlock)
     ppni_4tpr_kernel(Hex8AssemblyArrays A, std::int64_t first, std::int64_t count) {
   __shared__ PpniShared shared[kElementsPerBlock];
-  const int warp_in_block = gpu::subgroup_in_block(), lane = gpu::subgroup_lane();
+  const int warp_in_block = element_in_block(), lane = element_lane();
   const std::int64_t w = std::int64_t(blockIdx.x) * kElementsPerBlock + warp_in_block;
   if (w >= count) return;
   PpniShared& s = shared[warp_in_block];
@@ -424,10 +434,10 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kFactoredWarps)
   __shared__ FactoredShared shared[kFactoredWarps];
   for (int m = threadIdx.x; m < 192; m += blockDim.x) s_dN[m] = c_dN[m];
   __syncthreads();
-  const int lane = gpu::subgroup_lane();
-  const std::int64_t w = std::int64_t(blockIdx.x) * kFactoredWarps + gpu::subgroup_in_block();
+  const int lane = element_lane();
+  const std::int64_t w = std::int64_t(blockIdx.x) * kFactoredWarps + element_in_block();
   if (w >= count) return;  // whole sub-groups leave together; no block barrier follows
-  FactoredShared& S = shared[gpu::subgroup_in_block()];
+  FactoredShared& S = shared[element_in_block()];
   const std::int64_t e = first + w;
   double* x = S.Ke;
   double* J = S.Ke + 24;  // J[9q + 3k + i] = dx_i / dxi_k at Gauss point q
