@@ -43,6 +43,23 @@ TEST_P(FemAssembleTest, MatchesReferenceWithShuffledElementsAndManyColours) {
   EXPECT_LE(assembly_relative_error(run->result(), assemble_reference(problem)), kTolerance);
 }
 
+// 27 elements: an odd count in the single launch of the atomic variants and
+// colours of 8, 4, 2 and 1 elements, so a GPU block (and, on AMD, a 64-lane
+// wavefront holding two elements) is left partly empty.
+TEST_P(FemAssembleTest, MatchesReferenceWithOddElementCounts) {
+  const unsigned seed = ppkit::testing::test_seed() + 2;
+  std::mt19937_64 rng(seed);
+  const auto problem =
+      make_assembly_problem(inputs::distorted_box({3, 3, 3}, seed), inputs::random_material(rng));
+  bool odd_colour = false;
+  for (std::size_t c = 0; c + 1 < problem.coloured.colour_offsets.size(); ++c)
+    odd_colour |= (problem.coloured.colour_offsets[c + 1] - problem.coloured.colour_offsets[c]) % 2;
+  ASSERT_TRUE(odd_colour);
+  auto run = variant().prepare(problem);
+  run->run();
+  EXPECT_LE(assembly_relative_error(run->result(), assemble_reference(problem)), kTolerance);
+}
+
 TEST_P(FemAssembleTest, UnrunResultIsPoisoned) {
   const auto problem = make_assembly_problem(inputs::distorted_box({2, 2, 2}, 3), Material{});
   auto run = variant().prepare(problem);

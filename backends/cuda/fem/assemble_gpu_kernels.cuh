@@ -1,0 +1,667 @@
+#pragma once
+// Kernels of fem.assemble for CUDA and HIP, one source: included only by
+// backends/cuda/fem/assemble_cuda_kernels.cu (nvcc) and
+// backends/hip/fem/assemble_hip_kernels.hip (HIP compiler), each of which
+// defines Hex8Kernels<its backend>. Plain structs only (assembly_device_arrays.hpp).
+// Entry formula (isotropic B^T D B, entry by entry), for element rows of node
+// a, component i, and columns of node b, component j, with g = dN/dx:
+//   K_(a i)(b j) = sum_q |J_q| w_q (lambda g_ai g_bj + mu g_aj g_bi + mu delta_ij g_a . g_b)
+//
+// Vendor differences go through backends/hip/core/gpu_portability.hpp. "Warp
+// per element" means one 32-lane sub-group (gpu::kSubgroupWidth) per element:
+// a whole warp on NVIDIA, half a 64-lane wavefront on AMD/DCU, so a wavefront
+// assembles two elements. Every shuffle takes width kSubgroupWidth, so lane
+// numbers (0..31 below) are relative to the element's sub-group and no data
+// crosses into the other element's half; the per-element shared-memory
+// scratch is indexed by element_in_block(); a sub-group past the last
+// element may leave while the other half of its wavefront continues, since no
+// shuffle reads across halves. Blocks are multiples of 64 threads (128, 576).
+// The thread-per-element (a) and two-kernel (e) kernels use no cross-lane
+// operations and run unchanged.
+#include "backends/cuda/fem/assemble_gpu_kernels.hpp"
+#include "backends/hip/core/gpu_portability.hpp"
+
+#if defined(PPKIT_GPU_HIP)
+#include "backends/hip/core/hip_check.hpp"
+#define PPKIT_FEM_GPU_CHECK_LAUNCH() PPKIT_HIP_CHECK_LAUNCH()
+#define PPKIT_FEM_SHAPE_TABLES hip_shape_tables
+#else
+#include "backends/cuda/core/cuda_check.hpp"
+#define PPKIT_FEM_GPU_CHECK_LAUNCH() PPKIT_CUDA_CHECK_LAUNCH()
+#define PPKIT_FEM_SHAPE_TABLES cuda_shape_tables
+#endif
+
+// Shape tables at the Gauss points in constant memory, filled by
+// Hex8Kernels::upload_shape_tables. External linkage on purpose: a HIP compiler
+// (clang 15, whole-program mode) keeps no symbol for an internal-linkage
+// device variable, so hipMemcpyToSymbol could not find it and the kernels
+// would read its zero initialiser. The namespace names the backend, so a
+// library built with both has one pair of tables each.
+namespace ppkit::fem::PPKIT_FEM_SHAPE_TABLES {
+__constant__ double c_dN[192];  // [(q*8 + a)*3 + k]
+__constant__ double c_N[64];    // [q*8 + a]
+}  // namespace ppkit::fem::PPKIT_FEM_SHAPE_TABLES
+
+namespace ppkit::fem::assembly_kernels {
+namespace {
+
+using PPKIT_FEM_SHAPE_TABLES::c_dN;
+using PPKIT_FEM_SHAPE_TABLES::c_N;
+
+// The lane maps below (lanes 0..31, block positions [32 pass + lane]) are the
+// paper's 32-lane warp; the host glue orders block positions the same way.
+static_assert(gpu::kSubgroupWidth == 32, "the FEM lane maps are written for 32 lanes per element");
+
+// Lane within the element's 32-lane sub-group and sub-group (element) within
+// the block, from the unsigned thread index: a mask and a shift, as in the
+// kernels' first CUDA form (element_lane() divides the signed value).
+__device__ __forceinline__ int element_lane() {
+  return static_cast<int>(threadIdx.x % gpu::kSubgroupWidth);
+}
+__device__ __forceinline__ int element_in_block() {
+  return static_cast<int>(threadIdx.x / gpu::kSubgroupWidth);
+}
+
+// Elements (32-lane sub-groups) per block of the warp-per-element kernels: 4
+// CUDA warps or 2 AMD wavefronts of 128 threads.
+constexpr int kElementsPerBlock = 4;
+constexpr int kThreadsPerBlock = gpu::kSubgroupWidth * kElementsPerBlock;
+static_assert(kThreadsPerBlock % gpu::kWarpSize == 0, "blocks hold whole warps/wavefronts");
+
+__device__ __forceinline__ double det3(const double* J) {
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+         J[2] * (J[3] * J[7] - J[4] * J[6]);
+}
+// Cofactor C_ki of J (J[3k + i] = dx_i/dxi_k); cyclic indices carry the sign.
+// inv[3i + k] = cofactor(J, i, k) / det J.
+__device__ __forceinline__ double cofactor(const double* J, int i, int k) {
+  const int k1 = (k + 1) % 3, k2 = (k + 2) % 3, i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+  return J[3 * k1 + i1] * J[3 * k2 + i2] - J[3 * k1 + i2] * J[3 * k2 + i1];
+}
+// One fp64 division per Gauss point (a division is a ~10-instruction
+// sequence; nine of them per lane and Gauss point used to cost as much as the
+// entries themselves), then nine multiplications.
+__device__ __forceinline__ double inverse_entry(const double* J, double inv_det, int i, int k) {
+  return cofactor(J, i, k) * inv_det;
+}
+
+// Component i of the body force without a dynamic index into the kernel
+// parameters (which would copy them to local memory).
+__device__ __forceinline__ double body_component(const Hex8AssemblyArrays& A, int i) {
+  return i == 0 ? A.body_force[0] : (i == 1 ? A.body_force[1] : A.body_force[2]);
+}
+
+__device__ __forceinline__ void add_entries(double (&K)[9], double s, double lambda, double mu,
+                                            const double* ga, const double* gb) {
+  const double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int j = 0; j < 3; ++j)
+      K[3 * i + j] += s * (lambda * ga[i] * gb[j] + mu * ga[j] * gb[i] + (i == j ? mu * dot : 0.0));
+}
+
+// Adds one lane's 3x3 block at CSR position base (rows stride apart). Taking
+// the accumulators by reference keeps them in registers (no local-memory copy).
+// The read-modify-write loads all 9 old values before the first store: the
+// compiler cannot prove the 9 positions distinct, so `+=` entry by entry
+// would wait for one global-memory round trip per entry (9 in sequence).
+template <bool kAtomic>
+__device__ __forceinline__ void add_block(double* values, std::int64_t base, std::int64_t stride,
+                                          const double (&K)[9]) {
+  double old[9];
+#pragma unroll
+  for (int m = 0; m < 9; ++m) old[m] = kAtomic ? 0.0 : values[base + (m / 3) * stride + m % 3];
+#pragma unroll
+  for (int m = 0; m < 9; ++m) {
+    double* target = &values[base + (m / 3) * stride + m % 3];
+    if (kAtomic)
+      gpu::atomic_add(target, K[m]);
+    else
+      *target = old[m] + K[m];
+  }
+}
+
+// ---- (a) thread per element ---------------------------------------------------
+__global__ void thread_per_element_kernel(Hex8AssemblyArrays A, std::int64_t first,
+                                          std::int64_t count) {
+  const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= count) return;
+  const std::int64_t e = first + t;
+  double x[24], Ke[576], fe[24];
+  for (int m = 0; m < 24; ++m) {
+    x[m] = A.coordinates[24 * e + m];
+    fe[m] = 0;
+  }
+  for (int m = 0; m < 576; ++m) Ke[m] = 0;
+  for (int q = 0; q < 8; ++q) {
+    double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (int a = 0; a < 8; ++a)
+      for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 3; ++i) J[3 * k + i] += c_dN[(q * 8 + a) * 3 + k] * x[3 * a + i];
+    const double det = det3(J), inv_det = 1.0 / det;
+    double inv[9];
+    for (int i = 0; i < 3; ++i)
+      for (int k = 0; k < 3; ++k) inv[3 * i + k] = inverse_entry(J, inv_det, i, k);
+    double g[24];
+    for (int a = 0; a < 8; ++a)
+      for (int i = 0; i < 3; ++i) {
+        const double* dN = &c_dN[(q * 8 + a) * 3];
+        g[3 * a + i] = inv[3 * i] * dN[0] + inv[3 * i + 1] * dN[1] + inv[3 * i + 2] * dN[2];
+      }
+    for (int a = 0; a < 8; ++a) {
+      for (int b = 0; b < 8; ++b) {
+        double K[9];
+        for (int m = 0; m < 9; ++m) K[m] = 0;
+        add_entries(K, det, A.lambda, A.mu, g + 3 * a, g + 3 * b);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) Ke[24 * (3 * a + i) + 3 * b + j] += K[3 * i + j];
+      }
+      for (int i = 0; i < 3; ++i) fe[3 * a + i] += c_N[8 * q + a] * det * A.body_force[i];
+    }
+  }
+  for (int a = 0; a < 8; ++a) {
+    const std::int64_t node = A.nodes[8 * e + a];
+    const std::int64_t stride = A.row_offsets[3 * node + 1] - A.row_offsets[3 * node];
+    for (int b = 0; b < 8; ++b) {
+      const std::int64_t base = A.block_positions[64 * e + 8 * a + b];
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          A.values[base + i * stride + j] += Ke[24 * (3 * a + i) + 3 * b + j];
+    }
+    for (int i = 0; i < 3; ++i) A.load[3 * node + i] += fe[3 * a + i];
+  }
+}
+
+// ---- (b)/(c) warp per element, 4 or 8 threads per row ------------------------
+// In pass p lane l owns the 3x3 block of rows of node Map::row(l, p) and
+// columns of node Map::column(l, p) (docs/fem.md has the figure).
+// Lane l < 24 holds coordinate (node l/3, component l%3) in a register.
+struct FourPerRow {  // rows of node l/4, columns of nodes 2(l%4) + p
+  static constexpr bool kRowPerPass = false, kColumnPerPass = true;
+  __device__ static int row(int lane, int) { return lane / 4; }
+  __device__ static int column(int lane, int pass) { return 2 * (lane % 4) + pass; }
+};
+struct EightPerRow {  // rows of nodes 2(l/8) + p, columns of node l%8
+  static constexpr bool kRowPerPass = true, kColumnPerPass = false;
+  __device__ static int row(int lane, int pass) { return 2 * (lane / 8) + pass; }
+  __device__ static int column(int lane, int) { return lane % 8; }
+};
+
+template <class Map, bool kAtomic>
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    warp_kernel(Hex8AssemblyArrays A, std::int64_t first, std::int64_t count) {
+  const std::int64_t w =
+      (std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x) / gpu::kSubgroupWidth;
+  if (w >= count) return;  // whole sub-groups leave together
+  const int lane = element_lane();
+  const std::int64_t e = first + w;
+  const int my_a = lane / 3,
+            my_i = lane % 3;  // coordinate / derivative this lane holds (lane < 24)
+  const double x = lane < 24 ? A.coordinates[24 * e + lane] : 0.0;
+  const int row0 = Map::row(lane, 0), row1 = Map::row(lane, 1);
+  const int col0 = Map::column(lane, 0), col1 = Map::column(lane, 1);
+  double K0[9], K1[9];
+#pragma unroll
+  for (int m = 0; m < 9; ++m) K0[m] = K1[m] = 0;
+  double f = 0;
+  for (int q = 0; q < 8; ++q) {
+    // Jacobian: for each k, lanes 3a+i hold dN(q,a,k) x_ai; a shuffle-down tree
+    // over strides 12, 6, 3 sums the 8 nodes into lanes 0..2 (3 of 9 entries per pass).
+    double J[9];
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      double p = lane < 24 ? c_dN[(q * 8 + my_a) * 3 + k] * x : 0.0;
+      p += gpu::shfl_down(p, 12u, gpu::kSubgroupWidth);
+      p += gpu::shfl_down(p, 6u, gpu::kSubgroupWidth);
+      p += gpu::shfl_down(p, 3u, gpu::kSubgroupWidth);
+#pragma unroll
+      for (int i = 0; i < 3; ++i) J[3 * k + i] = gpu::shfl(p, i, gpu::kSubgroupWidth);
+    }
+    // Determinant and inverse in every lane's registers (cheaper than a
+    // one-lane compute + broadcast on current GPUs).
+    const double det = det3(J), inv_det = 1.0 / det;
+    double g = 0;
+    if (lane < 24) {
+      // Lane 3a+i keeps dN_a/dx_i = sum_k inv[3i + k] dN_a/dxi_k (compile-time indices).
+      const double d0 = c_dN[(q * 8 + my_a) * 3], d1 = c_dN[(q * 8 + my_a) * 3 + 1],
+                   d2 = c_dN[(q * 8 + my_a) * 3 + 2];
+      double gi[3];
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+        gi[i] =
+            (cofactor(J, i, 0) * d0 + cofactor(J, i, 1) * d1 + cofactor(J, i, 2) * d2) * inv_det;
+      g = my_i == 0 ? gi[0] : (my_i == 1 ? gi[1] : gi[2]);
+      f += c_N[8 * q + my_a] * det;
+    }
+    double ga0[3], ga1[3], gb0[3], gb1[3];
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      ga0[c] = gpu::shfl(g, 3 * row0 + c, gpu::kSubgroupWidth);
+      ga1[c] = Map::kRowPerPass ? gpu::shfl(g, 3 * row1 + c, gpu::kSubgroupWidth) : ga0[c];
+      gb0[c] = gpu::shfl(g, 3 * col0 + c, gpu::kSubgroupWidth);
+      gb1[c] = Map::kColumnPerPass ? gpu::shfl(g, 3 * col1 + c, gpu::kSubgroupWidth) : gb0[c];
+    }
+    add_entries(K0, det, A.lambda, A.mu, ga0, gb0);
+    add_entries(K1, det, A.lambda, A.mu, ga1, gb1);
+  }
+  // Assembly in two passes; the positions are stored in lane order [32 pass + lane].
+  const std::int32_t my_node = lane < 8 ? A.nodes[8 * e + lane] : 0;
+  const std::int64_t node0 = gpu::shfl(my_node, row0, gpu::kSubgroupWidth);
+  const std::int64_t node1 = gpu::shfl(my_node, row1, gpu::kSubgroupWidth);
+  const std::int64_t stride0 = A.row_offsets[3 * node0 + 1] - A.row_offsets[3 * node0];
+  const std::int64_t stride1 =
+      Map::kRowPerPass ? A.row_offsets[3 * node1 + 1] - A.row_offsets[3 * node1] : stride0;
+  add_block<kAtomic>(A.values, A.block_positions[64 * e + lane], stride0, K0);       // pass 0
+  add_block<kAtomic>(A.values, A.block_positions[64 * e + 32 + lane], stride1, K1);  // pass 1
+  const std::int64_t load_node = gpu::shfl(my_node, lane < 24 ? my_a : 0, gpu::kSubgroupWidth);
+  if (lane < 24) {
+    double* target = &A.load[3 * load_node + my_i];
+    const double value = f * body_component(A, my_i);
+    if (kAtomic)
+      gpu::atomic_add(target, value);
+    else
+      *target += value;
+  }
+}
+
+// ---- (d) PPNI, 4 threads per row ---------------------------------------------
+struct PpniShared {
+  double x[24], jac[72], inv[72], det[8], inv_det[8], g[192];
+};
+
+__global__ void __launch_bounds__(kThreadsPerBlock)
+    ppni_4tpr_kernel(Hex8AssemblyArrays A, std::int64_t first, std::int64_t count) {
+  __shared__ PpniShared shared[kElementsPerBlock];
+  const int warp_in_block = element_in_block(), lane = element_lane();
+  const std::int64_t w = std::int64_t(blockIdx.x) * kElementsPerBlock + warp_in_block;
+  if (w >= count) return;
+  PpniShared& s = shared[warp_in_block];
+  const std::int64_t e = first + w;
+  if (lane < 24) s.x[lane] = A.coordinates[24 * e + lane];
+  gpu::warp_sync();
+  // All 72 Jacobian entries at once: jac[9q + 3k + i].
+  for (int m = lane; m < 72; m += 32) {
+    const int q = m / 9, k = (m % 9) / 3, i = m % 3;
+    double sum = 0;
+#pragma unroll
+    for (int a = 0; a < 8; ++a) sum += c_dN[(q * 8 + a) * 3 + k] * s.x[3 * a + i];
+    s.jac[m] = sum;
+  }
+  gpu::warp_sync();
+  if (lane < 8) {  // 8 lanes: determinants
+    s.det[lane] = det3(&s.jac[9 * lane]);
+    s.inv_det[lane] = 1.0 / s.det[lane];
+  }
+  gpu::warp_sync();
+  for (int m = lane; m < 72; m += 32) {  // inverse entries by cofactors
+    const int q = m / 9, i = (m % 9) / 3, k = m % 3;
+    s.inv[m] = inverse_entry(&s.jac[9 * q], s.inv_det[q], i, k);
+  }
+  gpu::warp_sync();
+  for (int m = lane; m < 192; m += 32) {  // physical derivatives g[24q + 3a + i]
+    const int q = m / 24, a = (m % 24) / 3, i = m % 3;
+    const double* dN = &c_dN[(q * 8 + a) * 3];
+    s.g[m] = s.inv[9 * q + 3 * i] * dN[0] + s.inv[9 * q + 3 * i + 1] * dN[1] +
+             s.inv[9 * q + 3 * i + 2] * dN[2];
+  }
+  gpu::warp_sync();
+  const int row_node = lane / 4, col0 = 2 * (lane % 4), col1 = col0 + 1;
+  double K0[9], K1[9];
+#pragma unroll
+  for (int m = 0; m < 9; ++m) K0[m] = K1[m] = 0;
+  for (int q = 0; q < 8; ++q) {
+    const double* g = &s.g[24 * q];
+    add_entries(K0, s.det[q], A.lambda, A.mu, g + 3 * row_node, g + 3 * col0);
+    add_entries(K1, s.det[q], A.lambda, A.mu, g + 3 * row_node, g + 3 * col1);
+  }
+  const std::int32_t my_node = lane < 8 ? A.nodes[8 * e + lane] : 0;
+  const std::int64_t node = gpu::shfl(my_node, row_node, gpu::kSubgroupWidth);
+  const std::int64_t stride = A.row_offsets[3 * node + 1] - A.row_offsets[3 * node];
+  add_block<false>(A.values, A.block_positions[64 * e + lane], stride, K0);       // pass 0
+  add_block<false>(A.values, A.block_positions[64 * e + 32 + lane], stride, K1);  // pass 1
+  const int my_a = lane / 3, my_i = lane % 3;
+  const std::int64_t load_node = gpu::shfl(my_node, lane < 24 ? my_a : 0, gpu::kSubgroupWidth);
+  if (lane < 24) {
+    double f = 0;
+    for (int q = 0; q < 8; ++q) f += c_N[8 * q + my_a] * s.det[q];
+    A.load[3 * load_node + my_i] += f * body_component(A, my_i);
+  }
+}
+
+// ---- (e) two kernels -----------------------------------------------------------
+// Kernel 1: one thread per (element, Gauss point) writes the inverse Jacobian
+// (9) and |J| w (1) to global memory: geometry[10 (8 e + q) + m].
+__global__ void gauss_geometry_kernel(Hex8AssemblyArrays A, double* geometry, std::int64_t points) {
+  const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= points) return;
+  const std::int64_t e = t / 8;
+  const int q = int(t % 8);
+  double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+#pragma unroll
+  for (int a = 0; a < 8; ++a)
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+      const double x = A.coordinates[24 * e + 3 * a + i];
+#pragma unroll
+      for (int k = 0; k < 3; ++k) J[3 * k + i] += c_dN[(q * 8 + a) * 3 + k] * x;
+    }
+  const double det = det3(J), inv_det = 1.0 / det;
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int k = 0; k < 3; ++k) geometry[10 * t + 3 * i + k] = inverse_entry(J, inv_det, i, k);
+  geometry[10 * t + 9] = det;  // Gauss weights are 1
+}
+
+// Kernel 2: a block of 576 threads per element, thread r*24 + c computes entry
+// (r, c) of Ke (row-major) over the 8 Gauss points and adds it; the 24 threads
+// of column 0 also add the body-force entry of row r.
+constexpr int kEntryThreads = 576;
+__global__ void __launch_bounds__(kEntryThreads)
+    entry_kernel(Hex8AssemblyArrays A, const double* geometry, std::int64_t first) {
+  __shared__ double s_geometry[80], s_dN[192];
+  const std::int64_t e = first + blockIdx.x;
+  const int t = threadIdx.x;
+  if (t < 80) s_geometry[t] = geometry[80 * e + t];
+  if (t < 192) s_dN[t] = c_dN[t];
+  __syncthreads();
+  const int row = t / 24, column = t % 24;
+  const int a = row / 3, i = row % 3, b = column / 3, j = column % 3;
+  double K = 0, f = 0;
+#pragma unroll 2
+  for (int q = 0; q < 8; ++q) {
+    const double* inv = &s_geometry[10 * q];
+    const double* dNa = &s_dN[(q * 8 + a) * 3];
+    const double* dNb = &s_dN[(q * 8 + b) * 3];
+    double ga[3], gb[3];
+#pragma unroll
+    for (int c = 0; c < 3; ++c) {
+      ga[c] = inv[3 * c] * dNa[0] + inv[3 * c + 1] * dNa[1] + inv[3 * c + 2] * dNa[2];
+      gb[c] = inv[3 * c] * dNb[0] + inv[3 * c + 1] * dNb[1] + inv[3 * c + 2] * dNb[2];
+    }
+    const double gai = i == 0 ? ga[0] : (i == 1 ? ga[1] : ga[2]);
+    const double gaj = j == 0 ? ga[0] : (j == 1 ? ga[1] : ga[2]);
+    const double gbi = i == 0 ? gb[0] : (i == 1 ? gb[1] : gb[2]);
+    const double gbj = j == 0 ? gb[0] : (j == 1 ? gb[1] : gb[2]);
+    const double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+    const double s = inv[9];
+    K += s * (A.lambda * gai * gbj + A.mu * gaj * gbi + (i == j ? A.mu * dot : 0.0));
+    f += c_N[8 * q + a] * s;
+  }
+  const std::int64_t node = A.nodes[8 * e + a];
+  const std::int64_t stride = A.row_offsets[3 * node + 1] - A.row_offsets[3 * node];
+  A.values[A.block_positions[64 * e + 8 * a + b] + i * stride + j] += K;
+  if (column == 0) A.load[3 * node + i] += f * body_component(A, i);
+}
+
+// ---- (f) factored: one warp per element, designed for the memory floor -------
+// Per Gauss point only the unnormalised derivatives G_a = adj(J)^T dN_a are
+// formed (no division but one per Gauss point); each lane accumulates
+//   M_ab = sum_q (w / det J_q) G_a G_b^T     (9 FMAs per block and Gauss point)
+// for its two blocks (4 threads per row) and forms K_ab = lambda M_ab + mu M_ab^T
+// + mu tr(M_ab) I once: isotropic D's structure, a third of the flops of
+// B^T D B entry by entry. Ke is staged row-major in shared memory, and the warp adds
+// 32 consecutive entries per instruction, so each instruction covers whole
+// CSR row segments (about 10 sectors instead of 32). Positions: row start
+// (CSR row offsets, cached) + 16-bit offset within the row.
+constexpr int kFactoredWarps = 4;  // elements (32-lane sub-groups) per block
+static_assert(gpu::kSubgroupWidth * kFactoredWarps % gpu::kWarpSize == 0,
+              "blocks hold whole warps/wavefronts");
+constexpr int kKeStride = 25;  // padded row stride of the staged Ke (fewer bank conflicts)
+struct FactoredShared {
+  double Ke[24 * kKeStride];  // staged Ke; before that, x (24), J (72), cofactors (72) alias it
+  double G[192];              // G[24 q + 3 a + i] = sum_k cofactor_q(i, k) dN(q, a, k)
+  double scale[8];            // w / det J_q
+  double wdet[8];             // w det J_q
+};
+
+__device__ __forceinline__ void stage_block(double* Ke, int a, int b, const double (&M)[9],
+                                            double lambda, double mu) {
+  const double trace = M[0] + M[4] + M[8];
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int j = 0; j < 3; ++j)
+      Ke[(3 * a + i) * kKeStride + 3 * b + j] =
+          lambda * M[3 * i + j] + mu * M[3 * j + i] + (i == j ? mu * trace : 0.0);
+}
+
+template <bool kAtomic>
+__global__ void __launch_bounds__(gpu::kSubgroupWidth* kFactoredWarps)
+    factored_kernel(Hex8FactoredArrays A, std::int64_t first, std::int64_t count) {
+  __shared__ double s_dN[192];
+  __shared__ FactoredShared shared[kFactoredWarps];
+  for (int m = threadIdx.x; m < 192; m += blockDim.x) s_dN[m] = c_dN[m];
+  __syncthreads();
+  const int lane = element_lane();
+  const std::int64_t w = std::int64_t(blockIdx.x) * kFactoredWarps + element_in_block();
+  if (w >= count) return;  // whole sub-groups leave together; no block barrier follows
+  FactoredShared& S = shared[element_in_block()];
+  const std::int64_t e = first + w;
+  double* x = S.Ke;
+  double* J = S.Ke + 24;  // J[9q + 3k + i] = dx_i / dxi_k at Gauss point q
+  double* C = S.Ke + 96;  // C[9q + 3i + k] = cofactor of J_q
+  // Global loads first, so their latency overlaps the geometry.
+  if (lane < 24) x[lane] = A.coordinates[24 * e + lane];
+  const std::int32_t my_node = lane < 8 ? A.nodes[8 * e + lane] : 0;
+  const std::uint32_t offset_pair =
+      reinterpret_cast<const std::uint32_t*>(A.column_offsets + 64 * e)[lane];
+  const std::uint64_t first_mask = kAtomic ? 0 : A.first_writer[e];
+  // Lane r < 24 holds the start of element row r (node r/3, component r%3).
+  const std::int64_t row_node = gpu::shfl(my_node, lane < 24 ? lane / 3 : 0, gpu::kSubgroupWidth);
+  const std::int64_t my_row_start = lane < 24 ? A.row_offsets[3 * row_node + lane % 3] : 0;
+  gpu::warp_sync();
+  for (int m = lane; m < 72; m += 32) {  // 72 Jacobian entries of the 8 Gauss points
+    const int q = m / 9, k = (m % 9) / 3, i = m % 3;
+    double sum = 0;
+#pragma unroll
+    for (int a = 0; a < 8; ++a) sum += s_dN[(q * 8 + a) * 3 + k] * x[3 * a + i];
+    J[m] = sum;
+  }
+  gpu::warp_sync();
+  if (lane < 8) {  // 8 lanes: determinant and cofactors of one Gauss point each
+    const double* Jq = J + 9 * lane;
+    const double det = det3(Jq);
+#pragma unroll
+    for (int i = 0; i < 3; ++i)
+#pragma unroll
+      for (int k = 0; k < 3; ++k) C[9 * lane + 3 * i + k] = cofactor(Jq, i, k);
+    S.scale[lane] = 1.0 / det;  // Gauss weights are 1
+    S.wdet[lane] = det;
+  }
+  gpu::warp_sync();
+  for (int m = lane; m < 192; m += 32) {  // 6 rounds: G of 8 nodes x 8 Gauss points
+    const int q = m / 24, a = (m % 24) / 3, i = m % 3;
+    const double* dN = &s_dN[(q * 8 + a) * 3];
+    const double* Cq = &C[9 * q + 3 * i];
+    S.G[m] = Cq[0] * dN[0] + Cq[1] * dN[1] + Cq[2] * dN[2];
+  }
+  gpu::warp_sync();
+  // Lane owns blocks (a, b0) and (a, b1): rows of node lane/4, columns of nodes 2(lane%4) + p.
+  const int a = lane / 4, b0 = 2 * (lane % 4), b1 = b0 + 1;
+  double M0[9], M1[9];
+#pragma unroll
+  for (int m = 0; m < 9; ++m) M0[m] = M1[m] = 0;
+#pragma unroll 2
+  for (int q = 0; q < 8; ++q) {
+    const double* G = &S.G[24 * q];
+    const double s = S.scale[q];
+    const double ha[3] = {s * G[3 * a], s * G[3 * a + 1], s * G[3 * a + 2]};
+    const double g0[3] = {G[3 * b0], G[3 * b0 + 1], G[3 * b0 + 2]};
+    const double g1[3] = {G[3 * b1], G[3 * b1 + 1], G[3 * b1 + 2]};
+#pragma unroll
+    for (int i = 0; i < 3; ++i)
+#pragma unroll
+      for (int j = 0; j < 3; ++j) {
+        M0[3 * i + j] += ha[i] * g0[j];
+        M1[3 * i + j] += ha[i] * g1[j];
+      }
+  }
+  // x, J, C are dead (every lane passed the barrier after G), so Ke may overwrite them.
+  stage_block(S.Ke, a, b0, M0, A.lambda, A.mu);
+  stage_block(S.Ke, a, b1, M1, A.lambda, A.mu);
+  gpu::warp_sync();
+  // 18 rounds of 32 consecutive row-major entries: whole CSR row segments per
+  // instruction. Batches of 6 rounds: all loads of a batch are issued before
+  // its stores (positions within an element are distinct), so a lane has 6
+  // read-modify-writes in flight instead of one.
+  constexpr int kBatch = 6;
+#pragma unroll
+  for (int t0 = 0; t0 < 18; t0 += kBatch) {
+    std::int64_t position[kBatch];
+    double value[kBatch];
+    bool first_writer[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int m = 32 * (t0 + u) + lane, r = m / 24, c = m % 24;
+      const int block = 8 * (r / 3) + c / 3;
+      const std::uint32_t pair = gpu::shfl(offset_pair, block / 2, gpu::kSubgroupWidth);
+      const int offset = int((block & 1) ? pair >> 16 : pair & 0xffffu);
+      position[u] = gpu::shfl(my_row_start, r, gpu::kSubgroupWidth) + offset + c % 3;
+      value[u] = S.Ke[r * kKeStride + c];
+      first_writer[u] = (first_mask >> block) & 1;
+    }
+    if (kAtomic) {
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) gpu::atomic_add(&A.values[position[u]], value[u]);
+    } else {
+      double old[kBatch];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) old[u] = first_writer[u] ? 0.0 : A.values[position[u]];
+#pragma unroll
+      for (int u = 0; u < kBatch; ++u) A.values[position[u]] = old[u] + value[u];
+    }
+  }
+  // Body force: lane 3a+i adds sum_q N_a(q) w det J_q b_i (load zeroed before).
+  const std::int64_t load_node = gpu::shfl(my_node, lane < 24 ? lane / 3 : 0, gpu::kSubgroupWidth);
+  if (lane < 24) {
+    const int la = lane / 3, li = lane % 3;
+    double f = 0;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) f += c_N[8 * q + la] * S.wdet[q];
+    const double b = li == 0 ? A.body_force[0] : (li == 1 ? A.body_force[1] : A.body_force[2]);
+    if (kAtomic)
+      gpu::atomic_add(&A.load[3 * load_node + li], f * b);
+    else
+      A.load[3 * load_node + li] += f * b;
+  }
+}
+
+unsigned blocks_for(std::int64_t threads, int per_block) {
+  return unsigned((threads + per_block - 1) / per_block);
+}
+
+}  // namespace
+
+}  // namespace ppkit::fem::assembly_kernels
+
+namespace ppkit::fem {
+
+#if defined(PPKIT_GPU_HIP)
+using ThisBackend = HipBackend;
+#else
+using ThisBackend = CudaBackend;
+#endif
+using namespace assembly_kernels;
+
+// Member definitions for every backend; the explicit instantiation at the end
+// emits them for the compiler's own (ThisBackend) only.
+template <class Backend>
+void Hex8Kernels<Backend>::upload_shape_tables(const double* natural_derivatives,
+                                               const double* shape_values) {
+#if defined(PPKIT_GPU_HIP)
+  PPKIT_HIP_CHECK(hipMemcpyToSymbol(HIP_SYMBOL(c_dN), natural_derivatives, 192 * sizeof(double)));
+  PPKIT_HIP_CHECK(hipMemcpyToSymbol(HIP_SYMBOL(c_N), shape_values, 64 * sizeof(double)));
+#else
+  PPKIT_CUDA_CHECK(cudaMemcpyToSymbol(c_dN, natural_derivatives, 192 * sizeof(double)));
+  PPKIT_CUDA_CHECK(cudaMemcpyToSymbol(c_N, shape_values, 64 * sizeof(double)));
+#endif
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_thread_per_element(const Hex8AssemblyArrays& a,
+                                                     std::int64_t first, std::int64_t count) {
+  if (count <= 0) return;
+  thread_per_element_kernel<<<blocks_for(count, 128), 128>>>(a, first, count);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_warp_4tpr(const Hex8AssemblyArrays& a, std::int64_t first,
+                                            std::int64_t count) {
+  if (count <= 0) return;
+  warp_kernel<FourPerRow, false>
+      <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock>>>(a, first, count);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_atomic_4tpr(const Hex8AssemblyArrays& a, std::int64_t first,
+                                              std::int64_t count) {
+  if (count <= 0) return;
+  warp_kernel<FourPerRow, true>
+      <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock>>>(a, first, count);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_ppni_4tpr(const Hex8AssemblyArrays& a, std::int64_t first,
+                                            std::int64_t count) {
+  if (count <= 0) return;
+  ppni_4tpr_kernel<<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock>>>(a, first, count);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_warp_8tpr(const Hex8AssemblyArrays& a, std::int64_t first,
+                                            std::int64_t count) {
+  if (count <= 0) return;
+  warp_kernel<EightPerRow, false>
+      <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock>>>(a, first, count);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_gauss_geometry(const Hex8AssemblyArrays& a, double* geometry,
+                                                 std::int64_t elements) {
+  if (elements <= 0) return;
+  gauss_geometry_kernel<<<blocks_for(8 * elements, 128), 128>>>(a, geometry, 8 * elements);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_entries(const Hex8AssemblyArrays& a, const double* geometry,
+                                          std::int64_t first, std::int64_t count) {
+  if (count <= 0) return;
+  entry_kernel<<<unsigned(count), kEntryThreads>>>(a, geometry, first);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_factored(const Hex8FactoredArrays& a, std::int64_t first,
+                                           std::int64_t count) {
+  if (count <= 0) return;
+  const unsigned blocks = blocks_for(count, kFactoredWarps);
+  if (a.first_writer == nullptr)
+    factored_kernel<true><<<blocks, gpu::kSubgroupWidth * kFactoredWarps>>>(a, first, count);
+  else
+    factored_kernel<false><<<blocks, gpu::kSubgroupWidth * kFactoredWarps>>>(a, first, count);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::synchronize() {
+#if defined(PPKIT_GPU_HIP)
+  PPKIT_HIP_CHECK(hipDeviceSynchronize());
+#else
+  PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+#endif
+}
+
+template struct Hex8Kernels<ThisBackend>;
+
+}  // namespace ppkit::fem
+
+#undef PPKIT_FEM_GPU_CHECK_LAUNCH
+#undef PPKIT_FEM_SHAPE_TABLES

@@ -1,0 +1,57 @@
+#pragma once
+// Hand-tuned GPU kernels of fem.assemble (Kiran et al. 2019), one source for
+// two vendors: assemble_gpu_kernels.cuh holds the kernels, compiled by nvcc
+// from assemble_cuda_kernels.cu (Hex8Kernels<CudaBackend>) and by a HIP
+// compiler from backends/hip/fem/assemble_hip_kernels.hip
+// (Hex8Kernels<HipBackend>). Host glue sees only this header (plain structs
+// of raw pointers). Each launch covers elements [first, first + count) of the
+// arrays; the colouring ones are launched once per colour, the atomic ones
+// once for all elements.
+#include <cstdint>
+
+#include "ppkit/fem/assembly_device_arrays.hpp"
+
+namespace ppkit::fem {
+
+// Which compiler built the kernels (and which runtime launches them).
+struct CudaBackend {};  // nvcc, NVIDIA GPUs
+struct HipBackend {};   // HIP (clang), AMD CDNA and Hygon DCU GPUs
+
+template <class Backend>
+struct Hex8Kernels {
+  // Copies the natural derivatives (192) and shape values (64) at the Gauss
+  // points into constant memory (hex8_shape.hpp tables).
+  static void upload_shape_tables(const double* natural_derivatives, const double* shape_values);
+
+  // (a) one thread per element, Ke in local memory; canonical block order.
+  static void launch_thread_per_element(const Hex8AssemblyArrays& a, std::int64_t first,
+                                        std::int64_t count);
+  // (b) one warp (32-lane sub-group) per element, 4 threads per row, Jacobian by
+  // shuffle-down, 18 entries in registers; blocks in lane order (FourPerRow).
+  static void launch_warp_4tpr(const Hex8AssemblyArrays& a, std::int64_t first, std::int64_t count);
+  // (d) PPNI with 4 threads per row; blocks in lane order.
+  static void launch_ppni_4tpr(const Hex8AssemblyArrays& a, std::int64_t first, std::int64_t count);
+  // (b) with atomicAdd assembly instead of colouring; blocks in lane order.
+  static void launch_atomic_4tpr(const Hex8AssemblyArrays& a, std::int64_t first,
+                                 std::int64_t count);
+  // (c) one warp per element, 8 threads per row; blocks in lane order (EightPerRow).
+  static void launch_warp_8tpr(const Hex8AssemblyArrays& a, std::int64_t first, std::int64_t count);
+  // (e) kernel 1 for all elements: inverse Jacobian + |J| w of every Gauss point into
+  // geometry[10 (8 e + q) + m] (80 doubles per element).
+  static void launch_gauss_geometry(const Hex8AssemblyArrays& a, double* geometry,
+                                    std::int64_t elements);
+  // (e) kernel 2: 576 threads (one block) per element, one per entry; canonical block order.
+  static void launch_entries(const Hex8AssemblyArrays& a, const double* geometry,
+                             std::int64_t first, std::int64_t count);
+  // (f) factored, one warp per element: atomics when a.first_writer is null (values
+  // zeroed before), else first-writer stores (one launch per colour, no zeroing).
+  static void launch_factored(const Hex8FactoredArrays& a, std::int64_t first, std::int64_t count);
+  // Waits for every launched kernel (cudaDeviceSynchronize / hipDeviceSynchronize).
+  static void synchronize();
+};
+
+// Defined and explicitly instantiated by the kernel translation units.
+extern template struct Hex8Kernels<CudaBackend>;
+extern template struct Hex8Kernels<HipBackend>;
+
+}  // namespace ppkit::fem

@@ -1,0 +1,244 @@
+#pragma once
+// Host glue of the hand-tuned GPU variants of fem.assemble, shared by CUDA
+// (assemble_cuda.cpp) and HIP (backends/hip/fem/assemble_hip.cpp): templates
+// over the kernels' backend (Hex8Kernels<Backend>) and the runtime calls
+// behind DeviceBuffer. Strategies, registered as <backend>/<strategy>:
+// thread-per-element (a), warp-4tpr (b), warp-8tpr (c), ppni-4tpr (d),
+// two-kernel (e) (colouring: one launch per colour), atomic-4tpr ((b) without
+// colouring: elements in input order, one launch, atomicAdd), and the factored
+// strategy (f) designed for the memory floor: factored-atomic (Morton order,
+// one launch, atomics) and factored-colour (colouring, first-writer stores, no
+// zeroing). Host-only: include from .cpp files compiled by the C++ compiler.
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/cuda/fem/assemble_gpu_kernels.hpp"
+#include "ppkit/core/device_buffer.hpp"
+#include "ppkit/core/registry.hpp"
+#include "ppkit/fem/assemble.hpp"
+#include "ppkit/fem/factored_layout.hpp"
+#include "ppkit/fem/hex8_shape.hpp"
+
+namespace ppkit::fem::gpu_assembly {
+
+enum class Strategy {
+  thread_per_element,
+  warp_4tpr,
+  warp_8tpr,
+  ppni_4tpr,
+  two_kernel,
+  atomic_4tpr
+};
+
+// Device order of an element's 64 CSR block positions: canonical [8a + b] for
+// thread-per-element and two-kernel, else lane order [32 pass + lane]: with 4
+// threads per row lane owns rows of node lane/4 and columns of node
+// 2(lane%4) + pass, with 8 threads per row rows of node 2(lane/8) + pass and
+// columns of node lane%8.
+inline std::array<int, 64> block_order(Strategy s) {
+  std::array<int, 64> order{};
+  for (int pass = 0; pass < 2; ++pass)
+    for (int lane = 0; lane < 32; ++lane) {
+      int block = 32 * pass + lane;
+      if (s == Strategy::warp_8tpr)
+        block = 8 * (2 * (lane / 8) + pass) + lane % 8;
+      else if (s != Strategy::thread_per_element && s != Strategy::two_kernel)
+        block = 8 * (lane / 4) + 2 * (lane % 4) + pass;
+      order[32 * pass + lane] = block;
+    }
+  return order;
+}
+
+template <class Backend, class Calls>
+class AssemblyRun final : public PreparedRun<AssemblyResult> {
+  using Kernels = Hex8Kernels<Backend>;
+  template <class T>
+  using Buffer = DeviceBuffer<T, Calls>;
+
+ public:
+  AssemblyRun(const AssemblyProblem& p, Strategy strategy) : strategy_(strategy) {
+    const auto& c = p.coloured;
+    const std::int64_t elements = c.num_elements();
+    const auto order = block_order(strategy);
+    std::vector<double> coordinates(c.coordinates.size());
+    std::vector<std::int32_t> nodes(c.nodes.size());
+    std::vector<std::int64_t> blocks(c.block_positions.size());
+    // Colour order for the colouring strategies; input order for atomics.
+    std::vector<std::int64_t> slot_of(elements);
+    for (std::int64_t k = 0; k < elements; ++k)
+      slot_of[k] = strategy == Strategy::atomic_4tpr ? p.colouring.order[k] : k;
+    for (std::int64_t k = 0; k < elements; ++k) {
+      const std::int64_t slot = slot_of[k];
+      std::copy_n(c.coordinates.begin() + 24 * k, 24, coordinates.begin() + 24 * slot);
+      std::copy_n(c.nodes.begin() + 8 * k, 8, nodes.begin() + 8 * slot);
+      for (int s = 0; s < 64; ++s) blocks[64 * slot + s] = c.block_positions[64 * k + order[s]];
+    }
+    colour_offsets_ = strategy == Strategy::atomic_4tpr ? std::vector<std::int64_t>{0, elements}
+                                                        : c.colour_offsets;
+    coordinates_ = Buffer<double>(coordinates);
+    nodes_ = Buffer<std::int32_t>(nodes);
+    blocks_ = Buffer<std::int64_t>(blocks);
+    row_offsets_ = Buffer<std::int64_t>(p.pattern.row_offsets);
+    values_ = Buffer<double>(std::size_t(p.pattern.num_nonzeros()));
+    load_ = Buffer<double>(std::size_t(p.mesh.num_dofs()));
+    if (strategy == Strategy::two_kernel) geometry_ = Buffer<double>(std::size_t(80 * elements));
+    values_.fill_bytes(0xFF);  // poison (NaN)
+    load_.fill_bytes(0xFF);
+    const auto dN = natural_derivative_table();
+    const auto N = shape_value_table();
+    Kernels::upload_shape_tables(dN.data(), N.data());
+    arrays_.coordinates = coordinates_.data();
+    arrays_.nodes = nodes_.data();
+    arrays_.block_positions = blocks_.data();
+    arrays_.row_offsets = row_offsets_.data();
+    arrays_.values = values_.data();
+    arrays_.load = load_.data();
+    arrays_.lambda = p.material.lambda();
+    arrays_.mu = p.material.mu();
+    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = p.material.body_force[i];
+  }
+
+  void run() override {
+    values_.fill_bytes(0);
+    load_.fill_bytes(0);
+    if (strategy_ == Strategy::two_kernel)
+      Kernels::launch_gauss_geometry(arrays_, geometry_.data(),
+                                     colour_offsets_.back() - colour_offsets_.front());
+    for (std::size_t c = 0; c + 1 < colour_offsets_.size(); ++c) {
+      const std::int64_t first = colour_offsets_[c], count = colour_offsets_[c + 1] - first;
+      switch (strategy_) {
+        case Strategy::thread_per_element:
+          Kernels::launch_thread_per_element(arrays_, first, count);
+          break;
+        case Strategy::warp_4tpr:
+          Kernels::launch_warp_4tpr(arrays_, first, count);
+          break;
+        case Strategy::warp_8tpr:
+          Kernels::launch_warp_8tpr(arrays_, first, count);
+          break;
+        case Strategy::two_kernel:
+          Kernels::launch_entries(arrays_, geometry_.data(), first, count);
+          break;
+        case Strategy::ppni_4tpr:
+          Kernels::launch_ppni_4tpr(arrays_, first, count);
+          break;
+        case Strategy::atomic_4tpr:
+          Kernels::launch_atomic_4tpr(arrays_, first, count);
+          break;
+      }
+    }
+    Kernels::synchronize();
+  }
+
+  AssemblyResult result() override { return {values_.download(), load_.download()}; }
+
+ private:
+  Strategy strategy_;
+  std::vector<std::int64_t> colour_offsets_;
+  Buffer<double> coordinates_, values_, load_, geometry_;
+  Buffer<std::int32_t> nodes_;
+  Buffer<std::int64_t> blocks_, row_offsets_;
+  Hex8AssemblyArrays arrays_;
+};
+
+// (f) factored: FactoredLayout inputs; atomics in Morton order (values zeroed
+// in run()) or colour by colour with first-writer stores (no zeroing).
+template <class Backend, class Calls>
+class FactoredRun final : public PreparedRun<AssemblyResult> {
+  using Kernels = Hex8Kernels<Backend>;
+  template <class T>
+  using Buffer = DeviceBuffer<T, Calls>;
+
+ public:
+  FactoredRun(const AssemblyProblem& p, FactoredOrder order)
+      : atomic_(order == FactoredOrder::morton_atomic) {
+    const FactoredLayout layout = make_factored_layout(p, order);
+    launch_offsets_ = layout.launch_offsets;
+    coordinates_ = Buffer<double>(layout.coordinates);
+    nodes_ = Buffer<std::int32_t>(layout.nodes);
+    column_offsets_ = Buffer<std::uint16_t>(layout.column_offsets);
+    if (!atomic_) first_writer_ = Buffer<std::uint64_t>(layout.first_writer);
+    row_offsets_ = Buffer<std::int64_t>(p.pattern.row_offsets);
+    values_ = Buffer<double>(std::size_t(p.pattern.num_nonzeros()));
+    load_ = Buffer<double>(std::size_t(p.mesh.num_dofs()));
+    values_.fill_bytes(0xFF);  // poison (NaN)
+    load_.fill_bytes(0xFF);
+    const auto dN = natural_derivative_table();
+    const auto N = shape_value_table();
+    Kernels::upload_shape_tables(dN.data(), N.data());
+    arrays_.coordinates = coordinates_.data();
+    arrays_.nodes = nodes_.data();
+    arrays_.column_offsets = column_offsets_.data();
+    arrays_.first_writer = atomic_ ? nullptr : first_writer_.data();
+    arrays_.row_offsets = row_offsets_.data();
+    arrays_.values = values_.data();
+    arrays_.load = load_.data();
+    arrays_.lambda = p.material.lambda();
+    arrays_.mu = p.material.mu();
+    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = p.material.body_force[i];
+  }
+
+  void run() override {
+    if (atomic_) values_.fill_bytes(0);  // first-writer stores need no zeroing
+    load_.fill_bytes(0);
+    for (std::size_t k = 0; k + 1 < launch_offsets_.size(); ++k)
+      Kernels::launch_factored(arrays_, launch_offsets_[k],
+                               launch_offsets_[k + 1] - launch_offsets_[k]);
+    Kernels::synchronize();
+  }
+
+  AssemblyResult result() override { return {values_.download(), load_.download()}; }
+
+ private:
+  bool atomic_;
+  std::vector<std::int64_t> launch_offsets_;
+  Buffer<double> coordinates_, values_, load_;
+  Buffer<std::int32_t> nodes_;
+  Buffer<std::uint16_t> column_offsets_;
+  Buffer<std::uint64_t> first_writer_;
+  Buffer<std::int64_t> row_offsets_;
+  Hex8FactoredArrays arrays_;
+};
+
+// Registers every strategy as <backend>/<strategy>; make_variant fills the
+// backend's common fields (cuda::cuda_variant, hip::hip_variant).
+template <class Backend, class Calls>
+void register_variants(Variant<FemAssemble> (*make_variant)(const std::string&, int)) {
+  const struct {
+    const char* name;
+    Strategy strategy;
+    int preference;
+  } variants[] = {{"thread-per-element", Strategy::thread_per_element, 1},
+                  {"warp-4tpr", Strategy::warp_4tpr, 50},
+                  {"warp-8tpr", Strategy::warp_8tpr, 49},
+                  {"ppni-4tpr", Strategy::ppni_4tpr, 51},
+                  {"two-kernel", Strategy::two_kernel, 20},
+                  {"atomic-4tpr", Strategy::atomic_4tpr, 45}};
+  for (const auto& v : variants) {
+    auto variant = make_variant(v.name, v.preference);
+    const Strategy strategy = v.strategy;
+    variant.prepare = [strategy](const AssemblyProblem& p) {
+      return std::make_unique<AssemblyRun<Backend, Calls>>(p, strategy);
+    };
+    Registry<FemAssemble>::add(std::move(variant));
+  }
+  const struct {
+    const char* name;
+    FactoredOrder order;
+    int preference;
+  } factored[] = {{"factored-atomic", FactoredOrder::morton_atomic, 60},
+                  {"factored-colour", FactoredOrder::colour_first_writer, 59}};
+  for (const auto& v : factored) {
+    auto variant = make_variant(v.name, v.preference);
+    const FactoredOrder order = v.order;
+    variant.prepare = [order](const AssemblyProblem& p) {
+      return std::make_unique<FactoredRun<Backend, Calls>>(p, order);
+    };
+    Registry<FemAssemble>::add(std::move(variant));
+  }
+}
+
+}  // namespace ppkit::fem::gpu_assembly
