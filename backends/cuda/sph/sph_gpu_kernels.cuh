@@ -4,14 +4,15 @@
 // compiler), which instantiates the launchers for that vendor (end of file).
 // The pair physics is shared with the Kokkos kernels (src/ppkit/sph/sph_pair.hpp).
 //
-// What the vendors do differently is only what gpu_portability.hpp wraps: the
-// time-step maxima reduce over 32-lane sub-groups (one per CUDA warp, two per
-// AMD wavefront) with width-kSubgroupWidth shuffles, and the asynchronous
-// memset. Every kernel is one thread per particle or per cell, with blocks of
-// kBlock = 256 threads (8 warps, 4 wavefronts), so nothing else depends on the
-// warp size. The exclusive scan of the counting sort is written here (below)
-// rather than taken from CUB: Debian 12's ROCm has no hipCUB, and one scan for
-// both vendors keeps the HIP path the code the CUDA tests exercise.
+// What differs between the vendors is small: the time-step maxima reduce over
+// 32-lane sub-groups (one per CUDA warp, two per AMD wavefront) with the
+// width-kSubgroupWidth shuffles of gpu_portability.hpp, and the asynchronous
+// memset is the vendor's (zero_async). Every kernel is one thread per particle
+// or per cell, with blocks of kBlock = 256 threads (8 warps, 4 wavefronts), so
+// nothing else depends on the warp size. The exclusive scan of the counting
+// sort is written here (below) rather than taken from CUB: Debian 12's ROCm has
+// no hipCUB, and one scan for both vendors makes the HIP path the code that
+// the CUDA tests exercise.
 #include <cstddef>
 
 // The vendor runtime (float4, launches) before the launcher declarations.
