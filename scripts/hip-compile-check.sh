@@ -6,7 +6,8 @@
 # hipcc, libamdhip64-dev and rocm-device-libs (scripts/setup-debian.sh).
 #
 #   scripts/hip-compile-check.sh            configure + build libppkit, the ppkit
-#                                           CLI, the core and HIP tests; check objects
+#                                           CLI, the core, HIP and workload tests
+#                                           with HIP variants; check objects
 #   scripts/hip-compile-check.sh --all      build every target of the HIP build
 #
 # Environment: PPKIT_HIP_BUILD_DIR (default build/hip-check),
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.."
 build_dir=${PPKIT_HIP_BUILD_DIR:-build/hip-check}
 archs=${PPKIT_HIP_ARCHS:-gfx906;gfx90a}
 jobs=${PPKIT_JOBS:-2}
-targets=(ppkit ppkit_cli ppkit_core_tests ppkit_hip_tests ppkit_fem_tests)
+targets=(ppkit ppkit_cli ppkit_core_tests ppkit_hip_tests ppkit_fem_tests ppkit_sph_tests)
 [ "${1:-}" = "--all" ] && targets=(all)
 
 fail() { echo "hip-compile-check: $*" >&2; exit 1; }

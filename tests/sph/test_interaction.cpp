@@ -71,6 +71,21 @@ TEST_P(SphInteractionTest, MatchesReferenceWithoutDensityDiffusion) {
   expect_matches_reference(variant(), c);
 }
 
+// A small block in a domain of 175^3 = 5.4 M mostly empty cells: binning and
+// renumbering over a grid far larger than the particle count. On the GPU the
+// counting sort's exclusive scan then covers more than 2048 tiles of 2048
+// cells, so the tile-offset pass loops over several chunks
+// (backends/cuda/sph/sph_gpu_kernels.cuh).
+TEST_P(SphInteractionTest, MatchesReferenceInASparseLargeGrid) {
+  CaseOptions o;
+  o.dp = 0.02;
+  Case c = make_random_block(o, 6, 5, 4, ppkit::testing::test_seed() + 3);
+  const double cell = 2 * c.params.h;
+  for (int a = 0; a < 3; ++a) c.params.domain.hi[a] = c.params.domain.lo[a] + 175.5 * cell;
+  ASSERT_GT(make_cell_grid(c.params).cells(), 2048LL * 2048LL);
+  expect_matches_reference(variant(), c);
+}
+
 PPKIT_INSTANTIATE_VARIANT_TESTS(SphInteractionTest, Interaction);
 
 // The cell-list reference agrees with visiting all pairs (to double rounding).

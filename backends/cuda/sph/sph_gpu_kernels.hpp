@@ -1,13 +1,24 @@
 #pragma once
-// Launchers of the hand-tuned CUDA SPH kernels (sph_cuda_kernels.cu). They see
-// only plain structs of raw device pointers and the fp32 constants of
-// src/ppkit/sph/sph_types.hpp; every launcher is asynchronous on the default stream.
+// Launchers of the hand-tuned GPU SPH kernels. One kernel source,
+// sph_gpu_kernels.cuh, is compiled by nvcc (sph_cuda_kernels.cu) and by the HIP
+// compiler (backends/hip/sph/sph_hip_kernels.hip); the launchers are templates
+// over the vendor tag (Cuda, Hip) so that the two sets have distinct symbols.
+// They see only plain structs of raw device pointers and the fp32 constants of
+// src/ppkit/sph/sph_types.hpp; every launcher is asynchronous on the default
+// stream.
+//
+// float4 comes from the vendor's vector types: include <vector_functions.h>
+// (CUDA) or backends/hip/core/hip_check.hpp (HIP runtime API) before this header.
 #include <cstddef>
 #include <cstdint>
 
 #include "ppkit/sph/sph_types.hpp"
 
-namespace ppkit::sph::cuda_kernels {
+namespace ppkit::sph::gpu_kernels {
+
+// Which compiler built the kernels a launcher starts.
+struct Cuda {};
+struct Hip {};
 
 // Particle state, cell-sorted after renumber(): pos_rho = (x, y, z, rho),
 // vel_kind = (vx, vy, vz, kind as float).
@@ -19,7 +30,8 @@ struct ParticleBuffers {
 };
 
 // Counting sort by cell: cell (n), cell_count/cell_start (cells + 2),
-// cell_fluid (cells + 1), permutation (n), plus CUB scan temporary storage.
+// cell_fluid (cells + 1), permutation (n), plus the scan's temporary storage
+// (scan_temp_bytes()).
 struct CellBuffers {
   int* cell;
   int* cell_count;
@@ -36,16 +48,24 @@ struct RhsBuffers {
   float* visc;
 };
 
-// Bytes of CUB temporary storage the scan over cells + 2 entries needs.
+struct DomainBox {
+  float lo[3], hi[3], length[3];
+  int periodic[3];
+};
+
+// Bytes of temporary storage the exclusive scan over cells + 2 entries needs.
+template <class Vendor>
 std::size_t scan_temp_bytes(long long cells);
 
 // Counting sort of particle indices by cell without moving particles:
 // cell_start and permutation (sorted slot -> particle) describe the cells.
+template <class Vendor>
 void bin(const CellGrid& g, const ParticleBuffers& p, const CellBuffers& c);
 
 // Renumbers particles by cell: count per cell (and fluid per cell), exclusive
-// scan (CUB), scatter, gather `p` into `scratch`; swaps nothing (the caller
-// swaps p and scratch).
+// scan, scatter, gather `p` into `scratch`; swaps nothing (the caller swaps p
+// and scratch).
+template <class Vendor>
 void renumber(const CellGrid& g, const ParticleBuffers& p, const ParticleBuffers& scratch,
               const CellBuffers& c);
 
@@ -53,21 +73,20 @@ void renumber(const CellGrid& g, const ParticleBuffers& p, const ParticleBuffers
 // one index range). sorted: particles were renumbered by renumber(), so a
 // range holds the particles themselves; otherwise (after bin()) the range
 // indexes `permutation` and particles are read indirectly (unsorted memory).
+template <class Vendor>
 void interaction(const KernelConstants& k, const CellGrid& g, const ParticleBuffers& p,
                  const CellBuffers& c, const RhsBuffers& r, bool sorted);
 
 // Maximum over fluid particles of |a|^2, rho and the viscous term, as three
 // floats at `maxima` (device memory, zeroed by the launcher).
+template <class Vendor>
 void time_step_maxima(const ParticleBuffers& p, const RhsBuffers& r, float* maxima);
 
-struct DomainBox {
-  float lo[3], hi[3], length[3];
-  int periodic[3];
-};
-
 // Symplectic predictor (saves the state at t^n into `start`) and corrector.
+template <class Vendor>
 void predictor(float dt, float rho0, const DomainBox& d, const ParticleBuffers& p,
                const ParticleBuffers& start, const RhsBuffers& r);
+template <class Vendor>
 void corrector(float dt, float rho0, const DomainBox& d, const ParticleBuffers& p,
                const ParticleBuffers& start, const RhsBuffers& r);
 
@@ -75,7 +94,8 @@ void corrector(float dt, float rho0, const DomainBox& d, const ParticleBuffers& 
 // finds the first blown-up particle (non-finite or rho > rho_max):
 // flags[0] += newly escaped, flags[1] = min bad index (n when none; the
 // launcher initialises both).
+template <class Vendor>
 void check_state(const DomainBox& d, float rho_min, float rho_max, const ParticleBuffers& p,
                  int* flags);
 
-}  // namespace ppkit::sph::cuda_kernels
+}  // namespace ppkit::sph::gpu_kernels
