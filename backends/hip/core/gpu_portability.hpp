@@ -8,7 +8,9 @@
 //   lanes per warp        32                          64 (wavefront)
 //   shuffles              __shfl_*_sync(mask, ...)    __shfl_*(...), no mask
 //   warp barrier          __syncwarp()                wavefront fence + wave barrier
-//   fp64 atomicAdd        native from sm_60           native (gfx90a) or compiler CAS
+//   fp64 atomicAdd        native from sm_60           gfx90a: native only with
+//                                                     -munsafe-fp-atomics (set on the
+//                                                     FEM kernels), else a CAS loop
 //
 // "Warp per element" on a 64-lane wavefront (docs/targets.md): the paper's
 // algorithms are written for 32 lanes per element. ppkit keeps that logical
@@ -116,8 +118,11 @@ __device__ __forceinline__ void warp_sync() {
 }
 
 // atomicAdd on doubles everywhere: sm_35 (K40) and sm_50 have no fp64
-// atomicAdd, so they take a compare-and-swap loop; sm_60+ and HIP use the
-// native instruction (or the compiler's own loop where the ISA has none).
+// atomicAdd, so they take a compare-and-swap loop; sm_60+ use the native
+// instruction. On HIP, clang emits gfx90a's global_atomic_add_f64 only for
+// translation units compiled with -munsafe-fp-atomics (safe on hipMalloc's
+// coarse-grained memory) and its own compare-and-swap loop otherwise (always
+// on gfx906, which has no fp64 atomic add).
 __device__ __forceinline__ double atomic_add(double* address, double value) {
 #if defined(PPKIT_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
   auto* word = reinterpret_cast<unsigned long long*>(address);
