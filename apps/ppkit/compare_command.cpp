@@ -58,8 +58,9 @@ void make_plots(const std::string& out_dir) {
 }
 
 std::string markdown_report(const std::vector<ppkit::CompareRow>& rows, const nlohmann::json& info,
-                            const ppkit::CompareOptions& o) {
+                            const ppkit::CompareOptions& o, const std::string& in_progress = "") {
   std::string md = "# ppkit compare\n\n";
+  if (!in_progress.empty()) md += "**In progress**: " + in_progress + "\n\n";
   md += fmt::format(
       "ppkit {}, problem size `{}`, {} repeats (median shown, spread = (max-min)/median).\n\n",
       info["version"].get<std::string>(), ppkit::to_string(o.size), o.repeats);
@@ -105,19 +106,51 @@ int run_compare(const CompareArgs& a) {
   ppkit::Progress progress(total);
   ctx.on_progress = [&](const std::string& label) { progress.start_item(label); };
 
-  std::vector<ppkit::CompareRow> rows;
+  // The report grows while the run goes on, so a run stopped part way (a time
+  // limit, a crash in a later workload) keeps what it measured: the report
+  // files are rewritten after every row (the running workload's rows without
+  // their speedups yet) and after every workload, marked "in progress" until
+  // the end.
+  const auto info = ppkit::build_info();
+  std::vector<ppkit::CompareRow> rows, running;  // finished workloads, the running one
+  int selected_count = 0, done = 0;
+  for (const auto& w : all) selected_count += selected(w) ? 1 : 0;
+  auto write_report = [&](const std::vector<ppkit::CompareRow>& report_rows,
+                          const std::string& in_progress) {
+    if (o.out_dir.empty()) return;
+    fs::create_directories(o.out_dir);
+    const auto json = ppkit::results_json(report_rows, o, info);
+    ppkit::write_text_file(o.out_dir + "/results.json", json.dump(2) + "\n");
+    ppkit::write_text_file(o.out_dir + "/results.csv", ppkit::results_csv(report_rows));
+    ppkit::write_text_file(o.out_dir + "/summary.md",
+                           markdown_report(report_rows, info, o, in_progress));
+  };
+  std::string running_name;
+  ctx.on_row = [&](const ppkit::CompareRow& row) {
+    if (o.out_dir.empty()) return;
+    running.push_back(row);
+    auto so_far = rows;
+    so_far.insert(so_far.end(), running.begin(), running.end());
+    write_report(so_far, fmt::format("{} of {} workloads done, {} running", done, selected_count,
+                                     running_name));
+  };
   for (const auto& w : all) {
     if (!selected(w)) continue;
+    running_name = w.name;
+    running.clear();
     try {
       auto r = w.run(ctx);
       rows.insert(rows.end(), r.begin(), r.end());
     } catch (const std::exception& e) {
+      rows.insert(rows.end(), running.begin(), running.end());  // what it measured before
       ppkit::CompareRow row;
       row.workload = w.name;
       row.status = "ERROR";
       row.message = e.what();
       rows.push_back(row);
     }
+    if (++done < selected_count)
+      write_report(rows, fmt::format("{} of {} workloads done", done, selected_count));
   }
   progress.finish();
 
@@ -129,14 +162,10 @@ int run_compare(const CompareArgs& a) {
   for (const auto& [backend, bw] : bandwidths)
     std::cout << fmt::format("copy bandwidth {:<16} {:.1f} GB/s\n", backend, bw * 1e-9);
 
-  const auto info = ppkit::build_info();
   const auto json = ppkit::results_json(rows, o, info);
   if (!a.json_file.empty()) ppkit::write_text_file(a.json_file, json.dump(2) + "\n");
   if (!o.out_dir.empty()) {
-    fs::create_directories(o.out_dir);
-    ppkit::write_text_file(o.out_dir + "/results.json", json.dump(2) + "\n");
-    ppkit::write_text_file(o.out_dir + "/results.csv", ppkit::results_csv(rows));
-    ppkit::write_text_file(o.out_dir + "/summary.md", markdown_report(rows, info, o));
+    write_report(rows, "");
     if (!a.no_plots) make_plots(o.out_dir);
     std::cout << "report written to " << o.out_dir << "\n";
   }

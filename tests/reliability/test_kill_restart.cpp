@@ -11,13 +11,18 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <filesystem>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "harness/variant_test.hpp"
 #include "ppkit/core/checkpoint.hpp"
+#include "ppkit/core/registry.hpp"
+#include "ppkit/fdtd/fdtd_step.hpp"
 
 extern char** environ;
 
@@ -25,17 +30,24 @@ namespace {
 namespace fs = std::filesystem;
 using namespace ppkit;
 
-pid_t spawn(std::vector<std::string> args, const std::string& log) {
+// Starts the CLI with `args`, stdout and stderr to `log`, and the test's
+// environment plus `extra_environment` ("NAME=value" entries).
+pid_t spawn(std::vector<std::string> args, const std::string& log,
+            std::vector<std::string> extra_environment = {}) {
   args.insert(args.begin(), PPKIT_CLI_PATH);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (auto& e : extra_environment) envp.push_back(e.data());
+  for (char** e = environ; *e; ++e) envp.push_back(*e);
+  envp.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid = -1;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   return rc == 0 ? pid : -1;
 }
@@ -46,8 +58,9 @@ std::string read_text(const std::string& path) {
 }
 
 // Runs to completion; returns the exit status (and the log on failure).
-int run(const std::vector<std::string>& args, const std::string& log) {
-  const pid_t pid = spawn(args, log);
+int run(const std::vector<std::string>& args, const std::string& log,
+        const std::vector<std::string>& extra_environment = {}) {
+  const pid_t pid = spawn(args, log, extra_environment);
   if (pid < 0) return -1;
   int status = 0;
   waitpid(pid, &status, 0);
@@ -174,6 +187,58 @@ TEST_F(KillRestart, SphReachesTheUninterruptedFinalState) {
             0)
       << read_text(file("straight.log"));
   expect_same_state(file("restarted.h5"), file("straight.h5"), "sph");
+}
+
+// `ppkit compare --out` rewrites its report after every row: a run killed part
+// way leaves a complete results.json (never half a file) holding the rows it
+// measured, and a summary that says the run did not finish.
+TEST(KilledCompare, KeepsTheRowsItMeasured) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("ppkit_kill_compare_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::string out = (dir / "report").string();
+  fs::create_directories(dir);
+  std::string why;
+  ASSERT_TRUE(run_and_kill({"compare", "--quick", "--repeats", "2", "--workloads", "fem,sem,fdtd",
+                            "--out", out, "--no-plots"},
+                           out + "/summary.md", (dir / "compare.log").string(), why))
+      << why;
+  const auto json = nlohmann::json::parse(read_text(out + "/results.json"));  // whole file
+  ASSERT_TRUE(json.contains("rows"));
+  ASSERT_GE(json["rows"].size(), 1u);
+  for (const auto& row : json["rows"]) {
+    EXPECT_FALSE(row.value("variant", "").empty());
+    EXPECT_FALSE(row.value("status", "").empty());
+  }
+  const std::string summary = read_text(out + "/summary.md");
+  EXPECT_NE(summary.find("In progress"), std::string::npos) << summary;
+  fs::remove_all(dir);
+}
+
+// A machine without an OpenCL platform (the ICD loader finds no vendor file):
+// an explicit OpenCL variant is refused with the reason and exit status 2, and
+// `auto` still runs on another backend.
+TEST(MissingOpenClPlatform, ExplicitVariantIsRefusedAndAutoRunsElsewhere) {
+  const auto names = Registry<FdtdStep>::names();
+  if (std::find(names.begin(), names.end(), "opencl/plain") == names.end())
+    GTEST_SKIP() << "ppkit built without OpenCL";
+  const fs::path dir =
+      fs::temp_directory_path() / ("ppkit_no_opencl_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "vendors");  // an ICD directory with no vendor in it
+  const std::vector<std::string> no_platform = {"OCL_ICD_VENDORS=" + (dir / "vendors").string(),
+                                                "OPENCL_VENDOR_PATH=" + (dir / "vendors").string()};
+  const std::vector<std::string> cavity = {"fdtd", "cavity", "--cells", "8,8,8", "--steps", "20"};
+  auto with = [&](std::string variant) {
+    auto a = cavity;
+    a.insert(a.end(), {"--variant", variant});
+    return a;
+  };
+  const std::string refused = (dir / "refused.log").string();
+  EXPECT_EQ(run(with("opencl/plain"), refused, no_platform), 2) << read_text(refused);
+  EXPECT_NE(read_text(refused).find("no OpenCL platform"), std::string::npos) << read_text(refused);
+  const std::string fallback = (dir / "auto.log").string();
+  EXPECT_EQ(run(with("auto"), fallback, no_platform), 0) << read_text(fallback);
+  fs::remove_all(dir);
 }
 
 }  // namespace

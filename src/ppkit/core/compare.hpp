@@ -57,6 +57,9 @@ class CompareContext {
   // with the backend's StreamCopy variant; NaN when the backend has none.
   double bandwidth(const std::string& backend);
   std::function<void(const std::string&)> on_progress = [](const std::string&) {};
+  // Called with every row as soon as it is measured (before the case's
+  // speedups are known), so a report can grow while a long run goes on.
+  std::function<void(const CompareRow&)> on_row = [](const CompareRow&) {};
   bool variant_selected(const std::string& name) const;
 
  private:
@@ -200,6 +203,7 @@ std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const Case
     if (!a.available) {
       row.status = "SKIP";
       row.message = a.reason;
+      ctx.on_row(row);
       rows.push_back(row);
       continue;
     }
@@ -218,6 +222,7 @@ std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const Case
       row.status = "ERROR";
       row.message = e.what();
     }
+    ctx.on_row(row);
     rows.push_back(row);
   }
   compute_speedups(rows, model.baseline_strategy);

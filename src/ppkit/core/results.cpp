@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <set>
 
@@ -270,10 +271,19 @@ MergedResults merge_results(const std::vector<std::pair<std::string, nlohmann::j
 }
 
 void write_text_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw Error("cannot open '" + path + "' for writing", "a writable path");
-  f << text;
-  if (!f) throw Error("writing '" + path + "' failed (disk full?)");
+  // Written beside the target and renamed over it, so a reader (or a run
+  // killed while writing) sees the old or the new file, never half of one.
+  const std::string temporary = path + ".part";
+  {
+    std::ofstream f(temporary, std::ios::binary);
+    if (!f) throw Error("cannot open '" + temporary + "' for writing", "a writable path");
+    f << text;
+    f.close();
+    if (!f) throw Error("writing '" + temporary + "' failed (disk full?)");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
+    throw Error("cannot rename '" + temporary + "' to '" + path + "'",
+                "a writable directory without a directory of that name");
 }
 
 }  // namespace ppkit
