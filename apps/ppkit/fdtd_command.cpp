@@ -73,12 +73,8 @@ FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
                   "checkpointed runs of problems with materials, CPML, point sources and probes; "
                   "run this problem without --checkpoint/--restart");
   }
-  const auto& variant =
-      Registry<FdtdStep>::find(checkpointed ? stepper_variant_name(o.variant) : o.variant);
-  const Availability a = variant.availability();
-  if (!a.available)
-    throw Error("variant '" + variant.name + "' cannot run here: " + a.reason,
-                Registry<FdtdStep>::joined_names());
+  const auto& variant = Registry<FdtdStep>::find_available(
+      checkpointed ? stepper_variant_name(o.variant) : o.variant);
   const auto& g = p.grid;
   std::cout << fmt::format(
       "grid {}x{}x{} cells of {:.4g} x {:.4g} x {:.4g} m, dt {:.4g} s (Courant {:.3f}), {} steps, "

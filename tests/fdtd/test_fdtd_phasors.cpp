@@ -160,22 +160,35 @@ FdtdStep::Problem periodic_problem(unsigned seed) {
   return p;
 }
 
-class PeriodicStepTest : public ppkit::testing::VariantTest<FdtdStep> {};
+class PeriodicStepTest : public ppkit::testing::VariantTest<FdtdStep> {
+ protected:
+  // Variants with one fused H+E launch refuse periodic axes at prepare time
+  // (step_features.hpp): true after checking that refusal.
+  bool refuses_periodic(const FdtdStep::Problem& problem) {
+    if (step_variant_supports(GetParam(), StepFeature::periodic)) return false;
+    EXPECT_THROW(variant().prepare(problem), ppkit::Error);
+    return true;
+  }
+  // Runs the problem `runs` times (a run starts from the initial fields) and
+  // checks fields and probes against the serial reference.
+  FdtdStep::Result run_and_compare(const FdtdStep::Problem& problem,
+                                   const FdtdStep::Result& reference, int runs = 1) {
+    auto run = variant().prepare(problem);
+    for (int r = 0; r < runs; ++r) run->run();
+    auto result = run->result();
+    EXPECT_LT(fields_relative_error(result.fields, reference.fields), 2e-5);
+    EXPECT_LT(ppkit::testing::relative_l2_error(result.probe_values, reference.probe_values), 2e-5);
+    return result;
+  }
+};
+constexpr const char* refusal_checked =
+    " refuses periodic boundaries at prepare time (fused H+E launch); the refusal was checked";
 
 TEST_P(PeriodicStepTest, PeriodicColumnWithPhasorsMatchesSerialReference) {
   const auto problem = periodic_problem(ppkit::testing::test_seed());
-  if (!step_variant_supports(GetParam(), StepFeature::periodic)) {
-    EXPECT_THROW(variant().prepare(problem), ppkit::Error);
-    GTEST_SKIP() << GetParam() << " refuses periodic boundaries at prepare time (fused H+E "
-                 << "launch, step_features.hpp); the refusal was checked";
-  }
+  if (refuses_periodic(problem)) GTEST_SKIP() << GetParam() << refusal_checked;
   const auto reference = reference_step(problem);
-  auto run = variant().prepare(problem);
-  run->run();
-  run->run();
-  const auto result = run->result();
-  EXPECT_LT(fields_relative_error(result.fields, reference.fields), 2e-5);
-  EXPECT_LT(ppkit::testing::relative_l2_error(result.probe_values, reference.probe_values), 2e-5);
+  const auto result = run_and_compare(problem, reference, 2);
   EXPECT_LT(phasors_relative_error(result.phasors, reference.phasors), 2e-5);
   ASSERT_EQ(result.energy.size(), reference.energy.size());
   for (std::size_t n = 0; n < result.energy.size(); ++n)
@@ -192,11 +205,7 @@ TEST_P(PeriodicStepTest, PhasorsWithoutPeriodicAxesMatchSerialReference) {
   problem.sources[0].j = 3;
   problem.sources[1].j = 2;
   const auto reference = reference_step(problem);
-  auto run = variant().prepare(problem);
-  run->run();
-  const auto result = run->result();
-  EXPECT_LT(fields_relative_error(result.fields, reference.fields), 2e-5);
-  EXPECT_LT(ppkit::testing::relative_l2_error(result.probe_values, reference.probe_values), 2e-5);
+  const auto result = run_and_compare(problem, reference);
   EXPECT_LT(phasors_relative_error(result.phasors, reference.phasors), 2e-5);
 }
 
@@ -222,17 +231,8 @@ TEST_P(PeriodicStepTest, ThinPeriodicColumnMatchesSerialReference) {
   probe.component = Component::ex;
   probe.i = 1, probe.j = 1, probe.k = 3 + rng() % 24;
   problem.probes.push_back(probe);
-  if (!step_variant_supports(GetParam(), StepFeature::periodic)) {
-    EXPECT_THROW(variant().prepare(problem), ppkit::Error);
-    GTEST_SKIP() << GetParam() << " refuses periodic boundaries at prepare time; the refusal "
-                 << "was checked";
-  }
-  const auto reference = reference_step(problem);
-  auto run = variant().prepare(problem);
-  run->run();
-  const auto result = run->result();
-  EXPECT_LT(fields_relative_error(result.fields, reference.fields), 2e-5);
-  EXPECT_LT(ppkit::testing::relative_l2_error(result.probe_values, reference.probe_values), 2e-5);
+  if (refuses_periodic(problem)) GTEST_SKIP() << GetParam() << refusal_checked;
+  run_and_compare(problem, reference_step(problem));
 }
 
 PPKIT_INSTANTIATE_VARIANT_TESTS(PeriodicStepTest, FdtdStep);

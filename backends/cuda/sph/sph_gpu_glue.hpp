@@ -181,13 +181,7 @@ class GpuSolver final : public Solver {
         flags_(2),
         policy_(problem.reorder) {
     require(problem.steps >= 0, "steps = " + std::to_string(problem.steps), ">= 0");
-    const auto& p = problem.params;
-    for (int a = 0; a < 3; ++a) {
-      domain_.lo[a] = float(p.domain.lo[a]);
-      domain_.hi[a] = float(p.domain.hi[a]);
-      domain_.length[a] = float(p.domain.hi[a] - p.domain.lo[a]);
-      domain_.periodic[a] = p.domain.periodic[a];
-    }
+    domain_ = domain_box(problem.params.domain);
     restore(problem.particles, 0, 0);
     copy(initial_, state_);
   }

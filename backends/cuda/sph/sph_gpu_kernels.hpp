@@ -48,11 +48,6 @@ struct RhsBuffers {
   float* visc;
 };
 
-struct DomainBox {
-  float lo[3], hi[3], length[3];
-  int periodic[3];
-};
-
 // Bytes of temporary storage the exclusive scan over cells + 2 entries needs.
 template <class Vendor>
 std::size_t scan_temp_bytes(long long cells);

@@ -108,9 +108,22 @@ class Registry {
                 "auto, " + joined_names());
   }
 
-  static std::string joined_names() {
+  // As find(), and the variant must be able to run here: otherwise the error
+  // gives its reason and lists the variants that can.
+  static const Variant<Op>& find_available(const std::string& name) {
+    const Variant<Op>& v = find(name);
+    const Availability a = v.availability();
+    if (!a.available)
+      throw Error("variant '" + v.name + "' cannot run here: " + a.reason,
+                  "auto, " + joined_names(true));
+    return v;
+  }
+
+  // The registered names, or only those of variants available here.
+  static std::string joined_names(bool available_only = false) {
     std::string out;
-    for (const auto& v : all()) out += (out.empty() ? "" : ", ") + v.name;
+    for (const auto& v : all())
+      if (!available_only || v.availability().available) out += (out.empty() ? "" : ", ") + v.name;
     return out;
   }
 

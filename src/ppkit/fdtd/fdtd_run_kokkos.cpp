@@ -226,9 +226,7 @@ std::string stepper_variant_name(const std::string& variant) {
 
 std::unique_ptr<Stepper> make_stepper(const std::string& variant,
                                       const FdtdStep::Problem& problem) {
-  const auto& v = Registry<FdtdStep>::find(stepper_variant_name(variant));
-  const Availability a = v.availability();
-  require(a.available, "variant '" + v.name + "' cannot run here: " + a.reason);
+  const auto& v = Registry<FdtdStep>::find_available(stepper_variant_name(variant));
   memory::check_fits<FdtdStep>(v.name, v.backend, problem);
   std::unique_ptr<Stepper> stepper;
   for_each_kokkos_space([&](auto space) {

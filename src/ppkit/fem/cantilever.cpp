@@ -28,11 +28,7 @@ CantileverResult solve_cantilever(const CantileverSpec& spec) {
   out.problem = make_assembly_problem(make_box_mesh(box), material);
   const auto& mesh = out.problem.mesh;
 
-  const auto& variant = Registry<FemAssemble>::find(spec.variant);
-  const Availability a = variant.availability();
-  if (!a.available)
-    throw Error("variant '" + variant.name + "' cannot run here: " + a.reason,
-                "an available variant");
+  const auto& variant = Registry<FemAssemble>::find_available(spec.variant);
   out.variant = variant.name;
   auto run = variant.prepare(out.problem);
   auto start = std::chrono::steady_clock::now();

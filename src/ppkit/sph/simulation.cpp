@@ -99,10 +99,7 @@ void write_vtk(const std::string& path, const Parameters& p, const Particles& s)
 
 std::unique_ptr<Solver> make_solver(const std::string& variant, const Case& c,
                                     ReorderPolicy reorder) {
-  const auto& v = Registry<Step>::find(variant);
-  const Availability a = v.availability();
-  require(a.available, "variant '" + v.name + "' cannot run here: " + a.reason,
-          "auto, " + Registry<Step>::joined_names());
+  const auto& v = Registry<Step>::find_available(variant);
   Step::Problem problem{c.params, c.particles, 0, reorder};
   auto run = v.prepare(problem);
   auto* solver = dynamic_cast<Solver*>(run.get());

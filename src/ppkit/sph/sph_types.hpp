@@ -22,6 +22,22 @@ struct Domain {
   bool periodic[3] = {false, false, false};
 };
 
+// The domain as the kernels use it (fp32 bounds and lengths, int flags).
+struct DomainBox {
+  float lo[3], hi[3], length[3];
+  int periodic[3];
+};
+inline DomainBox domain_box(const Domain& d) {
+  DomainBox b{};
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = float(d.lo[a]);
+    b.hi[a] = float(d.hi[a]);
+    b.length[a] = float(d.hi[a] - d.lo[a]);
+    b.periodic[a] = d.periodic[a];
+  }
+  return b;
+}
+
 // Physical and numerical parameters (Monaghan 1994/2005 WCSPH, the notation of
 // the SPHERIC test-2 literature: Crespo et al. 2015, DualSPHysics).
 struct Parameters {

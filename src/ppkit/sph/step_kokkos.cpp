@@ -34,12 +34,6 @@ KOKKOS_INLINE_FUNCTION float wrap(float x, float lo, float length, int periodic)
   return x;
 }
 
-struct DomainBox {
-  float lo[3], hi[3];
-  float length[3];
-  int periodic[3];
-};
-
 template <class Mem>
 struct Predictor {
   float dt;
@@ -172,13 +166,7 @@ class KokkosSolver final : public Solver {
     require(problem.steps >= 0, "steps = " + std::to_string(problem.steps), ">= 0");
     require(problem.reorder.every >= 0, "reorder interval " + std::to_string(problem.reorder.every),
             "0 (never) or a positive number of steps");
-    const auto& p = problem.params;
-    for (int a = 0; a < 3; ++a) {
-      domain_.lo[a] = float(p.domain.lo[a]);
-      domain_.hi[a] = float(p.domain.hi[a]);
-      domain_.length[a] = float(p.domain.hi[a] - p.domain.lo[a]);
-      domain_.periodic[a] = p.domain.periodic[a];
-    }
+    domain_ = domain_box(problem.params.domain);
     restore(problem.particles, 0.0, 0);
     copy(initial_state_, state_);
   }
