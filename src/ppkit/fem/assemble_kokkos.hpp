@@ -261,6 +261,39 @@ KOKKOS_INLINE_FUNCTION void load_coordinates(const Member& team, const DeviceAss
                        [&](const int m) { x(m) = d.coordinates(24 * e + m); });
 }
 
+// A team strategy (b)-(d): one 32-lane team per element of a colour, running
+// Kernel<Space, LaneMap> (a functor over team members with `first` and
+// scratch_bytes()) with its team scratch.
+template <template <class, class> class Kernel, class Space, class LaneMap>
+class TeamPerElementRun final : public KokkosAssemblyRun<Space> {
+ public:
+  TeamPerElementRun(const AssemblyProblem& p, const char* label)
+      : KokkosAssemblyRun<Space>(p, lane_block_order<LaneMap>()), label_(label) {}
+
+ private:
+  void assemble_colour(std::int64_t first, std::int64_t count) override {
+    using K = Kernel<Space, LaneMap>;
+    Kokkos::TeamPolicy<Space> policy(count, 1, 32);
+    Kokkos::parallel_for(label_, policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes())),
+                         K{this->d_, first});
+  }
+  const char* label_;
+};
+
+// Registers kokkos-<space>/<prefix>-<LaneMap::label> for every enabled space.
+template <template <class, class> class Kernel, class LaneMap>
+void register_team_per_element(const char* prefix, const char* label, int preference) {
+  for_each_kokkos_space([=](auto space) {
+    using Exec = typename decltype(space)::execution_space;
+    auto v =
+        kokkos_variant<FemAssemble>(space, std::string(prefix) + "-" + LaneMap::label, preference);
+    v.prepare = [label](const AssemblyProblem& p) {
+      return std::make_unique<TeamPerElementRun<Kernel, Exec, LaneMap>>(p, label);
+    };
+    Registry<FemAssemble>::add(std::move(v));
+  });
+}
+
 // Per-strategy registration (assemble_kokkos_<strategy>.cpp).
 void register_thread_per_element();
 void register_team_gauss_loop();

@@ -56,39 +56,11 @@ struct PpniTeamKernel {
   }
 };
 
-template <class Space, class LaneMap>
-class PpniTeamRun final : public KokkosAssemblyRun<Space> {
- public:
-  explicit PpniTeamRun(const AssemblyProblem& p)
-      : KokkosAssemblyRun<Space>(p, lane_block_order<LaneMap>()) {}
-
- private:
-  void assemble_colour(std::int64_t first, std::int64_t count) override {
-    using Kernel = PpniTeamKernel<Space, LaneMap>;
-    Kokkos::TeamPolicy<Space> policy(count, 1, 32);
-    Kokkos::parallel_for("fem ppni",
-                         policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
-                         Kernel{this->d_, first});
-  }
-};
-
-template <class LaneMap>
-void register_one(int preference) {
-  for_each_kokkos_space([preference](auto space) {
-    using Exec = typename decltype(space)::execution_space;
-    auto v = kokkos_variant<FemAssemble>(space, std::string("ppni-") + LaneMap::label, preference);
-    v.prepare = [](const AssemblyProblem& p) {
-      return std::make_unique<PpniTeamRun<Exec, LaneMap>>(p);
-    };
-    Registry<FemAssemble>::add(std::move(v));
-  });
-}
-
 }  // namespace
 
 void register_ppni() {
-  register_one<FourThreadsPerRow>(40);
-  register_one<EightThreadsPerRow>(41);
+  register_team_per_element<PpniTeamKernel, FourThreadsPerRow>("ppni", "fem ppni", 40);
+  register_team_per_element<PpniTeamKernel, EightThreadsPerRow>("ppni", "fem ppni", 41);
 }
 
 }  // namespace ppkit::fem::kokkos_assembly

@@ -54,39 +54,13 @@ struct GaussLoopTeamKernel {
   }
 };
 
-template <class Space, class LaneMap>
-class GaussLoopTeamRun final : public KokkosAssemblyRun<Space> {
- public:
-  explicit GaussLoopTeamRun(const AssemblyProblem& p)
-      : KokkosAssemblyRun<Space>(p, lane_block_order<LaneMap>()) {}
-
- private:
-  void assemble_colour(std::int64_t first, std::int64_t count) override {
-    using Kernel = GaussLoopTeamKernel<Space, LaneMap>;
-    Kokkos::TeamPolicy<Space> policy(count, 1, 32);
-    Kokkos::parallel_for("fem team-gauss-loop",
-                         policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())),
-                         Kernel{this->d_, first});
-  }
-};
-
-template <class LaneMap>
-void register_one(int preference) {
-  for_each_kokkos_space([preference](auto space) {
-    using Exec = typename decltype(space)::execution_space;
-    auto v = kokkos_variant<FemAssemble>(space, std::string("team-") + LaneMap::label, preference);
-    v.prepare = [](const AssemblyProblem& p) {
-      return std::make_unique<GaussLoopTeamRun<Exec, LaneMap>>(p);
-    };
-    Registry<FemAssemble>::add(std::move(v));
-  });
-}
-
 }  // namespace
 
 void register_team_gauss_loop() {
-  register_one<FourThreadsPerRow>(30);
-  register_one<EightThreadsPerRow>(31);
+  register_team_per_element<GaussLoopTeamKernel, FourThreadsPerRow>("team", "fem team-gauss-loop",
+                                                                    30);
+  register_team_per_element<GaussLoopTeamKernel, EightThreadsPerRow>("team", "fem team-gauss-loop",
+                                                                     31);
 }
 
 }  // namespace ppkit::fem::kokkos_assembly
