@@ -185,7 +185,7 @@ void run_nekbone_mpi(const MpiArgs& a) {
         "inner products\n\n",
         a.order, a.deform, a.equation, a.geometry, a.tol, a.repeats);
     std::cout << fmt::format(
-        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11}{:>11}{:>10}{:>9}{:>7}{:>13}{:>12}"
+        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11}{:>11}{:>10}{:>9}{:>7}{:>13}{:>14}"
         "{:>10}  {}\n",
         "study", "ranks", "elements", "nodes", "iters", "residual", "max error", "time s",
         "GFLOP/s", "eff.", "exchange ms", "allreduce ms", "MB sent", "exchange");
@@ -202,7 +202,7 @@ void run_nekbone_mpi(const MpiArgs& a) {
     const std::string elements =
         fmt::format("{}x{}x{}", row.elements[0], row.elements[1], row.elements[2]);
     std::cout << fmt::format(
-        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>13.3f}{:>12.3f}"
+        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>13.3f}{:>14.3f}"
         "{:>10.2f}  {}\n",
         a.scaling == "none" ? "-" : a.scaling, row.ranks, elements, row.nodes, row.iterations,
         row.residual, row.error, row.seconds, row.gflops,
