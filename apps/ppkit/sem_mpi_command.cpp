@@ -16,6 +16,7 @@
 #include "ppkit/core/results.hpp"
 #include "ppkit/sem/box_mesh.hpp"
 #include "ppkit/sem/nekbone.hpp"
+#include "ppkit/sem/slab_partition.hpp"
 #if defined(PPKIT_HAVE_MPI)
 #include "ppkit/fdtd/mpi_runtime.hpp"
 #include "ppkit/sem/nekbone_mpi.hpp"
@@ -160,6 +161,9 @@ void run_nekbone_mpi(const MpiArgs& a) {
     if (r > world)
       throw Error("--ranks " + std::to_string(r) + " but mpirun started " + std::to_string(world),
                   "rank counts <= the number of MPI ranks (mpirun -np)");
+  // At least one element column per rank (weak scaling gives each rank EX).
+  if (a.scaling != "weak")
+    (void)slab_columns(spec_of(a).ex, *std::max_element(counts.begin(), counts.end()));
 
   char mine[160] = {};
   std::snprintf(mine, sizeof mine, "%s", runtime.device_name().c_str());
