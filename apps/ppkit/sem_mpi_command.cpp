@@ -37,6 +37,7 @@ struct MpiArgs {
   double tol = 1e-8;
   std::string geometry = "stored";
   std::string exchange = "auto";
+  std::string overlap = "on";
   int repeats = 3;
   std::string scaling = "none";
   std::vector<int> ranks;
@@ -73,6 +74,8 @@ void validate(const MpiArgs& a) {
   if (a.geometry != "stored" && a.geometry != "trilinear")
     throw Error("--geometry " + a.geometry, "stored or trilinear");
   if (a.repeats < 1) throw Error("--repeats must be at least 1", ">= 1");
+  if (a.overlap != "on" && a.overlap != "off" && a.overlap != "both")
+    throw Error("--overlap " + a.overlap, "on, off or both");
   if (a.scaling != "none" && a.scaling != "strong" && a.scaling != "weak")
     throw Error("--scaling " + a.scaling, "none, strong or weak");
   for (int r : a.ranks)
@@ -85,6 +88,7 @@ struct Row {
   std::array<int, 3> elements{};
   std::int64_t nodes = 0;  // unique global nodes
   std::string path;
+  bool overlap = false;
   int iterations = 0;
   double initial = 0, residual = 0, error = 0;
   double seconds = 0, gflops = 0, exchange_s = 0, reduction_s = 0, exchange_mb = 0;
@@ -93,13 +97,14 @@ struct Row {
 
 // One configuration on the first `ranks` ranks of the world (the row is
 // meaningful on world rank 0): median of the repeats by the slowest rank's time.
-Row run_one(const MpiArgs& a, int ranks, bool weak) {
+Row run_one(const MpiArgs& a, int ranks, bool weak, bool overlap) {
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Comm comm;
   MPI_Comm_split(MPI_COMM_WORLD, world_rank < ranks ? 0 : MPI_UNDEFINED, world_rank, &comm);
   Row row;
   row.ranks = ranks;
+  row.overlap = overlap;
   BoxMeshSpec spec = spec_of(a);
   if (weak) spec.ex *= ranks;
   row.elements = {spec.ex, spec.ey, spec.ez};
@@ -109,6 +114,7 @@ Row run_one(const MpiArgs& a, int ranks, bool weak) {
     NekboneMpiOptions options;
     options.recompute_trilinear = a.geometry == "trilinear";
     options.exchange = fdtd::parse_halo_path(a.exchange);
+    options.overlap = overlap;
     NekboneMpiSolver solver(mesh, settings_of(a), comm, options);
     row.path = solver.exchange_path();
     struct Timed {
@@ -190,53 +196,62 @@ void run_nekbone_mpi(const MpiArgs& a) {
         a.order, a.deform, a.equation, a.geometry, a.tol, a.repeats);
     std::cout << fmt::format(
         "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11}{:>11}{:>10}{:>9}{:>7}{:>13}{:>14}"
-        "{:>10}  {}\n",
+        "{:>10}  {:<12}{}\n",
         "study", "ranks", "elements", "nodes", "iters", "residual", "max error", "time s",
-        "GFLOP/s", "eff.", "exchange ms", "allreduce ms", "MB sent", "exchange");
+        "GFLOP/s", "eff.", "exchange ms", "allreduce ms", "MB sent", "exchange", "overlap");
   }
   double one_rank_rate = 0;
-  for (int ranks : counts) {
-    Row row = run_one(a, ranks, a.scaling == "weak");
-    if (rank != 0) continue;
-    if (ranks == 1) one_rank_rate = row.gflops;
-    // Strong and weak alike: the flop rate of R ranks over R times that of one
-    // (weak scaling does R times the work per iteration; iteration counts may differ).
-    if (a.scaling != "none" && one_rank_rate > 0)
-      row.efficiency = row.gflops / (double(ranks) * one_rank_rate);
-    const std::string elements =
-        fmt::format("{}x{}x{}", row.elements[0], row.elements[1], row.elements[2]);
-    std::cout << fmt::format(
-        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>13.3f}{:>14.3f}"
-        "{:>10.2f}  {}\n",
-        a.scaling == "none" ? "-" : a.scaling, row.ranks, elements, row.nodes, row.iterations,
-        row.residual, row.error, row.seconds, row.gflops,
-        row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
-        1e3 * row.exchange_s, 1e3 * row.reduction_s, row.exchange_mb, row.path);
-    std::cout.flush();
-    nlohmann::json r;
-    r["study"] = a.scaling;
-    r["ranks"] = row.ranks;
-    r["elements"] = row.elements;
-    r["order"] = a.order;
-    r["global_nodes"] = row.nodes;
-    r["iterations"] = row.iterations;
-    r["initial_residual"] = row.initial;
-    r["final_residual"] = row.residual;
-    r["max_error"] = row.error;
-    r["seconds"] = row.seconds;
-    r["gflops"] = row.gflops;
-    r["parallel_efficiency"] =
-        row.efficiency < 0 ? nlohmann::json() : nlohmann::json(row.efficiency);
-    r["exchange_seconds_max"] = row.exchange_s;
-    r["allreduce_seconds_max"] = row.reduction_s;
-    r["exchange_mb_sent_rank0"] = row.exchange_mb;
-    r["exchange_path"] = row.path;
-    r["geometry"] = a.geometry;
-    r["equation"] = a.equation;
-    r["deformation"] = a.deform;
-    r["tolerance"] = a.tol;
-    j["runs"].push_back(r);
-  }
+  std::vector<bool> overlaps;
+  if (a.overlap != "off") overlaps.push_back(true);
+  if (a.overlap != "on") overlaps.push_back(false);
+  for (int ranks : counts)
+    // One rank exchanges nothing: overlap on and off are the same run.
+    for (bool overlap : ranks == 1 ? std::vector<bool>{false} : overlaps) {
+      Row row = run_one(a, ranks, a.scaling == "weak", overlap);
+      if (rank != 0) continue;
+      if (ranks == 1) one_rank_rate = row.gflops;
+      // Strong and weak alike: the flop rate of R ranks over R times that of one
+      // (weak scaling does R times the work per iteration; iteration counts may differ).
+      if (a.scaling != "none" && one_rank_rate > 0)
+        row.efficiency = row.gflops / (double(ranks) * one_rank_rate);
+      const std::string elements =
+          fmt::format("{}x{}x{}", row.elements[0], row.elements[1], row.elements[2]);
+      std::cout << fmt::format(
+          "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>13.3f}{:>14.3f}"
+          "{:>10.2f}  {:<12}{}\n",
+          a.scaling == "none" ? "-" : a.scaling, row.ranks, elements, row.nodes, row.iterations,
+          row.residual, row.error, row.seconds, row.gflops,
+          row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
+          1e3 * row.exchange_s, 1e3 * row.reduction_s, row.exchange_mb, row.path,
+          ranks == 1    ? "-"
+          : row.overlap ? "on"
+                        : "off");
+      std::cout.flush();
+      nlohmann::json r;
+      r["study"] = a.scaling;
+      r["ranks"] = row.ranks;
+      r["elements"] = row.elements;
+      r["order"] = a.order;
+      r["global_nodes"] = row.nodes;
+      r["iterations"] = row.iterations;
+      r["initial_residual"] = row.initial;
+      r["final_residual"] = row.residual;
+      r["max_error"] = row.error;
+      r["seconds"] = row.seconds;
+      r["gflops"] = row.gflops;
+      r["parallel_efficiency"] =
+          row.efficiency < 0 ? nlohmann::json() : nlohmann::json(row.efficiency);
+      r["exchange_seconds_max"] = row.exchange_s;
+      r["allreduce_seconds_max"] = row.reduction_s;
+      r["exchange_mb_sent_rank0"] = row.exchange_mb;
+      r["exchange_path"] = row.path;
+      r["overlap"] = ranks == 1 ? nlohmann::json() : nlohmann::json(row.overlap);
+      r["geometry"] = a.geometry;
+      r["equation"] = a.equation;
+      r["deformation"] = a.deform;
+      r["tolerance"] = a.tol;
+      j["runs"].push_back(r);
+    }
   if (rank == 0 && !a.json_path.empty()) {
     write_text_file(a.json_path, j.dump(2) + "\n");
     std::cout << "results written to " << a.json_path << "\n";
@@ -270,6 +285,10 @@ void add_sem_mpi_command(CLI::App& app) {
   cmd->add_option("--exchange", a->exchange,
                   "Interface planes: auto (direct when MPI reports CUDA-aware support), direct "
                   "or staged (pinned host buffers)")
+      ->capture_default_str();
+  cmd->add_option("--overlap", a->overlap,
+                  "Post the interface planes before the rank's own dssum and run it while they "
+                  "travel: on, off or both")
       ->capture_default_str();
   cmd->add_option("--repeats", a->repeats, "Timed solves (median reported)")->capture_default_str();
   cmd->add_option("--scaling", a->scaling,

@@ -36,14 +36,25 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// buffer(m) = u at face node m (every local copy holds the rank's sum after dssum).
+// buffer(m) = the rank's sum at face node m: read from one copy after the
+// rank's dssum, or (sum_copies, before it) summed over the copies in the order
+// the dssum kernel uses, so both give the same number bitwise.
 void pack_face(const GatherScatterPlan<Mem>& plan, const IndexView& face, const View& u,
-               const View& buffer) {
+               const View& buffer, bool sum_copies) {
   const auto offsets = plan.offsets;
   const auto locals = plan.locals;
   Kokkos::parallel_for(
       "ppkit::sem::gs_pack", Kokkos::RangePolicy<Exec>(0, face.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t m) { buffer(m) = u(locals(offsets(face(m)))); });
+      KOKKOS_LAMBDA(const std::int64_t m) {
+        const std::int64_t g = face(m);
+        if (!sum_copies) {
+          buffer(m) = u(locals(offsets(g)));
+          return;
+        }
+        double sum = 0;
+        for (std::int64_t a = offsets(g); a < offsets(g + 1); ++a) sum += u(locals(a));
+        buffer(m) = sum;
+      });
 }
 // Every local copy of face node m gets the neighbour's partial sum added.
 void add_face(const GatherScatterPlan<Mem>& plan, const IndexView& face, const View& buffer,
@@ -73,7 +84,7 @@ struct Face {
 struct NekboneMpiSolver::Impl {
   MPI_Comm comm;
   int rank = 0, ranks = 1;
-  bool direct = true;
+  bool direct = true, overlap = true;
   std::string path_name = "-";
   SlabPartition part;
   NekboneProblem problem;
@@ -89,12 +100,32 @@ struct NekboneMpiSolver::Impl {
 
   Impl(const BoxMesh& m, const NekboneSettings& s, MPI_Comm c, const NekboneMpiOptions& o);
 
-  // u <- Q Q^T u over the whole box: the rank's own sum, then the interface planes.
+  // u <- Q Q^T u over the whole box: the rank's own sum and the interface
+  // planes' exchange, one after the other or (overlap) with the rank's dssum
+  // running while the planes travel.
   void dssum_all(const View& u) {
-    dssum<Exec>(plan, u);
-    exchange(u);
+    if (ranks == 1) {
+      dssum<Exec>(plan, u);
+      return;
+    }
+    if (!overlap) {
+      dssum<Exec>(plan, u);
+      Exec().fence();  // the rank's own sums are complete
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    post_planes(u, overlap);
+    exchange_seconds += seconds_since(t0);
+    if (overlap) dssum<Exec>(plan, u);  // asynchronous on a GPU
+    const auto t1 = std::chrono::steady_clock::now();
+    finish_planes(u);
+    exchange_seconds += seconds_since(t1);
   }
-  void exchange(const View& u);
+  // Packs (and stages) the face planes and posts the messages.
+  void post_planes(const View& u, bool sum_copies);
+  // Waits for the planes and adds the neighbours' sums to every copy.
+  void finish_planes(const View& u);
+  MPI_Request requests[4];
+  int pending = 0;
   // Weighted inner product over owned nodes, summed over the ranks.
   double dot(const View& a, const View& c) {
     const double mine = weighted_dot<Exec>(a, weight, c);
@@ -122,6 +153,7 @@ NekboneMpiSolver::Impl::Impl(const BoxMesh& m, const NekboneSettings& s, MPI_Com
       nekbone_cost(problem, o.recompute_trilinear ? GeometryCost::recompute : GeometryCost::stored)
           .flops_per_iteration;
 
+  overlap = o.overlap;
   switch (o.exchange) {
     case fdtd::HaloPath::automatic:
       direct = vectors_in_host_memory || fdtd::mpi_reports_cuda_aware();
@@ -192,20 +224,16 @@ NekboneMpiSolver::Impl::Impl(const BoxMesh& m, const NekboneSettings& s, MPI_Com
   Exec().fence();
 }
 
-void NekboneMpiSolver::Impl::exchange(const View& u) {
-  if (ranks == 1) return;
-  Exec().fence();  // the rank's own sums are complete
-  const auto t0 = std::chrono::steady_clock::now();
+void NekboneMpiSolver::Impl::post_planes(const View& u, bool sum_copies) {
   for (Face& f : faces)
-    if (f.neighbour != MPI_PROC_NULL) pack_face(plan, f.nodes, u, f.send);
+    if (f.neighbour != MPI_PROC_NULL) pack_face(plan, f.nodes, u, f.send, sum_copies);
   if (direct) {
     Exec().fence();
   } else {
     for (Face& f : faces)
       if (f.neighbour != MPI_PROC_NULL) Kokkos::deep_copy(f.send_host, f.send);
   }
-  MPI_Request requests[4];
-  int pending = 0;
+  pending = 0;
   for (Face& f : faces) {
     if (f.neighbour == MPI_PROC_NULL) continue;
     double* into = direct ? f.receive.data() : f.receive_host.data();
@@ -219,14 +247,17 @@ void NekboneMpiSolver::Impl::exchange(const View& u) {
               &requests[pending++]);
     exchange_bytes += 8.0 * double(f.send.extent(0));
   }
+}
+
+void NekboneMpiSolver::Impl::finish_planes(const View& u) {
   MPI_Waitall(pending, requests, MPI_STATUSES_IGNORE);
+  pending = 0;
   for (Face& f : faces) {
     if (f.neighbour == MPI_PROC_NULL) continue;
     if (!direct) Kokkos::deep_copy(f.receive, f.receive_host);
-    add_face(plan, f.nodes, f.receive, u);
+    add_face(plan, f.nodes, f.receive, u);  // after the rank's dssum (stream order)
   }
   Exec().fence();
-  exchange_seconds += seconds_since(t0);
 }
 
 NekboneMpiSolver::NekboneMpiSolver(const BoxMesh& mesh, const NekboneSettings& settings,
