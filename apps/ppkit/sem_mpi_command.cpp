@@ -70,7 +70,7 @@ NekboneSettings settings_of(const MpiArgs& a) {
 
 void validate(const MpiArgs& a) {
   (void)spec_of(a);
-  (void)parse_equation(a.equation);
+  (void)settings_of(a);  // the equation name
   if (a.geometry != "stored" && a.geometry != "trilinear")
     throw Error("--geometry " + a.geometry, "stored or trilinear");
   if (a.repeats < 1) throw Error("--repeats must be at least 1", ">= 1");
