@@ -1,0 +1,47 @@
+#pragma once
+// Vector kernels of the Nekbone CG loop (Nekbone's cg.f), shared by the
+// single-process Kokkos variants (nekbone_kokkos.cpp) and the MPI solver
+// (nekbone_mpi.cpp). Free functions: device lambdas may not live in private
+// member functions.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+namespace ppkit::sem {
+
+template <class Exec>
+using DeviceVector = Kokkos::View<double*, typename Exec::memory_space>;
+
+// y = a y + b x
+template <class Exec>
+void axpby(const DeviceVector<Exec>& y, double a, const DeviceVector<Exec>& x, double b) {
+  Kokkos::parallel_for(
+      "ppkit::sem::axpby", Kokkos::RangePolicy<Exec>(0, y.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l) { y(l) = a * y(l) + b * x(l); });
+}
+// y = y * m (the Dirichlet mask)
+template <class Exec>
+void multiply(const DeviceVector<Exec>& y, const DeviceVector<Exec>& m) {
+  Kokkos::parallel_for(
+      "ppkit::sem::mask", Kokkos::RangePolicy<Exec>(0, y.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l) { y(l) *= m(l); });
+}
+// z = d * r (Jacobi)
+template <class Exec>
+void multiply_into(const DeviceVector<Exec>& z, const DeviceVector<Exec>& r,
+                   const DeviceVector<Exec>& d) {
+  Kokkos::parallel_for(
+      "ppkit::sem::jacobi", Kokkos::RangePolicy<Exec>(0, z.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l) { z(l) = d(l) * r(l); });
+}
+// sum a c b (Nekbone's glsc3; c = 1 / multiplicity counts each global node once)
+template <class Exec>
+double weighted_dot(const DeviceVector<Exec>& a, const DeviceVector<Exec>& c,
+                    const DeviceVector<Exec>& b) {
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "ppkit::sem::glsc3", Kokkos::RangePolicy<Exec>(0, a.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += a(l) * c(l) * b(l); }, sum);
+  return sum;
+}
+
+}  // namespace ppkit::sem
