@@ -5,7 +5,8 @@
 # Needs the bundle built with MPI: `scripts/h200-measure.sh build` (gpu-build.sh
 # enables MPI when mpicxx is found). Writes under $OUT (default ./gpu-out):
 # machine-multi.txt, fdtd-mpi-test*.txt (MPI slabs equal the serial run on the
-# GPUs), fdtd-scaling*.{txt,json} (raw) and h200-multi.md (tables).
+# GPUs), fdtd-scaling*.{txt,json} (raw), sem-mpi-*.{txt,json} (the Nekbone
+# solve across the GPUs) and h200-multi.md (tables).
 # Environment: PPKIT_BUNDLE (build/bundle-h100), PPKIT_MULTI_RANKS (all GPUs),
 # PPKIT_MULTI_STEPS (100), PPKIT_MULTI_STRONG (768), PPKIT_MULTI_WEAK (512).
 # NCCL / NVLink multicast settings are left as the machine sets them.
@@ -87,7 +88,26 @@ if [ $other != none ] && [ $(( $(date +%s) - start )) -lt 200 ]; then
   cat "$OUT/fdtd-scaling-$other.txt"
 fi
 
-# 3. Tables (markdown) from the JSON files (the raw text when python3 is missing).
+# 3. The SEM Nekbone solve across the GPUs (MPI gather-scatter, docs/sem.md):
+# correctness against the single-process solve, then strong (32x16x16 elements)
+# and weak (16x16x16 per GPU) scaling at N = 7, overlap on and off.
+sem_test=$bundle/bin/ppkit_sem_mpi_test
+if [ -x "$sem_test" ]; then
+  echo "=== SEM Nekbone: MPI gather-scatter vs the single-process solve ($ranks ranks)"
+  launch "$ranks" 200 "$sem_test" > "$OUT/sem-mpi-test.txt" 2>&1
+  echo "exit status $?" | tee -a "$OUT/sem-mpi-test.txt"
+  nekbone=(sem nekbone-mpi --order 7 --tol 0 --iterations 200 --repeats 5 --overlap both)
+  for study in "strong 32,16,16" "weak 16,16,16"; do
+    set -- $study
+    echo "mpirun -np $ranks --bind-to none ${mca[*]:+${mca[*]} }$ppkit ${nekbone[*]} --scaling $1 --elements $2" \
+      > "$OUT/sem-mpi-$1.cmd"
+    launch "$ranks" 200 "$ppkit" "${nekbone[@]}" --scaling "$1" --elements "$2" \
+      --json "$OUT/sem-mpi-$1.json" > "$OUT/sem-mpi-$1.txt" 2>&1
+    cat "$OUT/sem-mpi-$1.txt"
+  done
+fi
+
+# 4. Tables (markdown) from the JSON files (the raw text when python3 is missing).
 if ! command -v python3 > /dev/null; then
   { echo "# FDTD MPI slabs on several H200 GPUs of one host"; echo; echo '```';
     cat "$OUT"/machine-multi.txt "$OUT"/fdtd-scaling*.cmd "$OUT"/fdtd-scaling*.txt; echo '```'; } > "$OUT/h200-multi.md"
