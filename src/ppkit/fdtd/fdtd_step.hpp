@@ -51,6 +51,10 @@ struct FdtdStep {
     // Total energy every energy_interval steps (0: only after the last step).
     std::int64_t energy_interval = 0;
     fdtd::FieldSet initial;  // E^0 and H^{-1/2}; empty vectors: zero fields
+    // fp64 problems only: initial fields in double; a component given here
+    // replaces the same component of `initial` (float values widen exactly,
+    // but a field rounded to float is no longer, e.g., one pure cavity mode).
+    fdtd::FieldSet64 initial_fp64;
     // Periodic x and/or y (z must stay false): no PEC and no CPML on that
     // axis, period = its cell count (contract in yee_kernel_args.hpp).
     std::array<bool, 3> periodic{false, false, false};
@@ -65,7 +69,6 @@ struct FdtdStep {
     // fp64 runs the fields, materials, PEC, CPML, sources, probes, energy,
     // periodic boundaries and snapshots; plane waves, phasors and the
     // near-to-far-field transform are fp32 only (validate() says so).
-    // The initial fields are given in float and widened exactly.
     fdtd::Precision precision = fdtd::Precision::fp32;
   };
   struct Result {
@@ -124,6 +127,16 @@ using StepSetup = StepSetupT<float>;
 inline std::int64_t phasor_sample_after(const FdtdStep::Problem& p, std::int64_t step) {
   if (!p.phasors.enabled() || (step + 1) % p.phasors.interval != 0) return -1;
   return (step + 1) / p.phasors.interval - 1;
+}
+
+// Initial field c (0..5) of the problem in Real: initial_fp64[c] when given,
+// else initial[c]; empty: zero fields.
+template <class Real>
+std::vector<Real> initial_field(const FdtdStep::Problem& p, int c) {
+  const auto& wide = p.initial_fp64[std::size_t(c)];
+  if (!wide.empty()) return std::vector<Real>(wide.begin(), wide.end());
+  const auto& narrow = p.initial[std::size_t(c)];
+  return std::vector<Real>(narrow.begin(), narrow.end());
 }
 
 // Stores fields / probe values computed in Real in a Result: float as they

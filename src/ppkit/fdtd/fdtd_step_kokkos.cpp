@@ -80,10 +80,9 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     for (int c = 0; c < 6; ++c) {
       fields_[c] = View<Real>(std::string("field ") + to_string(Component(c)), nodes);
       *fields[c] = fields_[c].data();
-      if (!p.initial[c].empty())
+      if (!p.initial[c].empty() || !p.initial_fp64[c].empty())
         initial_[c] = upload(std::string("initial ") + to_string(Component(c)),
-                             pitched(std::vector<Real>(p.initial[c].begin(), p.initial[c].end()),
-                                     Real(0)));
+                             pitched(initial_field<Real>(p, c), Real(0)));
     }
     args_.material_table = upload("material table", setup_.material_table).data();
     if (!split) {
@@ -203,7 +202,7 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
   // Starts from the problem's initial state each time, so repeated runs agree.
   void run() override {
     for (int c = 0; c < 6; ++c) {
-      if (problem_.initial[c].empty())
+      if (initial_[c].size() == 0)
         Kokkos::deep_copy(Exec(), fields_[c], Real(0));
       else
         Kokkos::deep_copy(Exec(), fields_[c], initial_[c]);

@@ -131,8 +131,8 @@ FdtdStep::Result reference_step_as(const FdtdStep::Problem& p) {
   const std::size_t nodes = std::size_t(g.nodes());
   BasicFieldSet<Real> f;
   for (int c = 0; c < 6; ++c)
-    f[c] = p.initial[c].empty() ? std::vector<Real>(nodes, Real(0))
-                                : std::vector<Real>(p.initial[c].begin(), p.initial[c].end());
+    f[c] = p.initial[c].empty() && p.initial_fp64[c].empty() ? std::vector<Real>(nodes, Real(0))
+                                                            : initial_field<Real>(p, c);
   auto& ex = f[0];
   auto& ey = f[1];
   auto& ez = f[2];

@@ -81,6 +81,16 @@ void validate(const FdtdStep::Problem& p) {
     require(p.initial[c].empty() || index_t(p.initial[c].size()) == g.nodes(),
             std::string("initial field ") + to_string(Component(c)) + " has the wrong size",
             std::to_string(g.nodes()) + " nodes or empty");
+  for (int c = 0; c < 6; ++c) {
+    if (p.initial_fp64[c].empty()) continue;
+    require(p.precision == Precision::fp64,
+            std::string("initial_fp64 field ") + to_string(Component(c)) +
+                " was given to an fp32 problem",
+            "initial fields in `initial` for fp32, or precision fp64");
+    require(index_t(p.initial_fp64[c].size()) == g.nodes(),
+            std::string("initial_fp64 field ") + to_string(Component(c)) + " has the wrong size",
+            std::to_string(g.nodes()) + " nodes or empty");
+  }
   require(!p.periodic[2], "periodic z is not supported",
           "periodic x and/or y (z carries the CPML of a plane-wave column)");
   validate(p.cpml, g, p.periodic);
@@ -230,7 +240,8 @@ double step_bytes(const FdtdStep::Problem& p) {
   per_step += psi_nodes(p) * 2 * value;
   // the restart: fields zeroed (1 value) or copied from the initial state (2), psi zeroed;
   double restart = psi_nodes(p) * value;
-  for (const auto& f : p.initial) restart += nodes * (f.empty() ? value : 2 * value);
+  for (int c = 0; c < 6; ++c)
+    restart += nodes * (p.initial[c].empty() && p.initial_fp64[c].empty() ? value : 2 * value);
   // every energy sum reads the six fields and the ids.
   const double energy_sums =
       p.energy_interval > 0 ? double((p.steps + p.energy_interval - 1) / p.energy_interval) : 1.0;
