@@ -70,9 +70,9 @@ std::string resolve_variant(const std::string& name, const FdtdStep::Problem& p)
       best = &v;
   }
   if (!best)
-    throw Error("no variant with an fp64 path can run here",
-                std::string("precision fp32, or a build with ") +
-                    variants_supporting(StepFeature::fp64));
+    throw Error(
+        "no variant with an fp64 path can run here",
+        std::string("precision fp32, or a build with ") + variants_supporting(StepFeature::fp64));
   return best->name;
 }
 
@@ -104,8 +104,8 @@ FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
                   "checkpointed runs of problems with materials, CPML, point sources and probes; "
                   "run this problem without --checkpoint/--restart");
   }
-  const auto& variant = Registry<FdtdStep>::find(
-      checkpointed ? stepper_variant_name(o.variant) : resolve_variant(o.variant, p));
+  const auto& variant = Registry<FdtdStep>::find(checkpointed ? stepper_variant_name(o.variant)
+                                                              : resolve_variant(o.variant, p));
   const Availability a = variant.availability();
   if (!a.available)
     throw Error("variant '" + variant.name + "' cannot run here: " + a.reason,

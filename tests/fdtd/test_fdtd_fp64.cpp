@@ -34,8 +34,8 @@ FdtdStep::Problem random_fp64_problem(unsigned seed, bool periodic) {
   std::uniform_real_distribution<double> unit(-1, 1);
   FdtdStep::Problem p;
   p.precision = Precision::fp64;
-  const std::array<index_t, 3> cells = periodic ? std::array<index_t, 3>{6, 5, 16}
-                                                : std::array<index_t, 3>{13, 11, 10};
+  const std::array<index_t, 3> cells =
+      periodic ? std::array<index_t, 3>{6, 5, 16} : std::array<index_t, 3>{13, 11, 10};
   p.grid = make_grid(cells[0], cells[1], cells[2], double(cells[0]) * 1e-3,
                      double(cells[1]) * 1.1e-3, double(cells[2]) * 0.9e-3, 0.95);
   p.cpml.thickness = 3;
@@ -125,22 +125,21 @@ TEST_P(FdtdFp64VariantTest, MatchesFp64SerialReference) {
     // fp64 over 17 steps: differently ordered sums differ by ~1e-15.
     ASSERT_FALSE(result.fields_fp64[0].empty());
     EXPECT_LT(fields_relative_error(result.fields_fp64, reference.fields_fp64), 1e-12);
-    EXPECT_LT(ppkit::testing::relative_l2_error(result.probe_values_fp64,
-                                                reference.probe_values_fp64),
-              1e-12);
+    EXPECT_LT(
+        ppkit::testing::relative_l2_error(result.probe_values_fp64, reference.probe_values_fp64),
+        1e-12);
     ASSERT_EQ(result.energy.size(), reference.energy.size());
     for (std::size_t n = 0; n < result.energy.size(); ++n)
       EXPECT_NEAR(result.energy[n], reference.energy[n], 1e-12 * reference.energy[n]);
     ASSERT_EQ(result.frames.size(), reference.frames.size());
     for (std::size_t f = 0; f < result.frames.size(); ++f)
-      EXPECT_LT(ppkit::testing::relative_l2_error(result.frames[f].values,
-                                                  reference.frames[f].values),
-                1e-7);  // frames are float in both precisions
+      EXPECT_LT(
+          ppkit::testing::relative_l2_error(result.frames[f].values, reference.frames[f].values),
+          1e-7);  // frames are float in both precisions
     // The float copy is the fp64 result rounded, and the fp64 result really
     // carries more than float precision (the check can fail on a float path).
     FieldSet64 widened;
-    for (int c = 0; c < 6; ++c)
-      widened[c].assign(result.fields[c].begin(), result.fields[c].end());
+    for (int c = 0; c < 6; ++c) widened[c].assign(result.fields[c].begin(), result.fields[c].end());
     const double rounding = fields_relative_error(widened, result.fields_fp64);
     EXPECT_LT(rounding, 1e-7);
     EXPECT_GT(rounding, 1e-10);
@@ -193,8 +192,7 @@ TEST_P(FdtdFp64VariantTest, CavityModeFollowsYeeDispersionCloserInFp64) {
   for (std::array<int, 2> mode : {std::array<int, 2>{1, 1}, {2, 1}}) {
     const std::string label = "mode " + std::to_string(mode[0]) + std::to_string(mode[1]) + "0";
     double yee = 0;
-    const double err32 =
-        std::abs(mode_frequency(variant(), Precision::fp32, mode, yee) / yee - 1);
+    const double err32 = std::abs(mode_frequency(variant(), Precision::fp32, mode, yee) / yee - 1);
     EXPECT_LT(err32, 1e-5) << label;
     std::cout << GetParam() << " " << label << ": fp32 |f / f_yee - 1| = " << err32;
     if (fp64) {
@@ -225,8 +223,8 @@ TEST(FdtdFp64, CaseFileReadsPrecision) {
 }
 
 TEST(FdtdFp64, CaseFileRejectsUnknownPrecision) {
-  for (const nlohmann::json& bad : {nlohmann::json("fp16"), nlohmann::json("double"),
-                                    nlohmann::json(64)}) {
+  for (const nlohmann::json& bad :
+       {nlohmann::json("fp16"), nlohmann::json("double"), nlohmann::json(64)}) {
     auto j = small_case();
     j["precision"] = bad;
     try {

@@ -87,9 +87,9 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
     const auto [expected, against] = baseline(problem, ctx.options().size);
     auto case_rows = compare_variants<FdtdStep>(
         ctx, model, problem, [&expected = expected](const FdtdStep::Result& r) {
-          return r.fields_fp64[0].empty() ? fields_relative_error(r.fields, expected.fields)
-                                          : fields_relative_error(r.fields_fp64,
-                                                                  expected.fields_fp64);
+          return r.fields_fp64[0].empty()
+                     ? fields_relative_error(r.fields, expected.fields)
+                     : fields_relative_error(r.fields_fp64, expected.fields_fp64);
         });
     for (auto& row : case_rows) {
       row.extra["verified_against"] = against;

@@ -120,8 +120,8 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     const std::size_t py = layers * std::size_t((g.nx + 1) * sy_);
     const std::size_t pz = layers * std::size_t((g.nx + 1) * (g.ny + 1));
     Real** psi[12] = {&args_.psi_eyx, &args_.psi_ezx, &args_.psi_hyx, &args_.psi_hzx,
-                       &args_.psi_exy, &args_.psi_ezy, &args_.psi_hxy, &args_.psi_hzy,
-                       &args_.psi_exz, &args_.psi_eyz, &args_.psi_hxz, &args_.psi_hyz};
+                      &args_.psi_exy, &args_.psi_ezy, &args_.psi_hxy, &args_.psi_hzy,
+                      &args_.psi_exz, &args_.psi_eyz, &args_.psi_hxz, &args_.psi_hyz};
     for (int q = 0; q < 12; ++q) {
       psi_[q] = View<Real>("psi", q < 4 ? px : q < 8 ? py : pz);
       *psi[q] = psi_[q].data();

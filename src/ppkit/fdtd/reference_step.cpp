@@ -132,7 +132,7 @@ FdtdStep::Result reference_step_as(const FdtdStep::Problem& p) {
   BasicFieldSet<Real> f;
   for (int c = 0; c < 6; ++c)
     f[c] = p.initial[c].empty() && p.initial_fp64[c].empty() ? std::vector<Real>(nodes, Real(0))
-                                                            : initial_field<Real>(p, c);
+                                                             : initial_field<Real>(p, c);
   auto& ex = f[0];
   auto& ey = f[1];
   auto& ez = f[2];
@@ -203,8 +203,7 @@ FdtdStep::Result reference_step_as(const FdtdStep::Problem& p) {
           const Real dez = ez[id(i, j + 1, k)] - ez[n], dey = ey[id(i, j, k + 1)] - ey[n];
           psi_hxy[n] = Y.h_b[j] * psi_hxy[n] + Y.h_c_d[j] * dez;
           psi_hxz[n] = Z.h_b[k] * psi_hxz[n] + Z.h_c_d[k] * dey;
-          const Real curl =
-              (dez * Y.h_inv_kd[j] + psi_hxy[n]) - (dey * Z.h_inv_kd[k] + psi_hxz[n]);
+          const Real curl = (dez * Y.h_inv_kd[j] + psi_hxy[n]) - (dey * Z.h_inv_kd[k] + psi_hxz[n]);
           hx[n] -= coef(n, coef_dh) * curl;
         }
     for (index_t i = 0; i < g.nx; ++i)
@@ -214,8 +213,7 @@ FdtdStep::Result reference_step_as(const FdtdStep::Problem& p) {
           const Real dex = ex[id(i, j, k + 1)] - ex[n], dez = ez[id(i + 1, j, k)] - ez[n];
           psi_hyz[n] = Z.h_b[k] * psi_hyz[n] + Z.h_c_d[k] * dex;
           psi_hyx[n] = X.h_b[i] * psi_hyx[n] + X.h_c_d[i] * dez;
-          const Real curl =
-              (dex * Z.h_inv_kd[k] + psi_hyz[n]) - (dez * X.h_inv_kd[i] + psi_hyx[n]);
+          const Real curl = (dex * Z.h_inv_kd[k] + psi_hyz[n]) - (dez * X.h_inv_kd[i] + psi_hyx[n]);
           hy[n] -= coef(n, coef_dh) * curl;
         }
     for (index_t i = 0; i < g.nx; ++i)
@@ -225,8 +223,7 @@ FdtdStep::Result reference_step_as(const FdtdStep::Problem& p) {
           const Real dey = ey[id(i + 1, j, k)] - ey[n], dex = ex[id(i, j + 1, k)] - ex[n];
           psi_hzx[n] = X.h_b[i] * psi_hzx[n] + X.h_c_d[i] * dey;
           psi_hzy[n] = Y.h_b[j] * psi_hzy[n] + Y.h_c_d[j] * dex;
-          const Real curl =
-              (dey * X.h_inv_kd[i] + psi_hzx[n]) - (dex * Y.h_inv_kd[j] + psi_hzy[n]);
+          const Real curl = (dey * X.h_inv_kd[i] + psi_hzx[n]) - (dex * Y.h_inv_kd[j] + psi_hzy[n]);
           hz[n] -= coef(n, coef_dh) * curl;
         }
     if constexpr (fp32)
@@ -243,8 +240,7 @@ FdtdStep::Result reference_step_as(const FdtdStep::Problem& p) {
           const Real dhz = hz[n] - hz[id(i, j - 1, k)], dhy = hy[n] - hy[id(i, j, k - 1)];
           psi_exy[n] = Y.e_b[j] * psi_exy[n] + Y.e_c_d[j] * dhz;
           psi_exz[n] = Z.e_b[k] * psi_exz[n] + Z.e_c_d[k] * dhy;
-          const Real curl =
-              (dhz * Y.e_inv_kd[j] + psi_exy[n]) - (dhy * Z.e_inv_kd[k] + psi_exz[n]);
+          const Real curl = (dhz * Y.e_inv_kd[j] + psi_exy[n]) - (dhy * Z.e_inv_kd[k] + psi_exz[n]);
           ex[n] = coef(n, coef_ca) * ex[n] + coef(n, coef_cb) * curl;
         }
     for (index_t i = 1; i <= last_i; ++i)
@@ -254,8 +250,7 @@ FdtdStep::Result reference_step_as(const FdtdStep::Problem& p) {
           const Real dhx = hx[n] - hx[id(i, j, k - 1)], dhz = hz[n] - hz[id(i - 1, j, k)];
           psi_eyz[n] = Z.e_b[k] * psi_eyz[n] + Z.e_c_d[k] * dhx;
           psi_eyx[n] = X.e_b[i] * psi_eyx[n] + X.e_c_d[i] * dhz;
-          const Real curl =
-              (dhx * Z.e_inv_kd[k] + psi_eyz[n]) - (dhz * X.e_inv_kd[i] + psi_eyx[n]);
+          const Real curl = (dhx * Z.e_inv_kd[k] + psi_eyz[n]) - (dhz * X.e_inv_kd[i] + psi_eyx[n]);
           ey[n] = coef(n, coef_ca) * ey[n] + coef(n, coef_cb) * curl;
         }
     for (index_t i = 1; i <= last_i; ++i)
@@ -265,8 +260,7 @@ FdtdStep::Result reference_step_as(const FdtdStep::Problem& p) {
           const Real dhy = hy[n] - hy[id(i - 1, j, k)], dhx = hx[n] - hx[id(i, j - 1, k)];
           psi_ezx[n] = X.e_b[i] * psi_ezx[n] + X.e_c_d[i] * dhy;
           psi_ezy[n] = Y.e_b[j] * psi_ezy[n] + Y.e_c_d[j] * dhx;
-          const Real curl =
-              (dhy * X.e_inv_kd[i] + psi_ezx[n]) - (dhx * Y.e_inv_kd[j] + psi_ezy[n]);
+          const Real curl = (dhy * X.e_inv_kd[i] + psi_ezx[n]) - (dhx * Y.e_inv_kd[j] + psi_ezy[n]);
           ez[n] = coef(n, coef_ca) * ez[n] + coef(n, coef_cb) * curl;
         }
     if constexpr (fp32)

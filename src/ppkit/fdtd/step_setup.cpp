@@ -171,8 +171,7 @@ StepSetupT<Real> make_step_setup_as(const FdtdStep::Problem& p) {
   if constexpr (std::is_same_v<Real, float>)
     if (!p.plane_waves.empty()) {
       const CpmlAxis* a = s.cpml.axis;
-      s.tfsf = make_tfsf_corrections(p.plane_waves[0], g, p.steps, s.material_table,
-                                     s.material_id,
+      s.tfsf = make_tfsf_corrections(p.plane_waves[0], g, p.steps, s.material_table, s.material_id,
                                      {&a[0].e_inv_kd, &a[1].e_inv_kd, &a[2].e_inv_kd},
                                      {&a[0].h_inv_kd, &a[1].h_inv_kd, &a[2].h_inv_kd});
     }

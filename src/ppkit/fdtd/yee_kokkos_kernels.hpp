@@ -46,7 +46,7 @@ void update_h(const YeeKernelArgsT<Real> a, const SlabRange r) {
         const std::int64_t li = i - r.i_origin;  // plane in the local arrays
         const std::int64_t sy = a.nz + 1, sx = (a.ny + 1) * sy, n = li * sx + j * sy + k;
         const Real dh = a.material_table[a.material_id[n] * material_stride + coef_dh];
-        const CpmlAxisArgsT<Real> &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
+        const CpmlAxisArgsT<Real>&X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
         const std::int64_t qx = (std::int64_t(X.h_slot[i]) * (a.ny + 1) + j) * sy + k;
         const std::int64_t qy = (li * a.layers + Y.h_slot[j]) * sy + k;
         const std::int64_t qz = (li * (a.ny + 1) + j) * a.layers + Z.h_slot[k];
@@ -85,7 +85,7 @@ void update_e(const YeeKernelArgsT<Real> a, const SlabRange r) {
         const std::int64_t sy = a.nz + 1, sx = (a.ny + 1) * sy, n = li * sx + j * sy + k;
         const Real* coef = a.material_table + a.material_id[n] * material_stride;
         const Real ca = coef[coef_ca], cb = coef[coef_cb];
-        const CpmlAxisArgsT<Real> &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
+        const CpmlAxisArgsT<Real>&X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
         const std::int64_t qx = (std::int64_t(X.e_slot[i]) * (a.ny + 1) + j) * sy + k;
         const std::int64_t qy = (li * a.layers + Y.e_slot[j]) * sy + k;
         const std::int64_t qz = (li * (a.ny + 1) + j) * a.layers + Z.e_slot[k];

@@ -71,8 +71,7 @@ void for_interior_pairs(const char* label, const Box& b, const Body& body) {
 
 template <class Exec, class Id, class Real>
 void update_h_split(const YeeKernelArgsT<Real> a, const MaterialLookup<Id, Real> m,
-                    const InteriorT<Real> in,
-                    const Shell sh, std::int64_t sy) {
+                    const InteriorT<Real> in, const Shell sh, std::int64_t sy) {
   const std::int64_t sx = (a.ny + 1) * sy;
   for_interior_pairs<Exec>(
       "fdtd.update_h_interior", in.box,
@@ -96,8 +95,7 @@ void update_h_split(const YeeKernelArgsT<Real> a, const MaterialLookup<Id, Real>
 
 template <class Exec, class Id, class Real>
 void update_e_split(const YeeKernelArgsT<Real> a, const MaterialLookup<Id, Real> m,
-                    const InteriorT<Real> in,
-                    const Shell sh, std::int64_t sy) {
+                    const InteriorT<Real> in, const Shell sh, std::int64_t sy) {
   const std::int64_t sx = (a.ny + 1) * sy;
   for_interior_pairs<Exec>(
       "fdtd.update_e_interior", in.box,

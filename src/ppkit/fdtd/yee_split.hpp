@@ -143,7 +143,7 @@ PPKIT_FDTD_HD void update_h_node(const YeeKernelArgsT<Real>& a, std::int64_t i, 
                                  std::int64_t j, std::int64_t k, std::int64_t sy, std::int64_t sx,
                                  RealArg<Real> dh) {
   const std::int64_t n = li * sx + j * sy + k;
-  const CpmlAxisArgsT<Real> &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
+  const CpmlAxisArgsT<Real>&X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
   const std::int32_t slx = X.h_slot[i], sly = Y.h_slot[j], slz = Z.h_slot[k];
   const std::int64_t qx = (std::int64_t(slx) * (a.ny + 1) + j) * sy + k;
   const std::int64_t qy = (li * a.layers + sly) * sy + k;
@@ -151,19 +151,19 @@ PPKIT_FDTD_HD void update_h_node(const YeeKernelArgsT<Real>& a, std::int64_t i, 
   if (j < a.ny && k < a.nz) {
     const Real dez = a.ez[n + sy] - a.ez[n], dey = a.ey[n + 1] - a.ey[n];
     const Real curl = cpml_derivative(dez, Y.h_inv_kd, Y.h_b, Y.h_c_d, sly, j, a.psi_hxy, qy) -
-                       cpml_derivative(dey, Z.h_inv_kd, Z.h_b, Z.h_c_d, slz, k, a.psi_hxz, qz);
+                      cpml_derivative(dey, Z.h_inv_kd, Z.h_b, Z.h_c_d, slz, k, a.psi_hxz, qz);
     a.hx[n] -= dh * curl;
   }
   if (i < a.nx && k < a.nz) {
     const Real dex = a.ex[n + 1] - a.ex[n], dez = a.ez[n + sx] - a.ez[n];
     const Real curl = cpml_derivative(dex, Z.h_inv_kd, Z.h_b, Z.h_c_d, slz, k, a.psi_hyz, qz) -
-                       cpml_derivative(dez, X.h_inv_kd, X.h_b, X.h_c_d, slx, i, a.psi_hyx, qx);
+                      cpml_derivative(dez, X.h_inv_kd, X.h_b, X.h_c_d, slx, i, a.psi_hyx, qx);
     a.hy[n] -= dh * curl;
   }
   if (i < a.nx && j < a.ny) {
     const Real dey = a.ey[n + sx] - a.ey[n], dex = a.ex[n + sy] - a.ex[n];
     const Real curl = cpml_derivative(dey, X.h_inv_kd, X.h_b, X.h_c_d, slx, i, a.psi_hzx, qx) -
-                       cpml_derivative(dex, Y.h_inv_kd, Y.h_b, Y.h_c_d, sly, j, a.psi_hzy, qy);
+                      cpml_derivative(dex, Y.h_inv_kd, Y.h_b, Y.h_c_d, sly, j, a.psi_hzy, qy);
     a.hz[n] -= dh * curl;
   }
 }
@@ -177,7 +177,7 @@ PPKIT_FDTD_HD void update_e_node(const YeeKernelArgsT<Real>& a, std::int64_t i, 
                                  std::int64_t j, std::int64_t k, std::int64_t sy, std::int64_t sx,
                                  RealArg<Real> ca, RealArg<Real> cb) {
   const std::int64_t n = li * sx + j * sy + k;
-  const CpmlAxisArgsT<Real> &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
+  const CpmlAxisArgsT<Real>&X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
   const std::int32_t slx = X.e_slot[i], sly = Y.e_slot[j], slz = Z.e_slot[k];
   const std::int64_t qx = (std::int64_t(slx) * (a.ny + 1) + j) * sy + k;
   const std::int64_t qy = (li * a.layers + sly) * sy + k;
@@ -187,27 +187,27 @@ PPKIT_FDTD_HD void update_e_node(const YeeKernelArgsT<Real>& a, std::int64_t i, 
   if (i < a.nx && inner_y && inner_z) {
     const Real dhz = a.hz[n] - a.hz[n - sy], dhy = a.hy[n] - a.hy[n - 1];
     const Real curl = cpml_derivative(dhz, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_exy, qy) -
-                       cpml_derivative(dhy, Z.e_inv_kd, Z.e_b, Z.e_c_d, slz, k, a.psi_exz, qz);
+                      cpml_derivative(dhy, Z.e_inv_kd, Z.e_b, Z.e_c_d, slz, k, a.psi_exz, qz);
     a.ex[n] = ca * a.ex[n] + cb * curl;
   }
   if (inner_x && j < a.ny && inner_z) {
     const Real dhx = a.hx[n] - a.hx[n - 1], dhz = a.hz[n] - a.hz[n - sx];
     const Real curl = cpml_derivative(dhx, Z.e_inv_kd, Z.e_b, Z.e_c_d, slz, k, a.psi_eyz, qz) -
-                       cpml_derivative(dhz, X.e_inv_kd, X.e_b, X.e_c_d, slx, i, a.psi_eyx, qx);
+                      cpml_derivative(dhz, X.e_inv_kd, X.e_b, X.e_c_d, slx, i, a.psi_eyx, qx);
     a.ey[n] = ca * a.ey[n] + cb * curl;
   }
   if (inner_x && inner_y && k < a.nz) {
     const Real dhy = a.hy[n] - a.hy[n - sx], dhx = a.hx[n] - a.hx[n - sy];
     const Real curl = cpml_derivative(dhy, X.e_inv_kd, X.e_b, X.e_c_d, slx, i, a.psi_ezx, qx) -
-                       cpml_derivative(dhx, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_ezy, qy);
+                      cpml_derivative(dhx, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_ezy, qy);
     a.ez[n] = ca * a.ez[n] + cb * curl;
   }
 }
 
 // Interior H update of node n: all three components, no psi, constant 1/du.
 template <class Real>
-PPKIT_FDTD_HD void update_h_interior(const YeeKernelArgsT<Real>& a, std::int64_t n,
-                                     std::int64_t sy, std::int64_t sx, const RealArg<Real> inv_d[3],
+PPKIT_FDTD_HD void update_h_interior(const YeeKernelArgsT<Real>& a, std::int64_t n, std::int64_t sy,
+                                     std::int64_t sx, const RealArg<Real> inv_d[3],
                                      RealArg<Real> dh) {
   const Real ex = a.ex[n], ey = a.ey[n], ez = a.ez[n];
   const Real curl_x = (a.ez[n + sy] - ez) * inv_d[1] - (a.ey[n + 1] - ey) * inv_d[2];
@@ -220,8 +220,8 @@ PPKIT_FDTD_HD void update_h_interior(const YeeKernelArgsT<Real>& a, std::int64_t
 
 // Interior E update of node n: all three components, no psi, constant 1/du.
 template <class Real>
-PPKIT_FDTD_HD void update_e_interior(const YeeKernelArgsT<Real>& a, std::int64_t n,
-                                     std::int64_t sy, std::int64_t sx, const RealArg<Real> inv_d[3],
+PPKIT_FDTD_HD void update_e_interior(const YeeKernelArgsT<Real>& a, std::int64_t n, std::int64_t sy,
+                                     std::int64_t sx, const RealArg<Real> inv_d[3],
                                      RealArg<Real> ca, RealArg<Real> cb) {
   const Real hx = a.hx[n], hy = a.hy[n], hz = a.hz[n];
   const Real curl_x = (hz - a.hz[n - sy]) * inv_d[1] - (hy - a.hy[n - 1]) * inv_d[2];
