@@ -14,6 +14,7 @@
 #include "ppkit/fdtd/cases.hpp"
 #include "ppkit/fdtd/fdtd_run.hpp"
 #include "ppkit/fdtd/halfspace.hpp"
+#include "ppkit/fdtd/step_features.hpp"
 
 namespace {
 using namespace ppkit;
@@ -24,12 +25,16 @@ struct RunOptions {
   std::string probes_csv_path;
   CheckpointOptions checkpoints;            // a file or a restart: the checkpointed Kokkos run
   std::vector<std::string> snapshot_specs;  // COMPONENT:NORMAL:INDEX:EVERY:STEM[:vtk|png]
+  std::string precision;                    // empty: the problem's (fp32 unless a case says)
 };
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--variant", o.variant,
                   "Variant of fdtd.step (auto: the preferred available one)");
   cmd->add_option("--probes", o.probes_csv_path, "Write the probe series to this CSV file");
+  cmd->add_option("--precision", o.precision,
+                  "fp32 (default) or fp64; fp64 runs on the kokkos-* variants (overrides the "
+                  "case file's \"precision\")");
   cmd->add_option("--snapshots", o.snapshot_specs,
                   "Plane snapshots COMPONENT:NORMAL:INDEX:EVERY:STEM[:vtk|png] "
                   "(e.g. ez:z:12:50:out/ez_z12 writes out/ez_z12_000050.vti/.png and "
@@ -52,9 +57,34 @@ std::array<T, 3> three(const std::vector<T>& v, const std::string& option,
   return {v[0], v[1], v[2]};
 }
 
+// "auto" for an fp64 problem: the most preferred available variant with an
+// fp64 path (step_features.hpp); an explicit name is kept (a variant without
+// fp64 refuses the problem in prepare(), naming the ones that run it).
+std::string resolve_variant(const std::string& name, const FdtdStep::Problem& p) {
+  if (name != "auto" || p.precision != Precision::fp64) return name;
+  const Variant<FdtdStep>* best = nullptr;
+  for (const auto& v : Registry<FdtdStep>::all()) {
+    if (step_variant_supports(v.name, StepFeature::fp64) && v.availability().available &&
+        (!best || v.preference > best->preference))
+      best = &v;
+  }
+  if (!best)
+    throw Error(
+        "no variant with an fp64 path can run here",
+        std::string("precision fp32, or a build with ") + variants_supporting(StepFeature::fp64));
+  return best->name;
+}
+
 // Runs the problem on the chosen variant and prints what a user checks first.
 FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
   ppkit::Runtime runtime;
+  if (!o.precision.empty()) {
+    try {
+      p.precision = parse_precision(o.precision);
+    } catch (const Error& e) {
+      throw Error("--precision: " + e.problem(), e.valid());
+    }
+  }
   for (const auto& spec : o.snapshot_specs) p.snapshots.push_back(parse_snapshot_spec(spec));
   for (const auto& s : p.snapshots) validate(s, p.grid);
   const bool checkpointed =
@@ -74,12 +104,13 @@ FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
                   "run this problem without --checkpoint/--restart");
   }
   const auto& variant = Registry<FdtdStep>::find_available(
-      checkpointed ? stepper_variant_name(o.variant) : o.variant);
+      checkpointed ? stepper_variant_name(o.variant) : resolve_variant(o.variant, p));
   const auto& g = p.grid;
   std::cout << fmt::format(
       "grid {}x{}x{} cells of {:.4g} x {:.4g} x {:.4g} m, dt {:.4g} s (Courant {:.3f}), {} steps, "
-      "CPML {} cells\n",
-      g.nx, g.ny, g.nz, g.dx, g.dy, g.dz, g.dt, g.courant_number(), p.steps, p.cpml.thickness);
+      "CPML {} cells, {}\n",
+      g.nx, g.ny, g.nz, g.dx, g.dy, g.dz, g.dt, g.courant_number(), p.steps, p.cpml.thickness,
+      to_string(p.precision));
   std::cout << fmt::format("variant {} on {}\n", variant.name, variant.device());
   const auto& ck = o.checkpoints;
   FdtdStep::Result r;

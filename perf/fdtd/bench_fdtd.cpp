@@ -11,12 +11,16 @@
 //   PPKIT_FDTD_BENCH_MATERIALS=4        materials spread over the nodes by a hash
 //                                       (default 1: vacuum, no material id is needed;
 //                                       2..256 exercise the 1-byte id path, more 2 bytes)
+//   PPKIT_FDTD_BENCH_FP64_SIZES=256     cube edges of the fp64 cases (default 64),
+//                                       registered only for the variants with an
+//                                       fp64 path (step_features.hpp); 8-byte bytes model
 #include <cstdlib>
 #include <sstream>
 
 #include "harness/bench_harness.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/cases.hpp"
+#include "ppkit/fdtd/step_features.hpp"
 
 namespace {
 
@@ -42,31 +46,46 @@ void spread_materials(ppkit::FdtdStep::Problem& p, long materials) {
     p.material_id[n] = std::uint32_t(((n * 2654435761u) >> 13) % std::size_t(materials));
 }
 
+std::vector<long> sizes_from_env(const char* name, std::vector<long> fallback) {
+  const char* env = std::getenv(name);
+  if (!env) return fallback;
+  std::vector<long> sizes;
+  std::stringstream list(env);
+  for (std::string item; std::getline(list, item, ',');)
+    if (!item.empty()) sizes.push_back(std::stol(item));
+  return sizes;
+}
+
 }  // namespace
 
 void ppkit::bench::register_benchmarks() {
-  std::vector<long> sizes{64, 128};
-  if (const char* env = std::getenv("PPKIT_FDTD_BENCH_SIZES")) {
-    sizes.clear();
-    std::stringstream list(env);
-    for (std::string item; std::getline(list, item, ',');)
-      if (!item.empty()) sizes.push_back(std::stol(item));
-  }
   const long materials = env_long("PPKIT_FDTD_BENCH_MATERIALS", 1);
-  for (long n : sizes) {
-    const std::int64_t steps = env_long("PPKIT_FDTD_BENCH_STEPS", n <= 128 ? 5 : 20);
-    const std::string name = "fdtd_step/" + std::to_string(n) + "^3" +
-                             (materials > 1 ? "/" + std::to_string(materials) + "-materials" : "");
-    register_variant_benchmarks<FdtdStep>(
-        name,
-        [n, steps, materials] {
-          auto p = fdtd::make_benchmark_problem(n, 10, steps);
-          spread_materials(p, materials);
-          return p;
-        },
-        [](const FdtdStep::Problem& p) {
-          return BenchModel{double(p.grid.cells()) * double(p.steps), "cells/s",
-                            fdtd::step_bytes(p), fdtd::step_flops(p)};
-        });
-  }
+  const auto register_cases = [materials](const std::vector<long>& sizes,
+                                          fdtd::Precision precision) {
+    const bool fp64 = precision == fdtd::Precision::fp64;
+    for (long n : sizes) {
+      const std::int64_t steps = env_long("PPKIT_FDTD_BENCH_STEPS", n <= 128 ? 5 : 20);
+      const std::string name =
+          "fdtd_step/" + std::to_string(n) + "^3" +
+          (materials > 1 ? "/" + std::to_string(materials) + "-materials" : "") +
+          (fp64 ? "/fp64" : "");
+      register_variant_benchmarks<FdtdStep>(
+          name,
+          [n, steps, materials, precision] {
+            auto p = fdtd::make_benchmark_problem(n, 10, steps);
+            p.precision = precision;
+            spread_materials(p, materials);
+            return p;
+          },
+          [](const FdtdStep::Problem& p) {
+            return BenchModel{double(p.grid.cells()) * double(p.steps), "cells/s",
+                              fdtd::step_bytes(p), fdtd::step_flops(p)};
+          },
+          [fp64](const std::string& variant) {
+            return !fp64 || fdtd::step_variant_supports(variant, fdtd::StepFeature::fp64);
+          });
+    }
+  };
+  register_cases(sizes_from_env("PPKIT_FDTD_BENCH_SIZES", {64, 128}), fdtd::Precision::fp32);
+  register_cases(sizes_from_env("PPKIT_FDTD_BENCH_FP64_SIZES", {64}), fdtd::Precision::fp64);
 }

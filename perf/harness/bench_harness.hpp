@@ -28,13 +28,16 @@ struct BenchModel {
 };
 
 // Registers "<prefix>/<variant>" for every variant of Op. make_problem is
-// called once per benchmark (lazily, when it runs).
+// called once per benchmark (lazily, when it runs). include (optional): only
+// the variants for which it returns true (e.g. those with an fp64 path).
 template <class Op>
 void register_variant_benchmarks(const std::string& prefix,
                                  std::function<typename Op::Problem()> make_problem,
-                                 std::function<BenchModel(const typename Op::Problem&)> model) {
+                                 std::function<BenchModel(const typename Op::Problem&)> model,
+                                 std::function<bool(const std::string&)> include = nullptr) {
   for (const auto& v : Registry<Op>::all()) {
     const std::string name = v.name;
+    if (include && !include(name)) continue;
     benchmark::RegisterBenchmark(
         (prefix + "/" + name).c_str(),
         [=](benchmark::State& state) {

@@ -9,6 +9,7 @@
 #include "backends/cuda/fdtd/fdtd_cuda_kernels.hpp"
 #include "backends/cuda/fdtd/phasor_cuda.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/step_features.hpp"
 
 namespace ppkit::fdtd {
 namespace {
@@ -303,7 +304,10 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
 namespace ppkit::registration {
 void register_fdtd_cuda_variants() {
   auto v = cuda::cuda_variant<FdtdStep>("register-x", 10);
-  v.prepare = [](const FdtdStep::Problem& p) { return std::make_unique<fdtd::CudaStep>(p); };
+  v.prepare = [](const FdtdStep::Problem& p) {
+    fdtd::require_fp32(p, "cuda/register-x");
+    return std::make_unique<fdtd::CudaStep>(p);
+  };
   Registry<FdtdStep>::add(std::move(v));
 }
 }  // namespace ppkit::registration

@@ -416,6 +416,7 @@ void register_fdtd_cuda_split_variants() {
   for (const auto& [planes, preference] : {std::pair{2, 14}, std::pair{4, 12}, std::pair{1, 11}}) {
     auto v = cuda::cuda_variant<FdtdStep>("split-x" + std::to_string(planes), preference);
     v.prepare = [planes = planes](const FdtdStep::Problem& p) {
+      fdtd::require_fp32(p, "cuda/split-x" + std::to_string(planes));
       return std::make_unique<fdtd::CudaSplitStep>(p, planes);
     };
     Registry<FdtdStep>::add(std::move(v));
@@ -424,11 +425,13 @@ void register_fdtd_cuda_split_variants() {
   // two planes; below split-x2 until measured on the GPU.
   auto w = cuda::cuda_variant<FdtdStep>("wavefront", 13);
   w.prepare = [](const FdtdStep::Problem& p) {
+    fdtd::require_fp32(p, "cuda/wavefront");
     return std::make_unique<fdtd::CudaSplitStep>(p, 0);
   };
   Registry<FdtdStep>::add(std::move(w));
   auto l1 = cuda::cuda_variant<FdtdStep>("wavefront-l1", 9);
   l1.prepare = [](const FdtdStep::Problem& p) {
+    fdtd::require_fp32(p, "cuda/wavefront-l1");
     return std::make_unique<fdtd::CudaSplitStep>(p, -1);
   };
   Registry<FdtdStep>::add(std::move(l1));

@@ -15,6 +15,7 @@
 #include "opencl_fdtd_ntff.hpp"
 #include "opencl_fdtd_plain.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/step_features.hpp"
 #include "ppkit/fdtd/yee_split.hpp"
 
 namespace ppkit::fdtd {
@@ -585,6 +586,7 @@ void register_fdtd_opencl_variants() {
   for (bool vectorized : {false, true}) {
     auto v = opencl::opencl_variant<FdtdStep>(vectorized ? "float4" : "plain", vectorized ? 5 : 4);
     v.prepare = [vectorized](const FdtdStep::Problem& p) {
+      fdtd::require_fp32(p, vectorized ? "opencl/float4" : "opencl/plain");
       return std::make_unique<fdtd::OpenClStep>(p, vectorized);
     };
     Registry<FdtdStep>::add(std::move(v));

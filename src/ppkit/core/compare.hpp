@@ -82,6 +82,8 @@ bool glob_match(const std::string& pattern, const std::string& text);
 
 // Runs every selected variant of Op on `problem`:
 //  - unavailable -> SKIP with the variant's reason;
+//  - model.skip_reason(name) not empty (a variant without a path for this
+//    case, e.g. fdtd.step fp64) -> SKIP with that reason;
 //  - prepare/run throwing -> ERROR with the message;
 //  - otherwise times run() (median of options.repeats after a warm-up),
 //    verifies result() with `verify` (returns relative error), PASS when
@@ -94,6 +96,8 @@ struct CaseModel {
   double flops = std::nan("");
   double tolerance = 0;
   std::string baseline_strategy;  // speedups are over this strategy
+  // Optional: a non-empty reason skips the variant of that name for this case.
+  std::function<std::string(const std::string& variant)> skip_reason;
 };
 
 template <class Op>
@@ -200,9 +204,10 @@ std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const Case
     row.extra["strategy"] = v.strategy;
     ctx.on_progress(model.workload + " " + model.case_name + " " + v.name);
     const Availability a = v.availability();
-    if (!a.available) {
+    const std::string skipped = model.skip_reason ? model.skip_reason(v.name) : std::string();
+    if (!a.available || !skipped.empty()) {
       row.status = "SKIP";
-      row.message = a.reason;
+      row.message = a.available ? skipped : a.reason;
       ctx.on_row(row);
       rows.push_back(row);
       continue;

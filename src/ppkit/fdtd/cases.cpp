@@ -160,9 +160,17 @@ std::array<index_t, 3> node_of(const json& obj, const YeeGrid& g, const std::str
 FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
   check_keys(j,
              {"grid", "steps", "energy_interval", "materials", "boxes", "cpml", "sources", "probes",
-              "outputs", "snapshots", "plane_wave"},
+              "outputs", "snapshots", "plane_wave", "precision"},
              where);
   FdtdStep::Problem p;
+  if (j.contains("precision")) {
+    const std::string text = get<std::string>(j, "precision", where);
+    try {
+      p.precision = parse_precision(text);
+    } catch (const Error& e) {
+      throw Error("key 'precision' in " + where + ": " + e.problem(), e.valid());
+    }
+  }
   const json& grid =
       j.contains("grid") ? j.at("grid") : throw Error("missing key 'grid' in " + where);
   const std::string gw = where + " grid";
@@ -344,7 +352,8 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
 
 std::string probes_csv(const FdtdStep::Problem& p, const FdtdStep::Result& r) {
   std::ostringstream out;
-  out.precision(9);
+  const bool fp64 = !r.probe_values_fp64.empty();
+  out.precision(fp64 ? 17 : 9);  // enough digits to read the values back exactly
   out << "time";
   for (const auto& pr : p.probes) {
     if (!pr.name.empty())
@@ -356,7 +365,14 @@ std::string probes_csv(const FdtdStep::Problem& p, const FdtdStep::Result& r) {
   const std::size_t steps = std::size_t(p.steps);
   for (std::size_t s = 0; s < steps; ++s) {
     out << double(s + 1) * p.grid.dt;  // E time; H probes are half a step earlier (see docs)
-    for (std::size_t q = 0; q < p.probes.size(); ++q) out << ',' << r.probe_values[q * steps + s];
+    for (std::size_t q = 0; q < p.probes.size(); ++q) {
+      const std::size_t at = q * steps + s;
+      out << ',';
+      if (fp64)
+        out << r.probe_values_fp64[at];
+      else
+        out << r.probe_values[at];
+    }
     out << '\n';
   }
   return out.str();

@@ -47,11 +47,12 @@ Coefficients coefficients(const CpmlConfig& cfg, double rho, double sigma_max, d
   return {1 / kappa, b, c};
 }
 
-CpmlAxis make_axis(index_t n, double du, double dt, const CpmlConfig& cfg) {
+template <class Real>
+CpmlAxisT<Real> make_axis(index_t n, double du, double dt, const CpmlConfig& cfg) {
   const index_t t = cfg.thickness;
-  CpmlAxis a;
+  CpmlAxisT<Real> a;
   for (auto* v : {&a.e_inv_kd, &a.e_b, &a.e_c_d, &a.h_inv_kd, &a.h_b, &a.h_c_d})
-    v->assign(n + 1, 0.0f);
+    v->assign(n + 1, Real(0));
   a.e_slot.assign(n + 1, -1);
   a.h_slot.assign(n + 1, -1);
   const double delta = double(t) * du;
@@ -60,9 +61,9 @@ CpmlAxis make_axis(index_t n, double du, double dt, const CpmlConfig& cfg) {
   auto fill = [&](index_t u, double depth_cells, int slot, bool electric) {
     Coefficients c{1, 1, 0};
     if (slot >= 0) c = coefficients(cfg, depth_cells / double(t), sigma_max, dt);
-    (electric ? a.e_inv_kd : a.h_inv_kd)[u] = float(c.inv_kappa / du);
-    (electric ? a.e_b : a.h_b)[u] = float(c.b);
-    (electric ? a.e_c_d : a.h_c_d)[u] = float(c.c / du);
+    (electric ? a.e_inv_kd : a.h_inv_kd)[u] = Real(c.inv_kappa / du);
+    (electric ? a.e_b : a.h_b)[u] = Real(c.b);
+    (electric ? a.e_c_d : a.h_c_d)[u] = Real(c.c / du);
     (electric ? a.e_slot : a.h_slot)[u] = slot;
   };
   for (index_t u = 0; u <= n; ++u) {
@@ -85,17 +86,23 @@ CpmlAxis make_axis(index_t n, double du, double dt, const CpmlConfig& cfg) {
 
 }  // namespace
 
-CpmlProfiles make_cpml_profiles(const YeeGrid& g, const CpmlConfig& cfg,
-                                std::array<bool, 3> without_layers) {
+template <class Real>
+CpmlProfilesT<Real> make_cpml_profiles_as(const YeeGrid& g, const CpmlConfig& cfg,
+                                          std::array<bool, 3> without_layers) {
   validate(cfg, g, without_layers);
-  CpmlProfiles p;
+  CpmlProfilesT<Real> p;
   p.thickness = cfg.thickness;
   CpmlConfig none = cfg;
   none.thickness = 0;
-  p.axis[0] = make_axis(g.nx, g.dx, g.dt, without_layers[0] ? none : cfg);
-  p.axis[1] = make_axis(g.ny, g.dy, g.dt, without_layers[1] ? none : cfg);
-  p.axis[2] = make_axis(g.nz, g.dz, g.dt, cfg);
+  p.axis[0] = make_axis<Real>(g.nx, g.dx, g.dt, without_layers[0] ? none : cfg);
+  p.axis[1] = make_axis<Real>(g.ny, g.dy, g.dt, without_layers[1] ? none : cfg);
+  p.axis[2] = make_axis<Real>(g.nz, g.dz, g.dt, cfg);
   return p;
 }
+
+template CpmlProfilesT<float> make_cpml_profiles_as<float>(const YeeGrid&, const CpmlConfig&,
+                                                           std::array<bool, 3>);
+template CpmlProfilesT<double> make_cpml_profiles_as<double>(const YeeGrid&, const CpmlConfig&,
+                                                             std::array<bool, 3>);
 
 }  // namespace ppkit::fdtd

@@ -31,21 +31,34 @@ struct CpmlConfig {
 // u = 0..n, derivatives of H) and the H nodes (u + 1/2, derivatives of E).
 // inv_kd = 1 / (kappa du), c_d = c / du, b; slot = index of the node's psi
 // layer in [0, 2 thickness) or -1 outside the layer. Sizes n + 1.
-struct CpmlAxis {
-  std::vector<float> e_inv_kd, e_b, e_c_d, h_inv_kd, h_b, h_c_d;
+// Real: the precision of the run (float for fp32 problems, double for fp64);
+// the coefficients are computed in double and rounded once.
+template <class Real = float>
+struct CpmlAxisT {
+  std::vector<Real> e_inv_kd, e_b, e_c_d, h_inv_kd, h_b, h_c_d;
   std::vector<std::int32_t> e_slot, h_slot;
 };
 
-struct CpmlProfiles {
-  CpmlAxis axis[3];   // x, y, z
-  int thickness = 0;  // psi layers per axis: 2 * thickness
+template <class Real = float>
+struct CpmlProfilesT {
+  CpmlAxisT<Real> axis[3];  // x, y, z
+  int thickness = 0;        // psi layers per axis: 2 * thickness
 };
+using CpmlAxis = CpmlAxisT<float>;
+using CpmlProfiles = CpmlProfilesT<float>;
 
 // Throws ppkit::Error when the configuration does not fit the grid.
 // Axes flagged in without_layers (periodic axes) get no layer (slot -1,
 // b = 1, c = 0) and are left out of the size check.
-CpmlProfiles make_cpml_profiles(const YeeGrid& grid, const CpmlConfig& config,
-                                std::array<bool, 3> without_layers = {false, false, false});
+// Instantiated for float and double.
+template <class Real>
+CpmlProfilesT<Real> make_cpml_profiles_as(const YeeGrid& grid, const CpmlConfig& config,
+                                          std::array<bool, 3> without_layers = {false, false,
+                                                                                false});
+inline CpmlProfiles make_cpml_profiles(const YeeGrid& grid, const CpmlConfig& config,
+                                       std::array<bool, 3> without_layers = {false, false, false}) {
+  return make_cpml_profiles_as<float>(grid, config, without_layers);
+}
 void validate(const CpmlConfig& config, const YeeGrid& grid,
               std::array<bool, 3> without_layers = {false, false, false});
 

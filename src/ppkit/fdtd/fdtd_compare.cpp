@@ -3,10 +3,16 @@
 // quick: 48^3 verified against the serial reference; default: 256^3; large:
 // 256^3, 512^3, 768^3, verified against the kokkos/plain variant of the most
 // preferred available Kokkos space (the serial reference is too slow there).
+// One fp64 case per run (48^3 quick, 256^3 default, 512^3 large) for the
+// variants with an fp64 path (step_features.hpp; the others are SKIP rows):
+// step_bytes() counts 8-byte fields and psi there.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "ppkit/core/compare.hpp"
 #include "ppkit/fdtd/cases.hpp"
+#include "ppkit/fdtd/step_features.hpp"
 
 namespace ppkit::fdtd {
 namespace {
@@ -23,6 +29,14 @@ std::vector<index_t> sizes_for(ProblemSize s) {
   return {};
 }
 
+// The cube of the fp64 case: the largest compare size up to 512.
+index_t fp64_size(ProblemSize s) {
+  index_t n = 0;
+  for (index_t m : sizes_for(s))
+    if (m <= 512) n = std::max(n, m);
+  return n;
+}
+
 constexpr int cpml_thickness = 10;
 constexpr std::int64_t compare_steps = 20;
 
@@ -32,6 +46,7 @@ std::pair<FdtdStep::Result, std::string> baseline(const FdtdStep::Problem& p, Pr
   const Variant<FdtdStep>* best = nullptr;
   for (const auto& v : Registry<FdtdStep>::all())
     if (v.strategy == "plain" && v.backend.rfind("kokkos-", 0) == 0 && v.availability().available &&
+        (p.precision == Precision::fp32 || step_variant_supports(v.name, StepFeature::fp64)) &&
         (!best || v.preference > best->preference))
       best = &v;
   if (!best) return {reference_step(p), "serial reference"};
@@ -42,31 +57,50 @@ std::pair<FdtdStep::Result, std::string> baseline(const FdtdStep::Problem& p, Pr
 
 std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
   std::vector<CompareRow> rows;
-  for (index_t n : sizes_for(ctx.options().size)) {
-    const auto problem = make_benchmark_problem(n, cpml_thickness, compare_steps);
+  std::vector<std::pair<index_t, Precision>> cases;
+  for (index_t n : sizes_for(ctx.options().size)) cases.push_back({n, Precision::fp32});
+  cases.push_back({fp64_size(ctx.options().size), Precision::fp64});
+  for (const auto& [n, precision] : cases) {
+    auto problem = make_benchmark_problem(n, cpml_thickness, compare_steps);
+    problem.precision = precision;
+    const bool fp64 = precision == Precision::fp64;
     CaseModel model;
     model.workload = "fdtd";
-    model.case_name = fmt::format("step cube {}^3 cpml {}", n, cpml_thickness);
+    model.case_name =
+        fmt::format("step cube {}^3 cpml {}{}", n, cpml_thickness, fp64 ? " fp64" : "");
     model.size = fmt::format("{} cells x {} steps", problem.grid.cells(), compare_steps);
     model.work_units = double(problem.grid.cells()) * double(compare_steps);
     model.throughput_unit = "cells/s";
     model.bytes = step_bytes(problem);
     model.flops = step_flops(problem);
-    // fp32 over 20 steps on different devices and summation orders.
-    model.tolerance = 1e-4;
+    // fp32 over 20 steps on different devices and summation orders; fp64:
+    // the same differences (FMA contraction, order) at double rounding.
+    model.tolerance = fp64 ? 1e-10 : 1e-4;
+    if (fp64)
+      model.skip_reason = [](const std::string& variant) {
+        return step_variant_supports(variant, StepFeature::fp64)
+                   ? std::string()
+                   : std::string("float kernels only; fp64 runs on ") +
+                         variants_supporting(StepFeature::fp64);
+      };
     model.baseline_strategy = "plain";
     const auto [expected, against] = baseline(problem, ctx.options().size);
     auto case_rows = compare_variants<FdtdStep>(
         ctx, model, problem, [&expected = expected](const FdtdStep::Result& r) {
-          return fields_relative_error(r.fields, expected.fields);
+          return r.fields_fp64[0].empty()
+                     ? fields_relative_error(r.fields, expected.fields)
+                     : fields_relative_error(r.fields_fp64, expected.fields_fp64);
         });
     for (auto& row : case_rows) {
       row.extra["verified_against"] = against;
       row.extra["steps"] = compare_steps;
       row.extra["bytes_per_cell_step"] = model.bytes / model.work_units;
-      row.extra["plot"] = "fdtd_cells_per_s_vs_grid";  // the report's size plot
-      row.extra["plot_x"] = n;
-      row.extra["plot_xlabel"] = "cells per side (cube, CPML 10)";
+      row.extra["precision"] = to_string(precision);
+      if (!fp64) {  // the report's size plot is the fp32 series
+        row.extra["plot"] = "fdtd_cells_per_s_vs_grid";
+        row.extra["plot_x"] = n;
+        row.extra["plot_xlabel"] = "cells per side (cube, CPML 10)";
+      }
     }
     rows.insert(rows.end(), case_rows.begin(), case_rows.end());
   }
@@ -83,7 +117,8 @@ void register_fdtd_compare() {
                        int selected = 0;
                        for (const auto& v : Registry<FdtdStep>::all())
                          selected += ctx.variant_selected(v.name);
-                       return selected * int(fdtd::sizes_for(ctx.options().size).size());
+                       // fp32 sizes + the fp64 case
+                       return selected * int(fdtd::sizes_for(ctx.options().size).size() + 1);
                      },
                      fdtd::run_fdtd});
 }

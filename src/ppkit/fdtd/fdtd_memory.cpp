@@ -1,6 +1,6 @@
 // Device bytes of an fdtd.step problem for the memory check before allocation
 // (ppkit/core/memory_check.hpp): a lower bound, the arrays every variant holds
-// on the device: six float fields and the uint32 material id per node, the 12
+// on the device: six fields (float, double for fp64) and the uint32 material id per node, the 12
 // CPML psi arrays of the layers, and per step the source values and probe values.
 #include <algorithm>
 
@@ -18,8 +18,9 @@ double device_bytes(const FdtdStep::Problem& p) {
                      (double(g.ny + 1) * double(g.nz + 1) + double(g.nx + 1) * double(g.nz + 1) +
                       double(g.nx + 1) * double(g.ny + 1));
   const double per_step = double(p.sources.size() + p.probes.size());
-  return nodes * (6 * sizeof(float) + sizeof(std::uint32_t)) + psi * sizeof(float) +
-         per_step * double(std::max<std::int64_t>(0, p.steps)) * sizeof(float);
+  const double value = p.precision == Precision::fp64 ? sizeof(double) : sizeof(float);
+  return nodes * (6 * value + sizeof(std::uint32_t)) + psi * value +
+         per_step * double(std::max<std::int64_t>(0, p.steps)) * value;
 }
 
 }  // namespace ppkit::fdtd

@@ -226,6 +226,9 @@ std::string stepper_variant_name(const std::string& variant) {
 
 std::unique_ptr<Stepper> make_stepper(const std::string& variant,
                                       const FdtdStep::Problem& problem) {
+  require(problem.precision == Precision::fp32,
+          "checkpointed runs (--checkpoint, --restart) are fp32 only",
+          "precision fp32, or fp64 without --checkpoint/--restart");
   const auto& v = Registry<FdtdStep>::find_available(stepper_variant_name(variant));
   memory::check_fits<FdtdStep>(v.name, v.backend, problem);
   std::unique_ptr<Stepper> stepper;

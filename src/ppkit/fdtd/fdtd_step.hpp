@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ppkit/core/registry.hpp"
@@ -20,7 +21,18 @@
 namespace ppkit::fdtd {
 
 // Ex, Ey, Ez, Hx, Hy, Hz on grid.nodes() nodes each (yee_grid.hpp layout).
-using FieldSet = std::array<std::vector<float>, 6>;
+template <class Real>
+using BasicFieldSet = std::array<std::vector<Real>, 6>;
+using FieldSet = BasicFieldSet<float>;
+using FieldSet64 = BasicFieldSet<double>;
+
+// The arithmetic of a run: fields, psi, coefficients and source values in
+// float (fp32, the default) or double (fp64). step_features.hpp lists the
+// variants that run fp64; the others refuse it in prepare().
+enum class Precision { fp32, fp64 };
+const char* to_string(Precision p);
+// "fp32" or "fp64"; anything else throws ppkit::Error naming the valid values.
+Precision parse_precision(const std::string& text);
 
 }  // namespace ppkit::fdtd
 
@@ -39,6 +51,10 @@ struct FdtdStep {
     // Total energy every energy_interval steps (0: only after the last step).
     std::int64_t energy_interval = 0;
     fdtd::FieldSet initial;  // E^0 and H^{-1/2}; empty vectors: zero fields
+    // fp64 problems only: initial fields in double; a component given here
+    // replaces the same component of `initial` (float values widen exactly,
+    // but a field rounded to float is no longer, e.g., one pure cavity mode).
+    fdtd::FieldSet64 initial_fp64;
     // Periodic x and/or y (z must stay false): no PEC and no CPML on that
     // axis, period = its cell count (contract in yee_kernel_args.hpp).
     std::array<bool, 3> periodic{false, false, false};
@@ -50,11 +66,21 @@ struct FdtdStep {
     std::vector<fdtd::PlaneSnapshot> snapshots;
     // At most one near-to-far-field transform (ntff.hpp).
     std::vector<fdtd::NearToFarField> far_field;
+    // fp64 runs the fields, materials, PEC, CPML, sources, probes, energy,
+    // periodic boundaries and snapshots; plane waves, phasors and the
+    // near-to-far-field transform are fp32 only (validate() says so).
+    fdtd::Precision precision = fdtd::Precision::fp32;
   };
   struct Result {
-    fdtd::FieldSet fields;  // E^n and H^{n-1/2} after n steps
-    // probe_values[p * steps + s]: probe p after step s (E at (s+1) dt, H at (s+1/2) dt)
+    // E^n and H^{n-1/2} after n steps; for an fp64 problem, fields_fp64 as
+    // computed and `fields` the same values rounded to float (so every
+    // reader of `fields` works for both precisions).
+    fdtd::FieldSet fields;
+    fdtd::FieldSet64 fields_fp64;  // fp64 problems only, else empty
+    // probe_values[p * steps + s]: probe p after step s (E at (s+1) dt, H at (s+1/2) dt);
+    // fp64 problems also fill probe_values_fp64 (same layout).
     std::vector<float> probe_values;
+    std::vector<double> probe_values_fp64;
     std::vector<std::int64_t> energy_steps;   // steps after which energy was taken
     std::vector<double> energy;               // J: 1/2 sum(eps E^2 + mu H^2) dV
     std::vector<fdtd::SnapshotFrame> frames;  // in the order of snapshot_schedule()
@@ -68,16 +94,18 @@ namespace fdtd {
 
 // Everything the variants derive from a Problem on the host, validated once:
 // coefficient table, CPML profiles, per-step source values, flat indices.
-struct StepSetup {
-  std::vector<float> material_table;       // material_stride floats per material
+// Real: the precision of the update (float: StepSetup; double for fp64 runs).
+template <class Real = float>
+struct StepSetupT {
+  std::vector<Real> material_table;        // material_stride values per material
   std::vector<std::uint32_t> material_id;  // per node (filled with 0 when the problem's is empty)
-  CpmlProfiles cpml;
+  CpmlProfilesT<Real> cpml;
   // Sources: node index, component, hard flag, and per-step values
   // source_values[s * steps + n]: soft: -cb I dl w((n+1/2) dt) / dV (added to E),
   // hard: amplitude w((n+1) dt) (assigned to E).
   std::vector<index_t> source_index;
   std::vector<int> source_component, source_hard;
-  std::vector<float> source_values;
+  std::vector<Real> source_values;
   std::vector<index_t> probe_index;
   std::vector<int> probe_component;
   std::vector<std::int64_t> energy_steps;  // 0-based steps after which energy is taken
@@ -93,6 +121,7 @@ struct StepSetup {
   NtffSurface ntff;
   std::vector<float> ntff_factors;  // [(step * F + f) * 4 + {Re E, Im E, Re H, Im H}]
 };
+using StepSetup = StepSetupT<float>;
 
 // The phasor sample taken after 0-based step `step`, or -1 when none is.
 inline std::int64_t phasor_sample_after(const FdtdStep::Problem& p, std::int64_t step) {
@@ -100,17 +129,57 @@ inline std::int64_t phasor_sample_after(const FdtdStep::Problem& p, std::int64_t
   return (step + 1) / p.phasors.interval - 1;
 }
 
+// Initial field c (0..5) of the problem in Real: initial_fp64[c] when given,
+// else initial[c]; empty: zero fields.
+template <class Real>
+std::vector<Real> initial_field(const FdtdStep::Problem& p, int c) {
+  const auto& wide = p.initial_fp64[std::size_t(c)];
+  if (!wide.empty()) return std::vector<Real>(wide.begin(), wide.end());
+  const auto& narrow = p.initial[std::size_t(c)];
+  return std::vector<Real>(narrow.begin(), narrow.end());
+}
+
+// Stores fields / probe values computed in Real in a Result: float as they
+// are; double in fields_fp64 / probe_values_fp64 and rounded in fields /
+// probe_values.
+template <class Real>
+void set_result_fields(FdtdStep::Result& r, BasicFieldSet<Real> fields) {
+  if constexpr (std::is_same_v<Real, float>) {
+    r.fields = std::move(fields);
+  } else {
+    for (std::size_t c = 0; c < 6; ++c) r.fields[c].assign(fields[c].begin(), fields[c].end());
+    r.fields_fp64 = std::move(fields);
+  }
+}
+template <class Real>
+void set_result_probes(FdtdStep::Result& r, std::vector<Real> values) {
+  if constexpr (std::is_same_v<Real, float>) {
+    r.probe_values = std::move(values);
+  } else {
+    r.probe_values.assign(values.begin(), values.end());
+    r.probe_values_fp64 = std::move(values);
+  }
+}
+
 // Validates the problem (grid, Courant number, ids, sources, probes, CPML) and
 // derives the StepSetup; throws ppkit::Error naming what is wrong.
-StepSetup make_step_setup(const FdtdStep::Problem& problem);
+// make_step_setup_as<Real> is instantiated for float and double, whatever the
+// problem's precision says (the variants pick Real from it).
+template <class Real>
+StepSetupT<Real> make_step_setup_as(const FdtdStep::Problem& problem);
+inline StepSetup make_step_setup(const FdtdStep::Problem& problem) {
+  return make_step_setup_as<float>(problem);
+}
 void validate(const FdtdStep::Problem& problem);
 
-// The serial reference: plain loops over each component, written for clarity.
+// The serial reference: plain loops over each component, written for clarity,
+// in the problem's precision.
 FdtdStep::Result reference_step(const FdtdStep::Problem& problem);
 
 // Relative L2 error of all six fields against a reference result, normalised
 // per field group (E and H separately, because their magnitudes differ by eta0).
 double fields_relative_error(const FieldSet& a, const FieldSet& reference);
+double fields_relative_error(const FieldSet64& a, const FieldSet64& reference);
 
 // Compulsory DRAM bytes of one run: per node and step 72 B of fields (each half
 // step reads 6 fields and writes 3; neighbours served from cache) plus the

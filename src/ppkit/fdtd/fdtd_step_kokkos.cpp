@@ -7,6 +7,7 @@
 // no id read with a single material).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <type_traits>
 
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
@@ -29,9 +30,9 @@ void apply_tfsf(float* field, const index_t* node, const float* w0, const float*
       KOKKOS_LAMBDA(index_t q) { field[node[q]] += w0[q] * row[s0[q]] + w1[q] * row[s1[q]]; });
 }
 
-// Copies one plane of a field into plane[ib * na + ia] (snapshots.hpp).
-template <class Exec>
-void extract_plane(const float* field, float* plane, index_t na, index_t nb, int normal,
+// Copies one plane of a field into plane[ib * na + ia] (snapshots.hpp); frames are float.
+template <class Exec, class Real>
+void extract_plane(const Real* field, float* plane, index_t na, index_t nb, int normal,
                    index_t index, index_t stride_x, index_t stride_y) {
   Kokkos::parallel_for(
       "fdtd snapshot plane", Kokkos::RangePolicy<Exec>(0, na * nb), KOKKOS_LAMBDA(index_t q) {
@@ -39,12 +40,14 @@ void extract_plane(const float* field, float* plane, index_t na, index_t nb, int
         const index_t i = normal == 0 ? index : ia;
         const index_t j = normal == 1 ? index : normal == 0 ? ia : ib;
         const index_t k = normal == 2 ? index : ib;
-        plane[q] = field[i * stride_x + j * stride_y + k];
+        plane[q] = float(field[i * stride_x + j * stride_y + k]);
       });
 }
 
-template <class Exec>
+// Real: float for fp32 problems, double for fp64 ones (same kernels, templates).
+template <class Exec, class Real>
 class KokkosStep final : public PreparedRun<FdtdStep::Result> {
+  static constexpr bool fp32 = std::is_same_v<Real, float>;
   using Mem = typename Exec::memory_space;
   template <class T>
   using View = Kokkos::View<T*, Mem>;
@@ -61,7 +64,7 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
 
  public:
   KokkosStep(const FdtdStep::Problem& p, bool split)
-      : problem_(p), setup_(make_step_setup(p)), split_(split) {
+      : problem_(p), setup_(make_step_setup_as<Real>(p)), split_(split) {
     const YeeGrid& g = p.grid;
     args_.nx = g.nx;
     args_.ny = g.ny;
@@ -73,20 +76,20 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     const std::size_t nodes = std::size_t((g.nx + 1) * (g.ny + 1) * sy_);
     args_.periodic_x = p.periodic[0] ? 1 : 0;
     args_.periodic_y = p.periodic[1] ? 1 : 0;
-    float** fields[6] = {&args_.ex, &args_.ey, &args_.ez, &args_.hx, &args_.hy, &args_.hz};
+    Real** fields[6] = {&args_.ex, &args_.ey, &args_.ez, &args_.hx, &args_.hy, &args_.hz};
     for (int c = 0; c < 6; ++c) {
-      fields_[c] = View<float>(std::string("field ") + to_string(Component(c)), nodes);
+      fields_[c] = View<Real>(std::string("field ") + to_string(Component(c)), nodes);
       *fields[c] = fields_[c].data();
-      if (!p.initial[c].empty())
-        initial_[c] =
-            upload(std::string("initial ") + to_string(Component(c)), pitched(p.initial[c], 0.0f));
+      if (!p.initial[c].empty() || !p.initial_fp64[c].empty())
+        initial_[c] = upload(std::string("initial ") + to_string(Component(c)),
+                             pitched(initial_field<Real>(p, c), Real(0)));
     }
     args_.material_table = upload("material table", setup_.material_table).data();
     if (!split) {
       args_.material_id = upload("material id", setup_.material_id).data();
     } else {
       // kokkos/split: ids narrowed to 1 byte when they fit; none with one material.
-      const float* t = setup_.material_table.data();
+      const Real* t = setup_.material_table.data();
       lookup8_ = {nullptr,    args_.material_table, t[coef_ca], t[coef_cb],
                   t[coef_dh], t[coef_eps],          t[coef_mu]};
       lookup32_ = lookup8_32(lookup8_);
@@ -101,8 +104,8 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
       }
     }
     for (int d = 0; d < 3; ++d) {
-      const CpmlAxis& ax = setup_.cpml.axis[d];
-      CpmlAxisArgs& aa = args_.axis[d];
+      const CpmlAxisT<Real>& ax = setup_.cpml.axis[d];
+      CpmlAxisArgsT<Real>& aa = args_.axis[d];
       aa.e_inv_kd = upload("cpml", ax.e_inv_kd).data();
       aa.e_b = upload("cpml", ax.e_b).data();
       aa.e_c_d = upload("cpml", ax.e_c_d).data();
@@ -116,19 +119,19 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     const std::size_t px = layers * std::size_t((g.ny + 1) * sy_);  // x, y psi: z pitch sy_
     const std::size_t py = layers * std::size_t((g.nx + 1) * sy_);
     const std::size_t pz = layers * std::size_t((g.nx + 1) * (g.ny + 1));
-    float** psi[12] = {&args_.psi_eyx, &args_.psi_ezx, &args_.psi_hyx, &args_.psi_hzx,
-                       &args_.psi_exy, &args_.psi_ezy, &args_.psi_hxy, &args_.psi_hzy,
-                       &args_.psi_exz, &args_.psi_eyz, &args_.psi_hxz, &args_.psi_hyz};
+    Real** psi[12] = {&args_.psi_eyx, &args_.psi_ezx, &args_.psi_hyx, &args_.psi_hzx,
+                      &args_.psi_exy, &args_.psi_ezy, &args_.psi_hxy, &args_.psi_hzy,
+                      &args_.psi_exz, &args_.psi_eyz, &args_.psi_hxz, &args_.psi_hyz};
     for (int q = 0; q < 12; ++q) {
-      psi_[q] = View<float>("psi", q < 4 ? px : q < 8 ? py : pz);
+      psi_[q] = View<Real>("psi", q < 4 ? px : q < 8 ? py : pz);
       *psi[q] = psi_[q].data();
     }
     for (int half = 0; half < 2; ++half) {
       const bool electric = half == 1;
-      split::Interior& in = interior_[half];
+      split::InteriorT<Real>& in = interior_[half];
       in.box = split::interior_box(args_, electric);
       for (int d = 0; d < 3; ++d) {
-        const CpmlAxis& ax = setup_.cpml.axis[d];
+        const CpmlAxisT<Real>& ax = setup_.cpml.axis[d];
         in.inv_d[d] = (electric ? ax.e_inv_kd : ax.h_inv_kd)[std::size_t(in.box.lo[d])];
       }
       shell_[half] = split::shell_around(args_, in.box);
@@ -147,10 +150,10 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     io_.source_values = upload("source values", setup_.source_values).data();
     io_.probe_index = upload("probe index", pitched_indices(setup_.probe_index)).data();
     io_.probe_component = upload("probe component", probe_component).data();
-    probe_values_ = View<float>("probe values", std::size_t(io_.n_probes * p.steps));
+    probe_values_ = View<Real>("probe values", std::size_t(io_.n_probes * p.steps));
     io_.probe_values = probe_values_.data();
-    Kokkos::deep_copy(probe_values_, std::nanf(""));  // poison
-    for (int c = 0; c < 6; ++c) Kokkos::deep_copy(fields_[c], std::nanf(""));
+    Kokkos::deep_copy(probe_values_, Real(std::nan("")));  // poison
+    for (int c = 0; c < 6; ++c) Kokkos::deep_copy(fields_[c], Real(std::nan("")));
     // Plane wave: corrections per component and the incident table.
     const TfsfCorrections& t = setup_.tfsf;
     if (t.row > 0) incident_ = upload("incident", t.incident);
@@ -165,8 +168,9 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     }
     // Near-to-far-field surface samples and DFT accumulators.
     const NtffSurface& surface = setup_.ntff;
-    if (surface.size() > 0) {
-      for (int c = 0; c < 6; ++c) ntff_.field[c] = fields_[c].data();
+    if (surface.size() > 0) {  // fp32 only (validate())
+      if constexpr (fp32)
+        for (int c = 0; c < 6; ++c) ntff_.field[c] = fields_[c].data();
       ntff_.component = upload("ntff component", surface.component).data();
       ntff_.current = upload("ntff current", surface.current).data();
       ntff_.magnetic = upload("ntff magnetic", surface.magnetic).data();
@@ -187,29 +191,30 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
       const auto size = plane_size(g, snap.normal);
       planes_.push_back(View<float>("snapshot plane", std::size_t(size[0] * size[1])));
     }
-    if (p.phasors.enabled()) {
-      phasors_ = std::make_unique<KokkosPhasors<Exec>>(p.phasors, g, 0, setup_.phasor_samples);
-      phasors_->set_fields({args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz}, sy_);
-    }
+    if constexpr (fp32)  // fp64 problems have no phasors (validate())
+      if (p.phasors.enabled()) {
+        phasors_ = std::make_unique<KokkosPhasors<Exec>>(p.phasors, g, 0, setup_.phasor_samples);
+        phasors_->set_fields({args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz}, sy_);
+      }
     Exec().fence();
   }
 
   // Starts from the problem's initial state each time, so repeated runs agree.
   void run() override {
     for (int c = 0; c < 6; ++c) {
-      if (problem_.initial[c].empty())
-        Kokkos::deep_copy(Exec(), fields_[c], 0.0f);
+      if (initial_[c].size() == 0)
+        Kokkos::deep_copy(Exec(), fields_[c], Real(0));
       else
         Kokkos::deep_copy(Exec(), fields_[c], initial_[c]);
     }
-    for (auto& v : psi_) Kokkos::deep_copy(Exec(), v, 0.0f);
+    for (auto& v : psi_) Kokkos::deep_copy(Exec(), v, Real(0));
     energy_.clear();
     frames_.clear();
     radiation_.clear();
     if (ntff_.samples > 0) Kokkos::deep_copy(Exec(), ntff_dft_, 0.0);
     std::size_t next_energy = 0, next_frame = 0;
     if (phasors_) phasors_->reset(PhasorSet{});
-    float* fields[6] = {args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz};
+    Real* fields[6] = {args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz};
     const std::int64_t sy = sy_;
     const bool narrow = lookup32_.ids == nullptr;
     for (std::int64_t step = 0; step < problem_.steps; ++step) {
@@ -219,7 +224,8 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
         split::update_h_split<Exec>(args_, lookup8_, interior_[0], shell_[0], sy);
       else
         split::update_h_split<Exec>(args_, lookup32_, interior_[0], shell_[0], sy);
-      if (incident_.size() > 0) tfsf(fields, 3, step);
+      if constexpr (fp32)
+        if (incident_.size() > 0) tfsf(fields, 3, step);
       periodic_copy<Exec>(args_, whole_grid(args_), false, sy);
       if (!split_)
         update_e<Exec>(args_, whole_grid(args_));
@@ -227,7 +233,8 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
         split::update_e_split<Exec>(args_, lookup8_, interior_[1], shell_[1], sy);
       else
         split::update_e_split<Exec>(args_, lookup32_, interior_[1], shell_[1], sy);
-      if (incident_.size() > 0) tfsf(fields, 0, step);
+      if constexpr (fp32)
+        if (incident_.size() > 0) tfsf(fields, 0, step);
       apply_sources<Exec>(args_, io_, step);
       periodic_copy<Exec>(args_, whole_grid(args_), true, sy);
       record_probes<Exec>(args_, io_, step);
@@ -257,8 +264,10 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
 
   FdtdStep::Result result() override {
     FdtdStep::Result r;
-    for (int c = 0; c < 6; ++c) r.fields[c] = unpitched(download(fields_[c]));
-    r.probe_values = download(probe_values_);
+    BasicFieldSet<Real> fields;
+    for (int c = 0; c < 6; ++c) fields[c] = unpitched(download(fields_[c]));
+    set_result_fields(r, std::move(fields));
+    set_result_probes(r, download(probe_values_));
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_;
     if (phasors_) r.phasors = phasors_->download();
@@ -283,11 +292,12 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
                 out.begin() + std::ptrdiff_t(r * pitch));
     return out;
   }
-  std::vector<float> unpitched(const std::vector<float>& device) const {
+  template <class T>
+  std::vector<T> unpitched(const std::vector<T>& device) const {
     const std::size_t len = std::size_t(args_.nz + 1), pitch = std::size_t(sy_);
     if (pitch == len) return device;
     const std::size_t rows = device.size() / pitch;
-    std::vector<float> out(rows * len);
+    std::vector<T> out(rows * len);
     for (std::size_t r = 0; r < rows; ++r)
       std::copy(device.begin() + std::ptrdiff_t(r * pitch),
                 device.begin() + std::ptrdiff_t(r * pitch + len),
@@ -314,7 +324,7 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
   }
 
   // Copies a snapshot plane back (the solver runs in chunks between frames).
-  void take_frame(float* const* fields, int snapshot, std::int64_t step) {
+  void take_frame(Real* const* fields, int snapshot, std::int64_t step) {
     const PlaneSnapshot& s = problem_.snapshots[std::size_t(snapshot)];
     const YeeGrid& g = problem_.grid;
     const auto size = plane_size(g, s.normal);
@@ -333,22 +343,23 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     return out;
   }
 
-  static split::MaterialLookup<std::uint32_t> lookup8_32(
-      const split::MaterialLookup<std::uint8_t>& m) {
+  static split::MaterialLookup<std::uint32_t, Real> lookup8_32(
+      const split::MaterialLookup<std::uint8_t, Real>& m) {
     return {nullptr, m.table, m.ca0, m.cb0, m.dh0, m.eps0, m.mu0};
   }
 
   FdtdStep::Problem problem_;
-  StepSetup setup_;
+  StepSetupT<Real> setup_;
   bool split_ = false;
   std::int64_t sy_ = 0;  // z pitch of the device arrays
-  split::MaterialLookup<std::uint8_t> lookup8_{};
-  split::MaterialLookup<std::uint32_t> lookup32_{};
-  split::Interior interior_[2]{};  // H, E
+  split::MaterialLookup<std::uint8_t, Real> lookup8_{};
+  split::MaterialLookup<std::uint32_t, Real> lookup32_{};
+  split::InteriorT<Real> interior_[2]{};  // H, E
   split::Shell shell_[2]{};
-  YeeKernelArgs args_{};
-  SourceProbeArgs io_{};
-  View<float> fields_[6], initial_[6], psi_[12], probe_values_, incident_;
+  YeeKernelArgsT<Real> args_{};
+  SourceProbeArgsT<Real> io_{};
+  View<Real> fields_[6], initial_[6], psi_[12], probe_values_;
+  View<float> incident_;
   View<index_t> tfsf_node_[6];
   View<float> tfsf_w0_[6], tfsf_w1_[6];
   View<std::int32_t> tfsf_s0_[6], tfsf_s1_[6];
@@ -373,14 +384,19 @@ void register_fdtd_kokkos_variants() {
     using Exec = typename decltype(space)::execution_space;
     const std::string backend = space.backend;
     const int preference = backend == "kokkos-serial" ? 1 : backend == "kokkos-openmp" ? 3 : 6;
+    // Both variants run fp32 and fp64 problems (step_features.hpp).
     auto v = kokkos_variant<FdtdStep>(space, "plain", preference);
-    v.prepare = [](const FdtdStep::Problem& p) {
-      return std::make_unique<fdtd::KokkosStep<Exec>>(p, false);
+    v.prepare = [](const FdtdStep::Problem& p) -> std::unique_ptr<PreparedRun<FdtdStep::Result>> {
+      if (p.precision == fdtd::Precision::fp64)
+        return std::make_unique<fdtd::KokkosStep<Exec, double>>(p, false);
+      return std::make_unique<fdtd::KokkosStep<Exec, float>>(p, false);
     };
     Registry<FdtdStep>::add(std::move(v));
     auto s = kokkos_variant<FdtdStep>(space, "split", preference + 1);
-    s.prepare = [](const FdtdStep::Problem& p) {
-      return std::make_unique<fdtd::KokkosStep<Exec>>(p, true);
+    s.prepare = [](const FdtdStep::Problem& p) -> std::unique_ptr<PreparedRun<FdtdStep::Result>> {
+      if (p.precision == fdtd::Precision::fp64)
+        return std::make_unique<fdtd::KokkosStep<Exec, double>>(p, true);
+      return std::make_unique<fdtd::KokkosStep<Exec, float>>(p, true);
     };
     Registry<FdtdStep>::add(std::move(s));
   });

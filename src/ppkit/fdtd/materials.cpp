@@ -4,9 +4,10 @@
 
 namespace ppkit::fdtd {
 
-std::vector<float> material_table(const std::vector<Material>& materials, double dt) {
+template <class Real>
+std::vector<Real> material_table_as(const std::vector<Material>& materials, double dt) {
   require(!materials.empty(), "no materials given", "at least one material (id 0)");
-  std::vector<float> table(materials.size() * material_stride, 0.0f);
+  std::vector<Real> table(materials.size() * material_stride, Real(0));
   for (std::size_t m = 0; m < materials.size(); ++m) {
     const Material& mat = materials[m];
     require(mat.eps_r >= 1 && mat.mu_r > 0 && mat.sigma >= 0,
@@ -15,14 +16,17 @@ std::vector<float> material_table(const std::vector<Material>& materials, double
             "eps_r >= 1, mu_r > 0, sigma >= 0");
     const double eps = mat.eps_r * eps0, mu = mat.mu_r * mu0;
     const double loss = mat.sigma * dt / (2 * eps);
-    float* t = &table[m * material_stride];
-    t[coef_ca] = mat.pec ? 0.0f : float((1 - loss) / (1 + loss));
-    t[coef_cb] = mat.pec ? 0.0f : float((dt / eps) / (1 + loss));
-    t[coef_dh] = float(dt / mu);
-    t[coef_eps] = float(eps);
-    t[coef_mu] = float(mu);
+    Real* t = &table[m * material_stride];
+    t[coef_ca] = mat.pec ? Real(0) : Real((1 - loss) / (1 + loss));
+    t[coef_cb] = mat.pec ? Real(0) : Real((dt / eps) / (1 + loss));
+    t[coef_dh] = Real(dt / mu);
+    t[coef_eps] = Real(eps);
+    t[coef_mu] = Real(mu);
   }
   return table;
 }
+
+template std::vector<float> material_table_as<float>(const std::vector<Material>&, double);
+template std::vector<double> material_table_as<double>(const std::vector<Material>&, double);
 
 }  // namespace ppkit::fdtd

@@ -23,6 +23,12 @@ struct Material {
 constexpr int material_stride = 8;
 enum MaterialCoefficient : int { coef_ca = 0, coef_cb = 1, coef_dh = 2, coef_eps = 3, coef_mu = 4 };
 
-std::vector<float> material_table(const std::vector<Material>& materials, double dt);
+// The coefficient table in the precision of the run (computed in double and
+// rounded once): material_table for fp32, material_table_as<double> for fp64.
+template <class Real>
+std::vector<Real> material_table_as(const std::vector<Material>& materials, double dt);
+inline std::vector<float> material_table(const std::vector<Material>& materials, double dt) {
+  return material_table_as<float>(materials, dt);
+}
 
 }  // namespace ppkit::fdtd

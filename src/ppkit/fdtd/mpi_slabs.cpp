@@ -148,6 +148,8 @@ MpiSlabSolver::Impl::Impl(const FdtdStep::Problem& p, MPI_Comm c, const MpiSlabO
   require(p.plane_waves.empty() && p.snapshots.empty() && p.far_field.empty(),
           "MPI slabs do not run plane waves, snapshots or the near-to-far-field transform",
           "a single-rank variant for those");
+  require(p.precision == Precision::fp32, "MPI slabs run fp32 only",
+          "precision fp32, or a single-rank kokkos-<space>/plain or /split variant for fp64");
   require(ranks <= grid.nx + 1,
           std::to_string(ranks) + " MPI ranks for " + std::to_string(grid.nx + 1) +
               " node planes along x",

@@ -102,8 +102,10 @@ class ReferencePlaneWave {
   std::array<double, 3> e_dir_, h_dir_;
 };
 
-// A plane of component c at normal index, in frame layout (a fastest).
-std::vector<float> extract_plane(const YeeGrid& g, const std::vector<float>& field,
+// A plane of component c at normal index, in frame layout (a fastest);
+// frames are float in both precisions.
+template <class Real>
+std::vector<float> extract_plane(const YeeGrid& g, const std::vector<Real>& field,
                                  const PlaneSnapshot& s) {
   const auto size = plane_size(g, s.normal);
   std::vector<float> out(std::size_t(size[0] * size[1]));
@@ -114,20 +116,23 @@ std::vector<float> extract_plane(const YeeGrid& g, const std::vector<float>& fie
       node[s.normal] = s.index;
       node[ab[0]] = ia;
       node[ab[1]] = ib;
-      out[std::size_t(ib * size[0] + ia)] = field[std::size_t(g.index(node[0], node[1], node[2]))];
+      out[std::size_t(ib * size[0] + ia)] =
+          float(field[std::size_t(g.index(node[0], node[1], node[2]))]);
     }
   return out;
 }
 
-}  // namespace
-
-FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
-  const StepSetup setup = make_step_setup(p);
+// The whole reference in precision Real (float: fp32, double: fp64).
+template <class Real>
+FdtdStep::Result reference_step_as(const FdtdStep::Problem& p) {
+  constexpr bool fp32 = std::is_same_v<Real, float>;
+  const StepSetupT<Real> setup = make_step_setup_as<Real>(p);
   const YeeGrid& g = p.grid;
   const std::size_t nodes = std::size_t(g.nodes());
-  FieldSet f;
+  BasicFieldSet<Real> f;
   for (int c = 0; c < 6; ++c)
-    f[c] = p.initial[c].empty() ? std::vector<float>(nodes, 0.0f) : p.initial[c];
+    f[c] = p.initial[c].empty() && p.initial_fp64[c].empty() ? std::vector<Real>(nodes, Real(0))
+                                                             : initial_field<Real>(p, c);
   auto& ex = f[0];
   auto& ey = f[1];
   auto& ez = f[2];
@@ -135,12 +140,12 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
   auto& hy = f[4];
   auto& hz = f[5];
   // psi_<field><axis>: the CPML memory of field's derivative along axis.
-  std::vector<float> psi_exy(nodes), psi_exz(nodes), psi_eyx(nodes), psi_eyz(nodes), psi_ezx(nodes),
+  std::vector<Real> psi_exy(nodes), psi_exz(nodes), psi_eyx(nodes), psi_eyz(nodes), psi_ezx(nodes),
       psi_ezy(nodes), psi_hxy(nodes), psi_hxz(nodes), psi_hyx(nodes), psi_hyz(nodes),
       psi_hzx(nodes), psi_hzy(nodes);
-  const CpmlAxis& X = setup.cpml.axis[0];
-  const CpmlAxis& Y = setup.cpml.axis[1];
-  const CpmlAxis& Z = setup.cpml.axis[2];
+  const CpmlAxisT<Real>& X = setup.cpml.axis[0];
+  const CpmlAxisT<Real>& Y = setup.cpml.axis[1];
+  const CpmlAxisT<Real>& Z = setup.cpml.axis[2];
   auto id = [&](index_t i, index_t j, index_t k) { return std::size_t(g.index(i, j, k)); };
   auto coef = [&](std::size_t n, int which) {
     return setup.material_table[setup.material_id[n] * material_stride + which];
@@ -179,14 +184,15 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
   const std::vector<float> phasor_coef =
       phasor_coefficients(p.phasors, g.dt, 0, setup.phasor_samples);
   const std::size_t steps = std::size_t(p.steps);
-  r.probe_values.assign(p.probes.size() * steps, 0.0f);
+  std::vector<Real> probe_values(p.probes.size() * steps, Real(0));
   std::size_t next_energy = 0, next_frame = 0;
   std::optional<ReferencePlaneWave> plane_wave;
   // Near-to-far-field: running DFT per surface sample and frequency, in double.
   const std::size_t frequencies = p.far_field.empty() ? 0 : p.far_field[0].frequencies.size();
   std::vector<std::vector<double>> dft_re(frequencies, std::vector<double>(setup.ntff.size())),
       dft_im = dft_re;
-  if (!p.plane_waves.empty()) plane_wave.emplace(p.plane_waves[0], g);
+  if constexpr (fp32)  // fp64 problems have no plane wave (validate())
+    if (!p.plane_waves.empty()) plane_wave.emplace(p.plane_waves[0], g);
 
   for (std::size_t step = 0; step < steps; ++step) {
     // ---- H^{n+1/2} = H^{n-1/2} - dh curl E^n -----------------------------
@@ -194,89 +200,86 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
       for (index_t j = 0; j < g.ny; ++j)
         for (index_t k = 0; k < g.nz; ++k) {
           const std::size_t n = id(i, j, k);
-          const float dez = ez[id(i, j + 1, k)] - ez[n], dey = ey[id(i, j, k + 1)] - ey[n];
+          const Real dez = ez[id(i, j + 1, k)] - ez[n], dey = ey[id(i, j, k + 1)] - ey[n];
           psi_hxy[n] = Y.h_b[j] * psi_hxy[n] + Y.h_c_d[j] * dez;
           psi_hxz[n] = Z.h_b[k] * psi_hxz[n] + Z.h_c_d[k] * dey;
-          const float curl =
-              (dez * Y.h_inv_kd[j] + psi_hxy[n]) - (dey * Z.h_inv_kd[k] + psi_hxz[n]);
+          const Real curl = (dez * Y.h_inv_kd[j] + psi_hxy[n]) - (dey * Z.h_inv_kd[k] + psi_hxz[n]);
           hx[n] -= coef(n, coef_dh) * curl;
         }
     for (index_t i = 0; i < g.nx; ++i)
       for (index_t j = 0; j <= g.ny; ++j)
         for (index_t k = 0; k < g.nz; ++k) {
           const std::size_t n = id(i, j, k);
-          const float dex = ex[id(i, j, k + 1)] - ex[n], dez = ez[id(i + 1, j, k)] - ez[n];
+          const Real dex = ex[id(i, j, k + 1)] - ex[n], dez = ez[id(i + 1, j, k)] - ez[n];
           psi_hyz[n] = Z.h_b[k] * psi_hyz[n] + Z.h_c_d[k] * dex;
           psi_hyx[n] = X.h_b[i] * psi_hyx[n] + X.h_c_d[i] * dez;
-          const float curl =
-              (dex * Z.h_inv_kd[k] + psi_hyz[n]) - (dez * X.h_inv_kd[i] + psi_hyx[n]);
+          const Real curl = (dex * Z.h_inv_kd[k] + psi_hyz[n]) - (dez * X.h_inv_kd[i] + psi_hyx[n]);
           hy[n] -= coef(n, coef_dh) * curl;
         }
     for (index_t i = 0; i < g.nx; ++i)
       for (index_t j = 0; j < g.ny; ++j)
         for (index_t k = 0; k <= g.nz; ++k) {
           const std::size_t n = id(i, j, k);
-          const float dey = ey[id(i + 1, j, k)] - ey[n], dex = ex[id(i, j + 1, k)] - ex[n];
+          const Real dey = ey[id(i + 1, j, k)] - ey[n], dex = ex[id(i, j + 1, k)] - ex[n];
           psi_hzx[n] = X.h_b[i] * psi_hzx[n] + X.h_c_d[i] * dey;
           psi_hzy[n] = Y.h_b[j] * psi_hzy[n] + Y.h_c_d[j] * dex;
-          const float curl =
-              (dey * X.h_inv_kd[i] + psi_hzx[n]) - (dex * Y.h_inv_kd[j] + psi_hzy[n]);
+          const Real curl = (dey * X.h_inv_kd[i] + psi_hzx[n]) - (dex * Y.h_inv_kd[j] + psi_hzy[n]);
           hz[n] -= coef(n, coef_dh) * curl;
         }
-    if (plane_wave) {
-      plane_wave->correct_h(f, setup);
-      plane_wave->advance();
-    }
+    if constexpr (fp32)
+      if (plane_wave) {
+        plane_wave->correct_h(f, setup);
+        plane_wave->advance();
+      }
     copy_periodic_h();
     // ---- E^{n+1} = ca E^n + cb curl H^{n+1/2} (tangential E on the faces stays 0) ----
     for (index_t i = 0; i < g.nx; ++i)
       for (index_t j = 1; j <= last_j; ++j)
         for (index_t k = 1; k < g.nz; ++k) {
           const std::size_t n = id(i, j, k);
-          const float dhz = hz[n] - hz[id(i, j - 1, k)], dhy = hy[n] - hy[id(i, j, k - 1)];
+          const Real dhz = hz[n] - hz[id(i, j - 1, k)], dhy = hy[n] - hy[id(i, j, k - 1)];
           psi_exy[n] = Y.e_b[j] * psi_exy[n] + Y.e_c_d[j] * dhz;
           psi_exz[n] = Z.e_b[k] * psi_exz[n] + Z.e_c_d[k] * dhy;
-          const float curl =
-              (dhz * Y.e_inv_kd[j] + psi_exy[n]) - (dhy * Z.e_inv_kd[k] + psi_exz[n]);
+          const Real curl = (dhz * Y.e_inv_kd[j] + psi_exy[n]) - (dhy * Z.e_inv_kd[k] + psi_exz[n]);
           ex[n] = coef(n, coef_ca) * ex[n] + coef(n, coef_cb) * curl;
         }
     for (index_t i = 1; i <= last_i; ++i)
       for (index_t j = 0; j < g.ny; ++j)
         for (index_t k = 1; k < g.nz; ++k) {
           const std::size_t n = id(i, j, k);
-          const float dhx = hx[n] - hx[id(i, j, k - 1)], dhz = hz[n] - hz[id(i - 1, j, k)];
+          const Real dhx = hx[n] - hx[id(i, j, k - 1)], dhz = hz[n] - hz[id(i - 1, j, k)];
           psi_eyz[n] = Z.e_b[k] * psi_eyz[n] + Z.e_c_d[k] * dhx;
           psi_eyx[n] = X.e_b[i] * psi_eyx[n] + X.e_c_d[i] * dhz;
-          const float curl =
-              (dhx * Z.e_inv_kd[k] + psi_eyz[n]) - (dhz * X.e_inv_kd[i] + psi_eyx[n]);
+          const Real curl = (dhx * Z.e_inv_kd[k] + psi_eyz[n]) - (dhz * X.e_inv_kd[i] + psi_eyx[n]);
           ey[n] = coef(n, coef_ca) * ey[n] + coef(n, coef_cb) * curl;
         }
     for (index_t i = 1; i <= last_i; ++i)
       for (index_t j = 1; j <= last_j; ++j)
         for (index_t k = 0; k < g.nz; ++k) {
           const std::size_t n = id(i, j, k);
-          const float dhy = hy[n] - hy[id(i - 1, j, k)], dhx = hx[n] - hx[id(i, j - 1, k)];
+          const Real dhy = hy[n] - hy[id(i - 1, j, k)], dhx = hx[n] - hx[id(i, j - 1, k)];
           psi_ezx[n] = X.e_b[i] * psi_ezx[n] + X.e_c_d[i] * dhy;
           psi_ezy[n] = Y.e_b[j] * psi_ezy[n] + Y.e_c_d[j] * dhx;
-          const float curl =
-              (dhy * X.e_inv_kd[i] + psi_ezx[n]) - (dhx * Y.e_inv_kd[j] + psi_ezy[n]);
+          const Real curl = (dhy * X.e_inv_kd[i] + psi_ezx[n]) - (dhx * Y.e_inv_kd[j] + psi_ezy[n]);
           ez[n] = coef(n, coef_ca) * ez[n] + coef(n, coef_cb) * curl;
         }
-    if (plane_wave) plane_wave->correct_e(f, setup);
+    if constexpr (fp32)
+      if (plane_wave) plane_wave->correct_e(f, setup);
     // ---- sources, probes, snapshots, energy ----------------------------------
     for (std::size_t s = 0; s < p.sources.size(); ++s) {
-      float& e = f[std::size_t(setup.source_component[s])][std::size_t(setup.source_index[s])];
-      const float value = setup.source_values[s * steps + step];
+      Real& e = f[std::size_t(setup.source_component[s])][std::size_t(setup.source_index[s])];
+      const Real value = setup.source_values[s * steps + step];
       e = setup.source_hard[s] ? value : e + value;
     }
     copy_periodic_e();
     for (std::size_t q = 0; q < p.probes.size(); ++q)
-      r.probe_values[q * steps + step] =
+      probe_values[q * steps + step] =
           f[std::size_t(setup.probe_component[q])][std::size_t(setup.probe_index[q])];
-    if (const std::int64_t sample = phasor_sample_after(p, std::int64_t(step)); sample >= 0)
-      accumulate_phasors_host(r.phasors, g,
-                              {ex.data(), ey.data(), ez.data(), hx.data(), hy.data(), hz.data()},
-                              &phasor_coef[std::size_t(sample) * p.phasors.frequencies.size() * 4]);
+    if constexpr (fp32)  // fp64 problems have no phasors (validate())
+      if (const std::int64_t sample = phasor_sample_after(p, std::int64_t(step)); sample >= 0)
+        accumulate_phasors_host(
+            r.phasors, g, {ex.data(), ey.data(), ez.data(), hx.data(), hy.data(), hz.data()},
+            &phasor_coef[std::size_t(sample) * p.phasors.frequencies.size() * 4]);
     for (; next_frame < setup.snapshot_schedule.size() &&
            setup.snapshot_schedule[next_frame].first == std::int64_t(step);
          ++next_frame) {
@@ -313,8 +316,16 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
     for (std::size_t d = 0; d < p.far_field[0].directions.size(); ++d)
       r.radiation.push_back(radiation_vectors(setup.ntff, dft_re[fr], dft_im[fr],
                                               ntff_direction(p.far_field[0], fr, d)));
-  r.fields = std::move(f);
+  set_result_fields(r, std::move(f));
+  set_result_probes(r, std::move(probe_values));
   return r;
+}
+
+}  // namespace
+
+FdtdStep::Result reference_step(const FdtdStep::Problem& p) {
+  return p.precision == Precision::fp64 ? reference_step_as<double>(p)
+                                        : reference_step_as<float>(p);
 }
 
 }  // namespace ppkit::fdtd

@@ -1,6 +1,7 @@
 // Validation of an fdtd.step problem and the host-side data every variant uploads.
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
@@ -38,6 +39,14 @@ bool updated_e_node(const YeeGrid& g, Component c, index_t i, index_t j, index_t
 
 }  // namespace
 
+const char* to_string(Precision p) { return p == Precision::fp64 ? "fp64" : "fp32"; }
+
+Precision parse_precision(const std::string& text) {
+  if (text == "fp32") return Precision::fp32;
+  if (text == "fp64") return Precision::fp64;
+  throw Error("unknown precision \"" + text + "\"", "fp32 (float, the default) or fp64 (double)");
+}
+
 void validate(const FdtdStep::Problem& p) {
   const YeeGrid& g = p.grid;
   require(g.nx >= 2 && g.ny >= 2 && g.nz >= 2, "grid needs at least 2 cells per axis",
@@ -51,6 +60,15 @@ void validate(const FdtdStep::Problem& p) {
   require(p.steps >= 1, "steps must be at least 1", ">= 1");
   require(p.energy_interval >= 0, "energy interval must not be negative",
           "0 (last step only) or >= 1");
+  if (p.precision == Precision::fp64) {
+    // The plane-wave tables, phasor coefficients and NTFF factors are float.
+    require(p.plane_waves.empty(), "a plane wave was given to an fp64 problem",
+            "plane waves with precision fp32, or fp64 without plane waves");
+    require(!p.phasors.enabled(), "phasors were requested in an fp64 problem",
+            "phasors with precision fp32, or fp64 without phasors");
+    require(p.far_field.empty(), "a near-to-far-field transform was given to an fp64 problem",
+            "the transform with precision fp32, or fp64 without it");
+  }
   require(p.material_id.empty() || index_t(p.material_id.size()) == g.nodes(),
           "material id array has " + std::to_string(p.material_id.size()) + " entries",
           std::to_string(g.nodes()) + " (one per node) or none");
@@ -63,6 +81,16 @@ void validate(const FdtdStep::Problem& p) {
     require(p.initial[c].empty() || index_t(p.initial[c].size()) == g.nodes(),
             std::string("initial field ") + to_string(Component(c)) + " has the wrong size",
             std::to_string(g.nodes()) + " nodes or empty");
+  for (int c = 0; c < 6; ++c) {
+    if (p.initial_fp64[c].empty()) continue;
+    require(p.precision == Precision::fp64,
+            std::string("initial_fp64 field ") + to_string(Component(c)) +
+                " was given to an fp32 problem",
+            "initial fields in `initial` for fp32, or precision fp64");
+    require(index_t(p.initial_fp64[c].size()) == g.nodes(),
+            std::string("initial_fp64 field ") + to_string(Component(c)) + " has the wrong size",
+            std::to_string(g.nodes()) + " nodes or empty");
+  }
   require(!p.periodic[2], "periodic z is not supported",
           "periodic x and/or y (z carries the CPML of a plane-wave column)");
   validate(p.cpml, g, p.periodic);
@@ -92,14 +120,15 @@ void validate(const FdtdStep::Problem& p) {
             extent_text(g));
 }
 
-StepSetup make_step_setup(const FdtdStep::Problem& p) {
+template <class Real>
+StepSetupT<Real> make_step_setup_as(const FdtdStep::Problem& p) {
   validate(p);
   const YeeGrid& g = p.grid;
-  StepSetup s;
-  s.material_table = material_table(p.materials, g.dt);
+  StepSetupT<Real> s;
+  s.material_table = material_table_as<Real>(p.materials, g.dt);
   s.material_id = p.material_id.empty() ? std::vector<std::uint32_t>(std::size_t(g.nodes()), 0u)
                                         : p.material_id;
-  s.cpml = make_cpml_profiles(g, p.cpml, p.periodic);
+  s.cpml = make_cpml_profiles_as<Real>(g, p.cpml, p.periodic);
   s.cell_volume = g.dx * g.dy * g.dz;
   const std::size_t steps = std::size_t(p.steps);
   s.source_values.resize(p.sources.size() * steps);
@@ -125,7 +154,7 @@ StepSetup make_step_setup(const FdtdStep::Problem& p) {
         value =
             -cb * src.amplitude * waveform_value(src.waveform, src.frequency, t) / s.cell_volume;
       }
-      s.source_values[n * steps + step] = float(value);
+      s.source_values[n * steps + step] = Real(value);
     }
   }
   for (const auto& pr : p.probes) {
@@ -138,12 +167,14 @@ StepSetup make_step_setup(const FdtdStep::Problem& p) {
   if (s.energy_steps.empty() || s.energy_steps.back() != p.steps - 1)
     s.energy_steps.push_back(p.steps - 1);
   if (p.phasors.enabled()) s.phasor_samples = p.steps / p.phasors.interval;
-  if (!p.plane_waves.empty()) {
-    const CpmlAxis* a = s.cpml.axis;
-    s.tfsf = make_tfsf_corrections(p.plane_waves[0], g, p.steps, s.material_table, s.material_id,
-                                   {&a[0].e_inv_kd, &a[1].e_inv_kd, &a[2].e_inv_kd},
-                                   {&a[0].h_inv_kd, &a[1].h_inv_kd, &a[2].h_inv_kd});
-  }
+  // Plane waves are fp32 only (validate()): the corrections use the float setup.
+  if constexpr (std::is_same_v<Real, float>)
+    if (!p.plane_waves.empty()) {
+      const CpmlAxis* a = s.cpml.axis;
+      s.tfsf = make_tfsf_corrections(p.plane_waves[0], g, p.steps, s.material_table, s.material_id,
+                                     {&a[0].e_inv_kd, &a[1].e_inv_kd, &a[2].e_inv_kd},
+                                     {&a[0].h_inv_kd, &a[1].h_inv_kd, &a[2].h_inv_kd});
+    }
   s.snapshot_schedule = snapshot_schedule(p.snapshots, p.steps);
   if (!p.far_field.empty()) {
     s.ntff = make_ntff_surface(p.far_field[0], g);
@@ -152,7 +183,12 @@ StepSetup make_step_setup(const FdtdStep::Problem& p) {
   return s;
 }
 
-double fields_relative_error(const FieldSet& a, const FieldSet& ref) {
+template StepSetupT<float> make_step_setup_as<float>(const FdtdStep::Problem&);
+template StepSetupT<double> make_step_setup_as<double>(const FdtdStep::Problem&);
+
+namespace {
+template <class Real>
+double relative_error(const BasicFieldSet<Real>& a, const BasicFieldSet<Real>& ref) {
   double worst = 0;
   for (int group = 0; group < 2; ++group) {
     double diff = 0, norm = 0;
@@ -168,6 +204,14 @@ double fields_relative_error(const FieldSet& a, const FieldSet& ref) {
     worst = std::max(worst, norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff));
   }
   return worst;
+}
+}  // namespace
+
+double fields_relative_error(const FieldSet& a, const FieldSet& ref) {
+  return relative_error(a, ref);
+}
+double fields_relative_error(const FieldSet64& a, const FieldSet64& ref) {
+  return relative_error(a, ref);
 }
 
 namespace {
@@ -186,18 +230,21 @@ double step_bytes(const FdtdStep::Problem& p) {
   const double nodes = double(p.grid.nodes());
   const std::size_t materials = p.materials.size();
   const double id_bytes = materials <= 1 ? 0 : materials <= 256 ? 1 : materials <= 65536 ? 2 : 4;
+  // value: 4 B (fp32) or 8 B (fp64) per field and psi value;
+  const double value = p.precision == Precision::fp64 ? sizeof(double) : sizeof(float);
   // each half step reads the 3 fields it differentiates and the 3 it updates,
-  // writes the 3 it updates (9 x 4 B), and reads one material id;
-  double per_step = nodes * (2 * 9 * sizeof(float) + 2 * id_bytes);
+  // writes the 3 it updates (9 values), and reads one material id;
+  double per_step = nodes * (2 * 9 * value + 2 * id_bytes);
   // each psi value in the CPML layers is read and written once per step;
-  per_step += psi_nodes(p) * 2 * sizeof(float);
-  // the restart: fields zeroed (4 B) or copied from the initial state (8 B), psi zeroed;
-  double restart = psi_nodes(p) * sizeof(float);
-  for (const auto& f : p.initial) restart += nodes * (f.empty() ? 4.0 : 8.0);
+  per_step += psi_nodes(p) * 2 * value;
+  // the restart: fields zeroed (1 value) or copied from the initial state (2), psi zeroed;
+  double restart = psi_nodes(p) * value;
+  for (int c = 0; c < 6; ++c)
+    restart += nodes * (p.initial[c].empty() && p.initial_fp64[c].empty() ? value : 2 * value);
   // every energy sum reads the six fields and the ids.
   const double energy_sums =
       p.energy_interval > 0 ? double((p.steps + p.energy_interval - 1) / p.energy_interval) : 1.0;
-  const double energy = energy_sums * nodes * (6 * sizeof(float) + id_bytes);
+  const double energy = energy_sums * nodes * (6 * value + id_bytes);
   return double(p.steps) * per_step + restart + energy;
 }
 

@@ -31,35 +31,58 @@
 
 namespace ppkit::fdtd {
 
-struct CpmlAxisArgs {
-  const float *e_inv_kd, *e_b, *e_c_d;  // at E nodes u (derivatives of H)
-  const float *h_inv_kd, *h_b, *h_c_d;  // at H nodes u + 1/2 (derivatives of E)
+// Kernel arguments are templates over the real type of the fields,
+// coefficients and psi arrays (float by default: fp32 problems; double for
+// fp64 problems, run by the variants listed in step_features.hpp). The float
+// instantiations keep their old names (YeeKernelArgs, ...), so the CUDA and
+// OpenCL-host code, which only has fp32 paths, sees the same structs as before.
+template <class Real = float>
+struct CpmlAxisArgsT {
+  const Real *e_inv_kd, *e_b, *e_c_d;   // at E nodes u (derivatives of H)
+  const Real *h_inv_kd, *h_b, *h_c_d;   // at H nodes u + 1/2 (derivatives of E)
   const std::int32_t *e_slot, *h_slot;  // psi slot or -1
 };
 
-struct YeeKernelArgs {
+template <class Real = float>
+struct YeeKernelArgsT {
+  using real = Real;
   std::int64_t nx, ny, nz;  // cells
   std::int64_t layers;      // psi slots per axis (2 * CPML thickness)
-  float *ex, *ey, *ez, *hx, *hy, *hz;
+  Real *ex, *ey, *ez, *hx, *hy, *hz;
   const std::uint32_t* material_id;  // per node
-  const float* material_table;       // material_stride floats per material
-  CpmlAxisArgs axis[3];
-  float *psi_eyx, *psi_ezx, *psi_hyx, *psi_hzx;  // x layers
-  float *psi_exy, *psi_ezy, *psi_hxy, *psi_hzy;  // y layers
-  float *psi_exz, *psi_eyz, *psi_hxz, *psi_hyz;  // z layers
-  std::int32_t periodic_x, periodic_y;           // 0 or 1 (contract above)
+  const Real* material_table;        // material_stride values per material
+  CpmlAxisArgsT<Real> axis[3];
+  Real *psi_eyx, *psi_ezx, *psi_hyx, *psi_hzx;  // x layers
+  Real *psi_exy, *psi_ezy, *psi_hxy, *psi_hzy;  // y layers
+  Real *psi_exz, *psi_eyz, *psi_hxz, *psi_hyz;  // z layers
+  std::int32_t periodic_x, periodic_y;          // 0 or 1 (contract above)
 };
 
 // Point sources and probes of one step.
-struct SourceProbeArgs {
+template <class Real = float>
+struct SourceProbeArgsT {
   std::int64_t n_sources, n_probes, steps;
   const std::int64_t* source_index;
   const std::int32_t* source_component;  // 0..2
   const std::int32_t* source_hard;
-  const float* source_values;  // [source * steps + step]
+  const Real* source_values;  // [source * steps + step]
   const std::int64_t* probe_index;
   const std::int32_t* probe_component;  // 0..5
-  float* probe_values;                  // [probe * steps + step]
+  Real* probe_values;                   // [probe * steps + step]
 };
+
+using CpmlAxisArgs = CpmlAxisArgsT<float>;
+using YeeKernelArgs = YeeKernelArgsT<float>;
+using SourceProbeArgs = SourceProbeArgsT<float>;
+
+// The real type of a kernel's scalar arguments, taken from its YeeKernelArgsT
+// only (a non-deduced context, so a float literal or a double argument does
+// not make the deduction ambiguous).
+template <class Real>
+struct RealOf {
+  using type = Real;
+};
+template <class Real>
+using RealArg = typename RealOf<Real>::type;
 
 }  // namespace ppkit::fdtd

@@ -14,12 +14,12 @@
 namespace ppkit::fdtd::split {
 
 // Per-node coefficient lookup: ids == nullptr means one material everywhere.
-template <class Id>
+template <class Id, class Real = float>
 struct MaterialLookup {
   const Id* ids;
-  const float* table;
-  float ca0, cb0, dh0, eps0, mu0;  // material 0 (used when ids == nullptr)
-  KOKKOS_INLINE_FUNCTION float get(std::int64_t n, int which, float uniform) const {
+  const Real* table;
+  Real ca0, cb0, dh0, eps0, mu0;  // material 0 (used when ids == nullptr)
+  KOKKOS_INLINE_FUNCTION Real get(std::int64_t n, int which, Real uniform) const {
     return ids ? table[std::int64_t(ids[n]) * material_stride + which] : uniform;
   }
 };
@@ -69,9 +69,9 @@ void for_interior_pairs(const char* label, const Box& b, const Body& body) {
   }
 }
 
-template <class Exec, class Id>
-void update_h_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Interior in,
-                    const Shell sh, std::int64_t sy) {
+template <class Exec, class Id, class Real>
+void update_h_split(const YeeKernelArgsT<Real> a, const MaterialLookup<Id, Real> m,
+                    const InteriorT<Real> in, const Shell sh, std::int64_t sy) {
   const std::int64_t sx = (a.ny + 1) * sy;
   for_interior_pairs<Exec>(
       "fdtd.update_h_interior", in.box,
@@ -93,9 +93,9 @@ void update_h_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Int
       });
 }
 
-template <class Exec, class Id>
-void update_e_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Interior in,
-                    const Shell sh, std::int64_t sy) {
+template <class Exec, class Id, class Real>
+void update_e_split(const YeeKernelArgsT<Real> a, const MaterialLookup<Id, Real> m,
+                    const InteriorT<Real> in, const Shell sh, std::int64_t sy) {
   const std::int64_t sx = (a.ny + 1) * sy;
   for_interior_pairs<Exec>(
       "fdtd.update_e_interior", in.box,
@@ -122,15 +122,16 @@ void update_e_split(const YeeKernelArgs a, const MaterialLookup<Id> m, const Int
 
 // 1/2 sum (eps |E|^2 + mu |H|^2) over all nodes of rows pitched by sy (the
 // padding holds zeros; times dV by the caller).
-template <class Exec, class Id>
-double field_energy_split(const YeeKernelArgs a, const MaterialLookup<Id> m, std::int64_t sy) {
+template <class Exec, class Id, class Real>
+double field_energy_split(const YeeKernelArgsT<Real> a, const MaterialLookup<Id, Real> m,
+                          std::int64_t sy) {
   double sum = 0;
   Kokkos::parallel_reduce(
       "fdtd.energy",
       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(0, (a.nx + 1) * (a.ny + 1) * sy),
       KOKKOS_LAMBDA(std::int64_t n, double& acc) {
-        const float e2 = a.ex[n] * a.ex[n] + a.ey[n] * a.ey[n] + a.ez[n] * a.ez[n];
-        const float h2 = a.hx[n] * a.hx[n] + a.hy[n] * a.hy[n] + a.hz[n] * a.hz[n];
+        const Real e2 = a.ex[n] * a.ex[n] + a.ey[n] * a.ey[n] + a.ez[n] * a.ez[n];
+        const Real h2 = a.hx[n] * a.hx[n] + a.hy[n] * a.hy[n] + a.hz[n] * a.hz[n];
         acc +=
             0.5 * (double(m.get(n, coef_eps, m.eps0)) * e2 + double(m.get(n, coef_mu, m.mu0)) * h2);
       },

@@ -42,10 +42,12 @@ PPKIT_FDTD_HD std::int64_t box_nodes(const Box& b) {
 }
 
 // The CPML-free interior of one half step and its 1/du per axis.
-struct Interior {
+template <class Real = float>
+struct InteriorT {
   Box box;
-  float inv_d[3];  // 1/dx, 1/dy, 1/dz as stored in the CPML profiles outside the layers
+  Real inv_d[3];  // 1/dx, 1/dy, 1/dz as stored in the CPML profiles outside the layers
 };
+using Interior = InteriorT<float>;
 
 // The nodes [0, n + 1)^3 outside the interior box as up to six slabs:
 // x-low, x-high (whole planes), y-low, y-high (within the interior x range),
@@ -60,7 +62,8 @@ struct Shell {
 // column) the box is empty along it: lo is clamped to n (a valid profile
 // index) and hi to lo, so shell_around then covers every node and launches
 // over the box have no work.
-inline Box interior_box(const YeeKernelArgs& a, bool electric) {
+template <class Real>
+inline Box interior_box(const YeeKernelArgsT<Real>& a, bool electric) {
   const std::int64_t t = a.layers / 2, n[3] = {a.nx, a.ny, a.nz};
   Box b{};
   for (int d = 0; d < 3; ++d) {
@@ -76,7 +79,8 @@ inline bool box_empty(const Box& b) {
   return b.hi[0] <= b.lo[0] || b.hi[1] <= b.lo[1] || b.hi[2] <= b.lo[2];
 }
 
-inline Shell shell_around(const YeeKernelArgs& a, const Box& in) {
+template <class Real>
+inline Shell shell_around(const YeeKernelArgsT<Real>& a, const Box& in) {
   const std::int64_t full[3] = {a.nx + 1, a.ny + 1, a.nz + 1};
   Shell s{};
   auto make = [](std::int64_t x0, std::int64_t x1, std::int64_t y0, std::int64_t y1,
@@ -122,10 +126,11 @@ PPKIT_FDTD_HD void shell_node(const Shell& s, std::int64_t q, std::int64_t& i, s
 
 // One CPML-aware derivative term: d / (kappa du) + psi (psi updated first),
 // as in yee_kokkos_kernels.hpp.
-PPKIT_FDTD_HD float cpml_derivative(float d, const float* inv_kd, const float* b, const float* c_d,
-                                    std::int32_t slot, std::int64_t u, float* psi, std::int64_t q) {
+template <class Real>
+PPKIT_FDTD_HD Real cpml_derivative(Real d, const Real* inv_kd, const Real* b, const Real* c_d,
+                                   std::int32_t slot, std::int64_t u, Real* psi, std::int64_t q) {
   if (slot < 0) return d * inv_kd[u];
-  const float updated = b[u] * psi[q] + c_d[u] * d;
+  const Real updated = b[u] * psi[q] + c_d[u] * d;
   psi[q] = updated;
   return d * inv_kd[u] + updated;
 }
@@ -133,31 +138,32 @@ PPKIT_FDTD_HD float cpml_derivative(float d, const float* inv_kd, const float* b
 // General H update of node (i, j, k) (any node of the grid): CPML where the
 // node has psi slots, components beyond their extent left alone. li = plane
 // in the local arrays (i for a whole grid).
-PPKIT_FDTD_HD void update_h_node(const YeeKernelArgs& a, std::int64_t i, std::int64_t li,
+template <class Real>
+PPKIT_FDTD_HD void update_h_node(const YeeKernelArgsT<Real>& a, std::int64_t i, std::int64_t li,
                                  std::int64_t j, std::int64_t k, std::int64_t sy, std::int64_t sx,
-                                 float dh) {
+                                 RealArg<Real> dh) {
   const std::int64_t n = li * sx + j * sy + k;
-  const CpmlAxisArgs &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
+  const CpmlAxisArgsT<Real>&X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
   const std::int32_t slx = X.h_slot[i], sly = Y.h_slot[j], slz = Z.h_slot[k];
   const std::int64_t qx = (std::int64_t(slx) * (a.ny + 1) + j) * sy + k;
   const std::int64_t qy = (li * a.layers + sly) * sy + k;
   const std::int64_t qz = (li * (a.ny + 1) + j) * a.layers + slz;
   if (j < a.ny && k < a.nz) {
-    const float dez = a.ez[n + sy] - a.ez[n], dey = a.ey[n + 1] - a.ey[n];
-    const float curl = cpml_derivative(dez, Y.h_inv_kd, Y.h_b, Y.h_c_d, sly, j, a.psi_hxy, qy) -
-                       cpml_derivative(dey, Z.h_inv_kd, Z.h_b, Z.h_c_d, slz, k, a.psi_hxz, qz);
+    const Real dez = a.ez[n + sy] - a.ez[n], dey = a.ey[n + 1] - a.ey[n];
+    const Real curl = cpml_derivative(dez, Y.h_inv_kd, Y.h_b, Y.h_c_d, sly, j, a.psi_hxy, qy) -
+                      cpml_derivative(dey, Z.h_inv_kd, Z.h_b, Z.h_c_d, slz, k, a.psi_hxz, qz);
     a.hx[n] -= dh * curl;
   }
   if (i < a.nx && k < a.nz) {
-    const float dex = a.ex[n + 1] - a.ex[n], dez = a.ez[n + sx] - a.ez[n];
-    const float curl = cpml_derivative(dex, Z.h_inv_kd, Z.h_b, Z.h_c_d, slz, k, a.psi_hyz, qz) -
-                       cpml_derivative(dez, X.h_inv_kd, X.h_b, X.h_c_d, slx, i, a.psi_hyx, qx);
+    const Real dex = a.ex[n + 1] - a.ex[n], dez = a.ez[n + sx] - a.ez[n];
+    const Real curl = cpml_derivative(dex, Z.h_inv_kd, Z.h_b, Z.h_c_d, slz, k, a.psi_hyz, qz) -
+                      cpml_derivative(dez, X.h_inv_kd, X.h_b, X.h_c_d, slx, i, a.psi_hyx, qx);
     a.hy[n] -= dh * curl;
   }
   if (i < a.nx && j < a.ny) {
-    const float dey = a.ey[n + sx] - a.ey[n], dex = a.ex[n + sy] - a.ex[n];
-    const float curl = cpml_derivative(dey, X.h_inv_kd, X.h_b, X.h_c_d, slx, i, a.psi_hzx, qx) -
-                       cpml_derivative(dex, Y.h_inv_kd, Y.h_b, Y.h_c_d, sly, j, a.psi_hzy, qy);
+    const Real dey = a.ey[n + sx] - a.ey[n], dex = a.ex[n + sy] - a.ex[n];
+    const Real curl = cpml_derivative(dey, X.h_inv_kd, X.h_b, X.h_c_d, slx, i, a.psi_hzx, qx) -
+                      cpml_derivative(dex, Y.h_inv_kd, Y.h_b, Y.h_c_d, sly, j, a.psi_hzy, qy);
     a.hz[n] -= dh * curl;
   }
 }
@@ -166,11 +172,12 @@ PPKIT_FDTD_HD void update_h_node(const YeeKernelArgs& a, std::int64_t i, std::in
 // updated; on a periodic axis the face u = n is updated like an interior node
 // (yee_kernel_args.hpp). That face always lies in the shell: the E interior
 // box ends at u = n - 1.
-PPKIT_FDTD_HD void update_e_node(const YeeKernelArgs& a, std::int64_t i, std::int64_t li,
+template <class Real>
+PPKIT_FDTD_HD void update_e_node(const YeeKernelArgsT<Real>& a, std::int64_t i, std::int64_t li,
                                  std::int64_t j, std::int64_t k, std::int64_t sy, std::int64_t sx,
-                                 float ca, float cb) {
+                                 RealArg<Real> ca, RealArg<Real> cb) {
   const std::int64_t n = li * sx + j * sy + k;
-  const CpmlAxisArgs &X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
+  const CpmlAxisArgsT<Real>&X = a.axis[0], &Y = a.axis[1], &Z = a.axis[2];
   const std::int32_t slx = X.e_slot[i], sly = Y.e_slot[j], slz = Z.e_slot[k];
   const std::int64_t qx = (std::int64_t(slx) * (a.ny + 1) + j) * sy + k;
   const std::int64_t qy = (li * a.layers + sly) * sy + k;
@@ -178,44 +185,48 @@ PPKIT_FDTD_HD void update_e_node(const YeeKernelArgs& a, std::int64_t i, std::in
   const bool inner_x = i >= 1 && (i < a.nx || a.periodic_x),
              inner_y = j >= 1 && (j < a.ny || a.periodic_y), inner_z = k >= 1 && k < a.nz;
   if (i < a.nx && inner_y && inner_z) {
-    const float dhz = a.hz[n] - a.hz[n - sy], dhy = a.hy[n] - a.hy[n - 1];
-    const float curl = cpml_derivative(dhz, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_exy, qy) -
-                       cpml_derivative(dhy, Z.e_inv_kd, Z.e_b, Z.e_c_d, slz, k, a.psi_exz, qz);
+    const Real dhz = a.hz[n] - a.hz[n - sy], dhy = a.hy[n] - a.hy[n - 1];
+    const Real curl = cpml_derivative(dhz, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_exy, qy) -
+                      cpml_derivative(dhy, Z.e_inv_kd, Z.e_b, Z.e_c_d, slz, k, a.psi_exz, qz);
     a.ex[n] = ca * a.ex[n] + cb * curl;
   }
   if (inner_x && j < a.ny && inner_z) {
-    const float dhx = a.hx[n] - a.hx[n - 1], dhz = a.hz[n] - a.hz[n - sx];
-    const float curl = cpml_derivative(dhx, Z.e_inv_kd, Z.e_b, Z.e_c_d, slz, k, a.psi_eyz, qz) -
-                       cpml_derivative(dhz, X.e_inv_kd, X.e_b, X.e_c_d, slx, i, a.psi_eyx, qx);
+    const Real dhx = a.hx[n] - a.hx[n - 1], dhz = a.hz[n] - a.hz[n - sx];
+    const Real curl = cpml_derivative(dhx, Z.e_inv_kd, Z.e_b, Z.e_c_d, slz, k, a.psi_eyz, qz) -
+                      cpml_derivative(dhz, X.e_inv_kd, X.e_b, X.e_c_d, slx, i, a.psi_eyx, qx);
     a.ey[n] = ca * a.ey[n] + cb * curl;
   }
   if (inner_x && inner_y && k < a.nz) {
-    const float dhy = a.hy[n] - a.hy[n - sx], dhx = a.hx[n] - a.hx[n - sy];
-    const float curl = cpml_derivative(dhy, X.e_inv_kd, X.e_b, X.e_c_d, slx, i, a.psi_ezx, qx) -
-                       cpml_derivative(dhx, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_ezy, qy);
+    const Real dhy = a.hy[n] - a.hy[n - sx], dhx = a.hx[n] - a.hx[n - sy];
+    const Real curl = cpml_derivative(dhy, X.e_inv_kd, X.e_b, X.e_c_d, slx, i, a.psi_ezx, qx) -
+                      cpml_derivative(dhx, Y.e_inv_kd, Y.e_b, Y.e_c_d, sly, j, a.psi_ezy, qy);
     a.ez[n] = ca * a.ez[n] + cb * curl;
   }
 }
 
 // Interior H update of node n: all three components, no psi, constant 1/du.
-PPKIT_FDTD_HD void update_h_interior(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
-                                     std::int64_t sx, const float inv_d[3], float dh) {
-  const float ex = a.ex[n], ey = a.ey[n], ez = a.ez[n];
-  const float curl_x = (a.ez[n + sy] - ez) * inv_d[1] - (a.ey[n + 1] - ey) * inv_d[2];
-  const float curl_y = (a.ex[n + 1] - ex) * inv_d[2] - (a.ez[n + sx] - ez) * inv_d[0];
-  const float curl_z = (a.ey[n + sx] - ey) * inv_d[0] - (a.ex[n + sy] - ex) * inv_d[1];
+template <class Real>
+PPKIT_FDTD_HD void update_h_interior(const YeeKernelArgsT<Real>& a, std::int64_t n, std::int64_t sy,
+                                     std::int64_t sx, const RealArg<Real> inv_d[3],
+                                     RealArg<Real> dh) {
+  const Real ex = a.ex[n], ey = a.ey[n], ez = a.ez[n];
+  const Real curl_x = (a.ez[n + sy] - ez) * inv_d[1] - (a.ey[n + 1] - ey) * inv_d[2];
+  const Real curl_y = (a.ex[n + 1] - ex) * inv_d[2] - (a.ez[n + sx] - ez) * inv_d[0];
+  const Real curl_z = (a.ey[n + sx] - ey) * inv_d[0] - (a.ex[n + sy] - ex) * inv_d[1];
   a.hx[n] -= dh * curl_x;
   a.hy[n] -= dh * curl_y;
   a.hz[n] -= dh * curl_z;
 }
 
 // Interior E update of node n: all three components, no psi, constant 1/du.
-PPKIT_FDTD_HD void update_e_interior(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
-                                     std::int64_t sx, const float inv_d[3], float ca, float cb) {
-  const float hx = a.hx[n], hy = a.hy[n], hz = a.hz[n];
-  const float curl_x = (hz - a.hz[n - sy]) * inv_d[1] - (hy - a.hy[n - 1]) * inv_d[2];
-  const float curl_y = (hx - a.hx[n - 1]) * inv_d[2] - (hz - a.hz[n - sx]) * inv_d[0];
-  const float curl_z = (hy - a.hy[n - sx]) * inv_d[0] - (hx - a.hx[n - sy]) * inv_d[1];
+template <class Real>
+PPKIT_FDTD_HD void update_e_interior(const YeeKernelArgsT<Real>& a, std::int64_t n, std::int64_t sy,
+                                     std::int64_t sx, const RealArg<Real> inv_d[3],
+                                     RealArg<Real> ca, RealArg<Real> cb) {
+  const Real hx = a.hx[n], hy = a.hy[n], hz = a.hz[n];
+  const Real curl_x = (hz - a.hz[n - sy]) * inv_d[1] - (hy - a.hy[n - 1]) * inv_d[2];
+  const Real curl_y = (hx - a.hx[n - 1]) * inv_d[2] - (hz - a.hz[n - sx]) * inv_d[0];
+  const Real curl_z = (hy - a.hy[n - sx]) * inv_d[0] - (hx - a.hx[n - sy]) * inv_d[1];
   a.ex[n] = ca * a.ex[n] + cb * curl_x;
   a.ey[n] = ca * a.ey[n] + cb * curl_y;
   a.ez[n] = ca * a.ez[n] + cb * curl_z;
@@ -224,17 +235,19 @@ PPKIT_FDTD_HD void update_e_interior(const YeeKernelArgs& a, std::int64_t n, std
 // Interior H update of nodes n (plane i) and n + sx (plane i + 1): every load
 // is issued before the first store (more loads in flight), and E at plane
 // i + 1 serves both as the x neighbour of plane i and as the centre of i + 1.
-PPKIT_FDTD_HD void update_h_interior_pair(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
-                                          std::int64_t sx, const float inv_d[3], float dh0,
-                                          float dh1) {
+template <class Real>
+PPKIT_FDTD_HD void update_h_interior_pair(const YeeKernelArgsT<Real>& a, std::int64_t n,
+                                          std::int64_t sy, std::int64_t sx,
+                                          const RealArg<Real> inv_d[3], RealArg<Real> dh0,
+                                          RealArg<Real> dh1) {
   const std::int64_t m = n + sx;
-  const float ex0 = a.ex[n], ex0k = a.ex[n + 1], ex0j = a.ex[n + sy];
-  const float ex1 = a.ex[m], ex1k = a.ex[m + 1], ex1j = a.ex[m + sy];
-  const float ey0 = a.ey[n], ey0k = a.ey[n + 1], ey1 = a.ey[m], ey1k = a.ey[m + 1];
-  const float ez0 = a.ez[n], ez0j = a.ez[n + sy], ez1 = a.ez[m], ez1j = a.ez[m + sy];
-  const float ey2 = a.ey[m + sx], ez2 = a.ez[m + sx];
-  const float hx0 = a.hx[n], hy0 = a.hy[n], hz0 = a.hz[n];
-  const float hx1 = a.hx[m], hy1 = a.hy[m], hz1 = a.hz[m];
+  const Real ex0 = a.ex[n], ex0k = a.ex[n + 1], ex0j = a.ex[n + sy];
+  const Real ex1 = a.ex[m], ex1k = a.ex[m + 1], ex1j = a.ex[m + sy];
+  const Real ey0 = a.ey[n], ey0k = a.ey[n + 1], ey1 = a.ey[m], ey1k = a.ey[m + 1];
+  const Real ez0 = a.ez[n], ez0j = a.ez[n + sy], ez1 = a.ez[m], ez1j = a.ez[m + sy];
+  const Real ey2 = a.ey[m + sx], ez2 = a.ez[m + sx];
+  const Real hx0 = a.hx[n], hy0 = a.hy[n], hz0 = a.hz[n];
+  const Real hx1 = a.hx[m], hy1 = a.hy[m], hz1 = a.hz[m];
   a.hx[n] = hx0 - dh0 * ((ez0j - ez0) * inv_d[1] - (ey0k - ey0) * inv_d[2]);
   a.hy[n] = hy0 - dh0 * ((ex0k - ex0) * inv_d[2] - (ez1 - ez0) * inv_d[0]);
   a.hz[n] = hz0 - dh0 * ((ey1 - ey0) * inv_d[0] - (ex0j - ex0) * inv_d[1]);
@@ -244,17 +257,19 @@ PPKIT_FDTD_HD void update_h_interior_pair(const YeeKernelArgs& a, std::int64_t n
 }
 
 // Interior E update of nodes n (plane i) and n + sx (plane i + 1), loads first.
-PPKIT_FDTD_HD void update_e_interior_pair(const YeeKernelArgs& a, std::int64_t n, std::int64_t sy,
-                                          std::int64_t sx, const float inv_d[3], float ca0,
-                                          float cb0, float ca1, float cb1) {
+template <class Real>
+PPKIT_FDTD_HD void update_e_interior_pair(const YeeKernelArgsT<Real>& a, std::int64_t n,
+                                          std::int64_t sy, std::int64_t sx,
+                                          const RealArg<Real> inv_d[3], RealArg<Real> ca0,
+                                          RealArg<Real> cb0, RealArg<Real> ca1, RealArg<Real> cb1) {
   const std::int64_t m = n + sx, p = n - sx;
-  const float hx0 = a.hx[n], hx0k = a.hx[n - 1], hx0j = a.hx[n - sy];
-  const float hx1 = a.hx[m], hx1k = a.hx[m - 1], hx1j = a.hx[m - sy];
-  const float hy0 = a.hy[n], hy0k = a.hy[n - 1], hy1 = a.hy[m], hy1k = a.hy[m - 1];
-  const float hz0 = a.hz[n], hz0j = a.hz[n - sy], hz1 = a.hz[m], hz1j = a.hz[m - sy];
-  const float hyp = a.hy[p], hzp = a.hz[p];
-  const float ex0 = a.ex[n], ey0 = a.ey[n], ez0 = a.ez[n];
-  const float ex1 = a.ex[m], ey1 = a.ey[m], ez1 = a.ez[m];
+  const Real hx0 = a.hx[n], hx0k = a.hx[n - 1], hx0j = a.hx[n - sy];
+  const Real hx1 = a.hx[m], hx1k = a.hx[m - 1], hx1j = a.hx[m - sy];
+  const Real hy0 = a.hy[n], hy0k = a.hy[n - 1], hy1 = a.hy[m], hy1k = a.hy[m - 1];
+  const Real hz0 = a.hz[n], hz0j = a.hz[n - sy], hz1 = a.hz[m], hz1j = a.hz[m - sy];
+  const Real hyp = a.hy[p], hzp = a.hz[p];
+  const Real ex0 = a.ex[n], ey0 = a.ey[n], ez0 = a.ez[n];
+  const Real ex1 = a.ex[m], ey1 = a.ey[m], ez1 = a.ez[m];
   a.ex[n] = ca0 * ex0 + cb0 * ((hz0 - hz0j) * inv_d[1] - (hy0 - hy0k) * inv_d[2]);
   a.ey[n] = ca0 * ey0 + cb0 * ((hx0 - hx0k) * inv_d[2] - (hz0 - hzp) * inv_d[0]);
   a.ez[n] = ca0 * ez0 + cb0 * ((hy0 - hyp) * inv_d[0] - (hx0 - hx0j) * inv_d[1]);
