@@ -15,6 +15,7 @@
 // __ldg (a plain load on AMD) and block barriers map one to one. One element
 // per block of Nq x Nq threads does not depend on the warp width: on a
 // 64-lane wavefront the Nq = 8 block is one wavefront instead of two warps.
+#include "backends/cuda/sem/axhelm_gpu_settle.cuh"
 #include "backends/hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 
@@ -174,7 +175,7 @@ __global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a
       s_gs[c][j][i] = g[1] * qr + g[3] * qs + g[4] * qt;
       const double gt = g[2] * qr + g[4] * qs + g[5] * qt;
 #pragma unroll
-      for (int m = 0; m < NQ; ++m) r_y[c][m] += c_D[k * NQ + m] * gt;
+      for (int m = 0; m < NQ; ++m) r_y[c][m] = settle(r_y[c][m] + c_D[k * NQ + m] * gt);
       if (helmholtz) r_y[c][k] += g[6] * r_q[c][k];
     }
     __syncthreads();
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a
       double sum = 0;
 #pragma unroll
       for (int m = 0; m < NQ; ++m) sum += s_D[m][i] * s_gr[c][j][m] + s_D[m][j] * s_gs[c][m][i];
-      r_y[c][k] += sum;
+      r_y[c][k] = settle(r_y[c][k] + sum);
     }
   }
 #pragma unroll

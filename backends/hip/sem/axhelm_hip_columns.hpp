@@ -4,10 +4,13 @@
 // (backends/cuda/sem/axhelm_cuda_columns.cuh; Swirydowicz et al., IJHPCA 2019;
 // Cao et al., arXiv 2504.07042, section 4) with the geometry, constant tables
 // and compile-time k-loop of axhelm_gpu_columns.cuh shared. Thread (i, j) of
-// an Nq x Nq slice owns u(i, j, :) and y(i, j, :) in registers; the t
-// contractions use D[k][m] from the constant table (uniform addresses: scalar
-// loads into SGPRs on AMD), the r and s contractions read padded shared (LDS)
-// rows: the slice row-major and transposed, the G-weighted gradient likewise.
+// an Nq x Nq slice owns u(i, j, :) and y(i, j, :) in registers; the r and s
+// contractions read padded shared (LDS) rows: the slice row-major and
+// transposed, the G-weighted gradient likewise. The t contractions read row k
+// of D from shared memory (one address for the whole wavefront: a broadcast)
+// rather than from the constant table as on CUDA: there the compiler loaded
+// all Nq^2 constants into scalar registers at once (128 SGPRs at Nq = 8, more
+// than a wave has) and spilled them.
 //
 // Why a separate kernel and not the CUDA source behind a portability header:
 // the CUDA kernel is built around sm_80 features and NVIDIA resource rules
@@ -33,6 +36,7 @@
 // Not run on AMD hardware: compiled for gfx906 and gfx90a and checked by the
 // variant tests wherever a HIP device exists.
 #include "backends/cuda/sem/axhelm_gpu_columns.cuh"
+#include "backends/cuda/sem/axhelm_gpu_settle.cuh"
 
 namespace ppkit::sem::columns {
 
@@ -162,19 +166,19 @@ __global__ void __launch_bounds__(hip_block_threads(NQ))
       const double us = lds_row_dot<NQ>(&s_uT[z][c][i][0], &s_D[j][0]);
       double ut = 0;
 #pragma unroll
-      for (int m = 0; m < NQ; ++m) ut = fma(c_D[k * NQ + m], r_u[c][m], ut);
+      for (int m = 0; m < NQ; ++m) ut = fma(s_D[k][m], r_u[c][m], ut);
       s_gr[z][c][j][i] = g[0] * ur + g[1] * us + g[2] * ut;
       s_gsT[z][c][i][j] = g[1] * ur + g[3] * us + g[4] * ut;
       const double gt = g[2] * ur + g[4] * us + g[5] * ut;
 #pragma unroll
-      for (int m = 0; m < NQ; ++m) r_y[c][m] = fma(c_D[k * NQ + m], gt, r_y[c][m]);
+      for (int m = 0; m < NQ; ++m) r_y[c][m] = settle(fma(s_D[k][m], gt, r_y[c][m]));
       if (helmholtz) r_y[c][k] = fma(mass, r_u[c][k], r_y[c][k]);
     }
     __syncthreads();
 #pragma unroll
     for (int c = 0; c < NCOL; ++c)
-      r_y[c][k] += lds_row_dot<NQ>(&s_gr[z][c][j][0], &s_DT[i][0]) +
-                   lds_row_dot<NQ>(&s_gsT[z][c][i][0], &s_DT[j][0]);
+      r_y[c][k] = settle(r_y[c][k] + (lds_row_dot<NQ>(&s_gr[z][c][j][0], &s_DT[i][0]) +
+                                      lds_row_dot<NQ>(&s_gsT[z][c][i][0], &s_DT[j][0])));
   });
   if (!valid) return;
 #pragma unroll
