@@ -177,12 +177,12 @@ __global__ void __launch_bounds__(kNq2) axhelm_mfma_kernel(const AxhelmKernelArg
       const double ur = s_r[c][k][t], us = s_s[c][k][t];
       double ut = 0;
 #pragma unroll
-      for (int m = 0; m < kNq; ++m) ut += c_D[k * kNq + m] * r_u[c][m];
+      for (int m = 0; m < kNq; ++m) ut += s_D[k * kNq + m] * r_u[c][m];
       s_r[c][k][t] = g[0] * ur + g[1] * us + g[2] * ut;  // (G grad u)_r, [j][i]
       s_s[c][k][t] = g[1] * ur + g[3] * us + g[4] * ut;  // (G grad u)_s, [j][i]
       const double gt = g[2] * ur + g[4] * us + g[5] * ut;
 #pragma unroll
-      for (int m = 0; m < kNq; ++m) r_y[c][m] += c_D[k * kNq + m] * gt;
+      for (int m = 0; m < kNq; ++m) r_y[c][m] = settle(r_y[c][m] + s_D[k * kNq + m] * gt);
       if (helmholtz) r_y[c][k] += g[6] * r_u[c][k];
     }
   }
