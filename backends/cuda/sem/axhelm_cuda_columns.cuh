@@ -20,7 +20,7 @@
 // vectors a thread needs (rows i and j, columns i and j) live in registers.
 // Per k-slice and warp at Nq = 8 that is 16 LDS.128 + 4 STS (about 24
 // shared-memory wavefronts) against 86 for one-element-per-block kernels with D
-// in shared memory and scalar loads (axhelm_cuda_kernel.cuh).
+// in shared memory and scalar loads (axhelm_gpu_kernel.cuh).
 //
 // Small Nq: EPB = elements_per_block(Nq) elements share a block (threadIdx.z),
 // so a block has >= 64 threads and the 32-blocks-per-SM limit does not cap
@@ -36,6 +36,10 @@
 //            (paper section 3.3, "partial recompute"): no division and no
 //            determinant in the kernel, 1 double per node instead of 6
 // Non-trilinear elements of mixed meshes load their stored factors in all three.
+//
+// CUDA only (cp.async, inline PTX, NVIDIA register budgets); the HIP kernel of
+// the same algorithm is backends/hip/sem/axhelm_hip_columns.hpp, and what the
+// two share is in axhelm_gpu_columns.cuh.
 #include <cuda_runtime.h>
 
 #include "backends/cuda/sem/axhelm_gpu_columns.cuh"

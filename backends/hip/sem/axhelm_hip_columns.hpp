@@ -33,6 +33,9 @@
 //     the block size is bounded and the register allocation is the compiler's.
 //   - elements per block chosen for 32-lane warps: on a 64-lane wavefront the
 //     lane fill differs (below).
+//   - the y updates of each slice pass through settle() (axhelm_gpu_settle.cuh),
+//     without which the AMDGPU compiler kept every slice's loaded rows live
+//     to the end of the kernel and spilled (no kernel here spills with it).
 // Not run on AMD hardware: compiled for gfx906 and gfx90a and checked by the
 // variant tests wherever a HIP device exists.
 #include "backends/cuda/sem/axhelm_gpu_columns.cuh"
