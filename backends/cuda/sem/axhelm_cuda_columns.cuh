@@ -215,45 +215,14 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     const double(&stage)[7][EPB * NQ2] = s_stage[k % STAGES];
     // Geometric factors of node (i, j, k): lambda0 G and lambda1 w|J|.
     double g[6], mass = 0;
-    if (!recompute) {
-#pragma unroll
-      for (int f = 0; f < 6; ++f) g[f] = a.lambda0 * stage[f][tid];
-      mass = helmholtz ? a.lambda1 * stage[6][tid] : 0.0;
-    } else {
-      double ar[3], as[3], at[3];
-      const double det = column.cofactors(c_nodes[k], ar, as, at);
-      const double w = wij * c_weights[k];
-      const double scale =
-          GEOM == Geometry::partial ? stage[0][tid] : a.lambda0 * w * __drcp_rn(det);
-      metric(scale, ar, as, at, g);
-      mass = a.lambda1 * w * det;
-    }
-
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c) {
-      s_u[z][c][j][i] = r_u[c][k];
-      s_uT[z][c][i][j] = r_u[c][k];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c) {
-      const double ur = row_dot<NQ>(&s_u[z][c][j][0], &s_D[i][0]);
-      const double us = row_dot<NQ>(&s_uT[z][c][i][0], &s_D[j][0]);
-      double ut = 0;
-#pragma unroll
-      for (int m = 0; m < NQ; ++m) ut = fma(c_D[k * NQ + m], r_u[c][m], ut);
-      s_gr[z][c][j][i] = g[0] * ur + g[1] * us + g[2] * ut;
-      s_gsT[z][c][i][j] = g[1] * ur + g[3] * us + g[4] * ut;
-      const double gt = g[2] * ur + g[4] * us + g[5] * ut;
-#pragma unroll
-      for (int m = 0; m < NQ; ++m) r_y[c][m] = fma(c_D[k * NQ + m], gt, r_y[c][m]);
-      if (helmholtz) r_y[c][k] = fma(mass, r_u[c][k], r_y[c][k]);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c)
-      r_y[c][k] += row_dot<NQ>(&s_gr[z][c][j][0], &s_DT[i][0]) +
-                   row_dot<NQ>(&s_gsT[z][c][i][0], &s_DT[j][0]);
+    node_factors<GEOM, k>(
+        recompute, helmholtz, column, wij, a.lambda0, a.lambda1,
+        [&](int f) { return stage[f][tid]; }, [](double x, double d) { return x * __drcp_rn(d); },
+        g, mass);
+    contract_slice<k>(
+        i, j, z, s_u, s_uT, s_gr, s_gsT, s_D, s_DT, r_u, r_y, g, mass, helmholtz,
+        [](const double* row, const double* d) { return row_dot<NQ>(row, d); },
+        [](int m) { return c_D[k * NQ + m]; });
   });
   if (!valid) return;
 #pragma unroll

@@ -2,12 +2,14 @@
 // What the register-column axhelm kernels of CUDA (axhelm_cuda_columns.cuh)
 // and HIP (backends/hip/sem/axhelm_hip_columns.hpp) share: the geometry modes,
 // the constant tables, the compile-time k-loop, the padded row stride and the
-// trilinear geometry of a column (Cao et al., arXiv 2504.07042, section 3).
+// trilinear geometry of a column (Cao et al., arXiv 2504.07042, section 3),
+// the factors of a node and the contraction of one k-slice.
 // One source for nvcc and the HIP compiler through
 // backends/hip/core/gpu_portability.hpp; the kernels themselves differ per
 // vendor (see the two kernel headers for why).
 #include <utility>
 
+#include "backends/cuda/sem/axhelm_gpu_settle.cuh"
 #include "backends/hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 
@@ -112,6 +114,71 @@ __device__ __forceinline__ void metric(double scale, const double ar[3], const d
   g[3] = scale * (as[0] * as[0] + as[1] * as[1] + as[2] * as[2]);
   g[4] = scale * (as[0] * at[0] + as[1] * at[1] + as[2] * at[2]);
   g[5] = scale * (at[0] * at[0] + at[1] * at[1] + at[2] * at[2]);
+}
+
+// Geometric factors of node (i, j, k) of a column: lambda0 G in g and
+// lambda1 w|J| in mass. Stored elements take them from stored(f) (f = 0..6,
+// the GeomFactor order); recomputing elements rebuild them from the column's
+// terms, where for Geometry::partial stored(0) is lambda0 w/|J|. divide(x, d)
+// is x / d as each vendor computes it best.
+template <Geometry GEOM, int K, class Stored, class Divide>
+__device__ __forceinline__ void node_factors(bool recompute, bool helmholtz, const Column& column,
+                                             double wij, double lambda0, double lambda1,
+                                             Stored stored, Divide divide, double (&g)[6],
+                                             double& mass) {
+  if (!recompute) {
+#pragma unroll
+    for (int f = 0; f < 6; ++f) g[f] = lambda0 * stored(f);
+    mass = helmholtz ? lambda1 * stored(6) : 0.0;
+  } else {
+    double ar[3], as[3], at[3];
+    const double det = column.cofactors(c_nodes[K], ar, as, at);
+    const double w = wij * c_weights[K];
+    const double scale = GEOM == Geometry::partial ? stored(0) : divide(lambda0 * w, det);
+    metric(scale, ar, as, at, g);
+    mass = lambda1 * w * det;
+  }
+}
+
+// One k-slice of the register-column contraction (thread (i, j) of element
+// z of the block): the slice goes to shared memory row-major and transposed,
+// u_r and u_s are padded-row dot products, u_t and the t transpose use the
+// column in registers; G grad u goes back to shared memory for the r and s
+// transposes. row_dot(row, d) = sum_m d[m] row[m] over two padded shared
+// rows, d_t(m) = D[K][m], settle() as in axhelm_gpu_settle.cuh (the identity
+// on CUDA).
+template <int K, int NQ, int NCOL, int EPB, int S, class RowDot, class DRowK>
+__device__ __forceinline__ void contract_slice(
+    int i, int j, int z, double (&s_u)[EPB][NCOL][NQ][S], double (&s_uT)[EPB][NCOL][NQ][S],
+    double (&s_gr)[EPB][NCOL][NQ][S], double (&s_gsT)[EPB][NCOL][NQ][S], const double (&s_D)[NQ][S],
+    const double (&s_DT)[NQ][S], const double (&r_u)[NCOL][NQ], double (&r_y)[NCOL][NQ],
+    const double (&g)[6], double mass, bool helmholtz, RowDot row_dot, DRowK d_t) {
+#pragma unroll
+  for (int c = 0; c < NCOL; ++c) {
+    s_u[z][c][j][i] = r_u[c][K];
+    s_uT[z][c][i][j] = r_u[c][K];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int c = 0; c < NCOL; ++c) {
+    const double ur = row_dot(&s_u[z][c][j][0], &s_D[i][0]);
+    const double us = row_dot(&s_uT[z][c][i][0], &s_D[j][0]);
+    double ut = 0;
+#pragma unroll
+    for (int m = 0; m < NQ; ++m) ut = fma(d_t(m), r_u[c][m], ut);
+    s_gr[z][c][j][i] = g[0] * ur + g[1] * us + g[2] * ut;
+    s_gsT[z][c][i][j] = g[1] * ur + g[3] * us + g[4] * ut;
+    const double gt = g[2] * ur + g[4] * us + g[5] * ut;
+#pragma unroll
+    for (int m = 0; m < NQ; ++m) r_y[c][m] = settle(fma(d_t(m), gt, r_y[c][m]));
+    if (helmholtz) r_y[c][K] = fma(mass, r_u[c][K], r_y[c][K]);
+  }
+  __syncthreads();
+#pragma unroll
+  for (int c = 0; c < NCOL; ++c)
+    r_y[c][K] = settle(
+        (row_dot(&s_gr[z][c][j][0], &s_DT[i][0]) + row_dot(&s_gsT[z][c][i][0], &s_DT[j][0])) +
+        r_y[c][K]);
 }
 
 }  // namespace ppkit::sem::columns
