@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 build_dir=${PPKIT_HIP_BUILD_DIR:-build/hip-check}
 archs=${PPKIT_HIP_ARCHS:-gfx906;gfx90a}
 jobs=${PPKIT_JOBS:-2}
-targets=(ppkit ppkit_cli ppkit_core_tests ppkit_hip_tests ppkit_fem_tests ppkit_sph_tests)
+targets=(ppkit ppkit_cli ppkit_core_tests ppkit_hip_tests ppkit_fem_tests ppkit_sph_tests ppkit_sem_tests)
 [ "${1:-}" = "--all" ] && targets=(all)
 
 fail() { echo "hip-compile-check: $*" >&2; exit 1; }

@@ -101,6 +101,7 @@ TEST(SemAxhelmCost, StrategiesMapToTheirGeometryAndBytesOrder) {
   EXPECT_EQ(geometry_cost_of("trilinear"), GeometryCost::recompute);
   EXPECT_EQ(geometry_cost_of("trilinear-dshared"), GeometryCost::recompute);
   EXPECT_EQ(geometry_cost_of("trilinear-wmma"), GeometryCost::recompute);
+  EXPECT_EQ(geometry_cost_of("trilinear-mfma"), GeometryCost::recompute);
   EXPECT_EQ(geometry_cost_of("trilinear-partial"), GeometryCost::partial);
   // N = 7, one field, Poisson, all elements trilinear: per element 32 KiB
   // stored, 8 KiB + 24 vertex doubles recomputed, + 1 double per node partial.
@@ -120,8 +121,9 @@ TEST(SemAxhelmCost, StrategiesMapToTheirGeometryAndBytesOrder) {
 
 class SemAxhelmTest : public ppkit::testing::VariantTest<SemAxhelm> {
  protected:
-  // A variant may be limited to some Nq (cuda/trilinear-wmma: Nq = 8); it then
-  // throws ppkit::Error from prepare() saying so, and the case is skipped.
+  // A variant may be limited to some Nq (cuda/trilinear-wmma, hip/trilinear-mfma:
+  // Nq = 8); it then throws ppkit::Error from prepare() saying so, and the case
+  // is skipped.
   bool supports(const AxhelmProblem& p) {
     try {
       variant().prepare(p);

@@ -21,20 +21,9 @@
 #include "ppkit/sem/geometry.hpp"
 
 namespace ppkit::sem {
-namespace {
 
-bool recomputes(CudaKernel k) { return k != CudaKernel::stored && k != CudaKernel::stored_dshared; }
-
-// Each kernel translation unit has its own constant tables, holding one
-// problem's D at a time; a run re-uploads them only when another prepared run
-// used the same tables since.
-using SetConstants = void (*)(int, const double*, const double*, const double*);
-struct KernelEntry {
-  int table;
-  SetConstants set_constants;
-  void (*launch)(const AxhelmKernelArgs&);
-};
-KernelEntry kernel_entry(CudaKernel k) {
+// Each kernel translation unit has its own constant tables (table index).
+KernelEntry CudaAxhelmBackend::entry(CudaKernel k) {
   using namespace cuda_kernels;
   switch (k) {
     case CudaKernel::stored:
@@ -52,112 +41,37 @@ KernelEntry kernel_entry(CudaKernel k) {
   }
   return {3, set_constants, launch_stored};
 }
-const void* constants_owner[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
 
-}  // namespace
+AxhelmGeometry CudaAxhelmBackend::geometry(CudaKernel k) {
+  switch (k) {
+    case CudaKernel::stored:
+    case CudaKernel::stored_dshared:
+      return AxhelmGeometry::stored;
+    case CudaKernel::trilinear_partial:
+      return AxhelmGeometry::partial;
+    case CudaKernel::trilinear:
+    case CudaKernel::trilinear_dshared:
+    case CudaKernel::trilinear_wmma:
+      break;
+  }
+  return AxhelmGeometry::recompute;
+}
 
-CudaAxhelmOperator::CudaAxhelmOperator(const AxhelmProblem& p, CudaKernel kernel)
-    : kernel_(kernel) {
-  validate_axhelm_problem(p);
-  if (p.nq() > compiled_max_nq)
-    throw Error(
-        fmt::format("{}the CUDA axhelm kernels are compiled for N <= {}; this problem has N = {}",
-                    unsupported_problem_prefix, compiled_max_nq - 1, p.order),
-        fmt::format("N <= {}", compiled_max_nq - 1));
+void CudaAxhelmBackend::check_supported(const AxhelmProblem& p, CudaKernel kernel) {
+  check_compiled_order(p, "CUDA");
   if (kernel == CudaKernel::trilinear_wmma && p.nq() != 8)
     throw Error(
         fmt::format("{}cuda/trilinear-wmma runs only Nq = 8 (N = 7); this problem has N = {}",
                     unsupported_problem_prefix, p.order),
         "N = 7");
-  const bool recompute = recomputes(kernel);
-  const std::size_t per_element = std::size_t(factors_per_node) * p.np();
-  std::vector<long long> slot(p.elements);
-  std::vector<double> loaded;
-  long long next = 0;
-  for (std::int64_t e = 0; e < p.elements; ++e) {
-    if (recompute && p.trilinear[e]) {
-      slot[e] = -1;
-      continue;
-    }
-    slot[e] = next++;
-    loaded.insert(loaded.end(), p.factors.begin() + e * per_element,
-                  p.factors.begin() + (e + 1) * per_element);
-  }
-  if (loaded.empty()) loaded.push_back(0.0);
-  factors_ = cuda::DeviceBuffer<double>(loaded);
-  slot_ = cuda::DeviceBuffer<long long>(slot);
-  vertices_ = cuda::DeviceBuffer<double>(p.vertices);
-  derivative_device_ = cuda::DeviceBuffer<double>(p.derivative);
-  if (kernel == CudaKernel::trilinear_partial) {
-    // Partial recompute (Cao et al., section 3.3): lambda0 w / |J| per node,
-    // from the set-up's w|J| (GeomFactor GWJ): lambda0 w^2 / (w|J|).
-    const int nq = p.nq(), np = p.np();
-    std::vector<double> scale(std::size_t(p.elements) * np);
-    for (std::int64_t e = 0; e < p.elements; ++e)
-      for (int n = 0; n < np; ++n) {
-        const double w = p.weights[n % nq] * p.weights[(n / nq) % nq] * p.weights[n / (nq * nq)];
-        scale[std::size_t(e) * np + n] =
-            p.lambda0 * w * w / p.factors[(std::size_t(e) * factors_per_node + GWJ) * np + n];
-      }
-    node_scale_ = cuda::DeviceBuffer<double>(scale);
-  } else {
-    node_scale_ = cuda::DeviceBuffer<double>(std::vector<double>{0.0});
-  }
-  derivative_ = p.derivative;
-  nodes_ = p.nodes;
-  weights_ = p.weights;
-  args_.nq = p.nq();
-  args_.elements = p.elements;
-  args_.ncol = p.ncol;
-  args_.field_stride = p.local_count();
-  args_.helmholtz = p.helmholtz() ? 1 : 0;
-  args_.lambda0 = p.lambda0;
-  args_.lambda1 = p.lambda1;
-  args_.factors = factors_.data();
-  args_.factor_slot = recompute ? slot_.data() : nullptr;
-  args_.vertices = vertices_.data();
-  args_.derivative = derivative_device_.data();
-  args_.node_scale = node_scale_.data();
-  PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-CudaAxhelmOperator::~CudaAxhelmOperator() {
-  for (auto& owner : constants_owner)
-    if (owner == this) owner = nullptr;
-}
-
-void CudaAxhelmOperator::apply(const double* x, double* y) {
-  const KernelEntry entry = kernel_entry(kernel_);
-  if (constants_owner[entry.table] != this) {
-    entry.set_constants(args_.nq, derivative_.data(), nodes_.data(), weights_.data());
-    PPKIT_CUDA_CHECK_LAUNCH();
-    constants_owner[entry.table] = this;
-  }
-  AxhelmKernelArgs a = args_;
-  a.x = x;
-  a.y = y;
-  entry.launch(a);
-  PPKIT_CUDA_CHECK_LAUNCH();
-}
+void CudaAxhelmBackend::check_launch() { PPKIT_CUDA_CHECK_LAUNCH(); }
+void CudaAxhelmBackend::synchronize() { PPKIT_CUDA_CHECK(cudaDeviceSynchronize()); }
 
 namespace {
 
-class CudaAxhelm final : public PreparedRun<SemAxhelm::Result> {
- public:
-  CudaAxhelm(const AxhelmProblem& p, CudaKernel kernel) : op_(p, kernel), x_(p.x), y_(p.x.size()) {
-    y_.fill_bytes(0xFF);  // poison (NaN)
-    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  void run() override {
-    op_.apply(x_.data(), y_.data());
-    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  SemAxhelm::Result result() override { return y_.download(); }
-
- private:
-  CudaAxhelmOperator op_;
-  cuda::DeviceBuffer<double> x_, y_;
-};
+using CudaAxhelm = DeviceAxhelmRun<CudaAxhelmBackend>;
 
 Availability tensor_core_availability() {
   const Availability device = cuda::device_availability();

@@ -2,15 +2,15 @@
 // cuda/trilinear (recomputed from 8 vertices for trilinear elements, loaded for
 // the others): one kernel template, instantiated for Nq = 2..16 and 1 or 3 fields.
 #include "backends/cuda/sem/axhelm_cuda.hpp"
-#include "backends/cuda/sem/axhelm_cuda_launch.cuh"
+#include "backends/cuda/sem/axhelm_gpu_launch.cuh"
 
 namespace ppkit::sem::cuda_kernels {
 
 void set_constants(int nq, const double* derivative, const double* nodes, const double* weights) {
-  copy_constants(nq, derivative, nodes, weights);
+  dshared::copy_constants(nq, derivative, nodes, weights);
 }
 
-void launch_stored(const AxhelmKernelArgs& args) { launch_axhelm_kernel<false>(args); }
-void launch_trilinear(const AxhelmKernelArgs& args) { launch_axhelm_kernel<true>(args); }
+void launch_stored(const AxhelmKernelArgs& args) { dshared::launch_axhelm_kernel<false>(args); }
+void launch_trilinear(const AxhelmKernelArgs& args) { dshared::launch_axhelm_kernel<true>(args); }
 
 }  // namespace ppkit::sem::cuda_kernels

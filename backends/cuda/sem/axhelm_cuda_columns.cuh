@@ -20,7 +20,7 @@
 // vectors a thread needs (rows i and j, columns i and j) live in registers.
 // Per k-slice and warp at Nq = 8 that is 16 LDS.128 + 4 STS (about 24
 // shared-memory wavefronts) against 86 for one-element-per-block kernels with D
-// in shared memory and scalar loads (axhelm_cuda_kernel.cuh).
+// in shared memory and scalar loads (axhelm_gpu_kernel.cuh).
 //
 // Small Nq: EPB = elements_per_block(Nq) elements share a block (threadIdx.z),
 // so a block has >= 64 threads and the 32-blocks-per-SM limit does not cap
@@ -36,28 +36,15 @@
 //            (paper section 3.3, "partial recompute"): no division and no
 //            determinant in the kernel, 1 double per node instead of 6
 // Non-trilinear elements of mixed meshes load their stored factors in all three.
+//
+// CUDA only (cp.async, inline PTX, NVIDIA register budgets); the HIP kernel of
+// the same algorithm is backends/hip/sem/axhelm_hip_columns.hpp, and what the
+// two share is in axhelm_gpu_columns.cuh.
 #include <cuda_runtime.h>
 
-#include <utility>
-
-#include "ppkit/sem/axhelm_kernel_args.hpp"
+#include "backends/cuda/sem/axhelm_gpu_columns.cuh"
 
 namespace ppkit::sem::columns {
-
-enum class Geometry { stored, recompute, partial };
-
-// Constant memory is per translation unit: each .cu including this header has
-// its own tables (filled by its own copy_constants).
-static __constant__ double c_D[kernel_max_nq * kernel_max_nq];
-static __constant__ double c_nodes[kernel_max_nq];
-static __constant__ double c_weights[kernel_max_nq];
-
-static void copy_constants(int nq, const double* derivative, const double* nodes,
-                           const double* weights) {
-  cudaMemcpyToSymbol(c_D, derivative, sizeof(double) * nq * nq);
-  cudaMemcpyToSymbol(c_nodes, nodes, sizeof(double) * nq);
-  cudaMemcpyToSymbol(c_weights, weights, sizeof(double) * nq);
-}
 
 // Elements per block for Nq <= 7: at least 64 threads per block and few idle
 // lanes in the last warp (Nq = 3: 63 of 64, Nq = 5: 125 of 128, Nq = 6: 72 of
@@ -81,21 +68,6 @@ __host__ __device__ constexpr int min_blocks(int threads, int regs) {
              ? 1
              : 65536 / (((threads + 31) / 32) * 32 * regs);
 }
-
-// f(std::integral_constant<int, k>) for k = 0..N-1: an unrolled loop whose
-// index is a compile-time constant in every copy (#pragma unroll gives up on
-// the long k-loop bodies of the recompute kernels).
-template <class F, int... K>
-__device__ __forceinline__ void static_for_impl(F&& f, std::integer_sequence<int, K...>) {
-  (f(std::integral_constant<int, K>{}), ...);
-}
-template <int N, class F>
-__device__ __forceinline__ void static_for(F&& f) {
-  static_for_impl(f, std::make_integer_sequence<int, N>{});
-}
-
-// Padded row stride: the smallest S >= Nq with S = 2 (mod 4).
-__host__ __device__ constexpr int row_stride(int nq) { return nq + ((2 - nq % 4) + 4) % 4; }
 
 // sum_m d[m] row[m] with 16-byte loads (row 16-byte aligned).
 // 16-byte shared-memory loads kept as such (plain double2 loads through a
@@ -128,71 +100,6 @@ __device__ __forceinline__ double row_dot(const double* row, const double* d) {
   }
   if (NQ % 2) even = fma(load_d(d + NQ - 1), load_d(row + NQ - 1), even);
   return even + odd;
-}
-
-// C_q = 1/8 sum_v sign(v, q) V_v for the 24 entries, by the slice's threads.
-__device__ inline void trilinear_coefficients(const double* vertices, long long e, int t,
-                                              int threads, double* s_C) {
-  for (int qd = t; qd < 24; qd += threads) {
-    const int q = qd / 3, d = qd % 3;
-    double sum = 0;
-#pragma unroll
-    for (int v = 0; v < 8; ++v) {
-      double sign = 1;
-#pragma unroll
-      for (int b = 0; b < 3; ++b)
-        if ((q >> b) & 1) sign = ((v >> b) & 1) ? sign : -sign;
-      sum += sign * __ldg(vertices + (e * 8 + v) * 3 + d);
-    }
-    s_C[qd] = 0.125 * sum;
-  }
-}
-
-// The (i, j) column's terms of the trilinear Jacobian (paper eq. 11-13).
-struct Column {
-  double e0[3], e1[3], f0[3], f1[3], jt[3];
-  __device__ void init(const double* s_C, double r, double s) {
-#pragma unroll
-    for (int d = 0; d < 3; ++d) {
-      e0[d] = s_C[3 * 1 + d] + s * s_C[3 * 3 + d];
-      e1[d] = s_C[3 * 5 + d] + s * s_C[3 * 7 + d];
-      f0[d] = s_C[3 * 2 + d] + r * s_C[3 * 3 + d];
-      f1[d] = s_C[3 * 6 + d] + r * s_C[3 * 7 + d];
-      jt[d] = s_C[3 * 4 + d] + r * s_C[3 * 5 + d] + s * f1[d];
-    }
-  }
-  // Cofactor rows a_r = J_s x J_t, a_s = J_t x J_r, a_t = J_r x J_s at t;
-  // returns |J| = J_r . a_r.
-  __device__ __forceinline__ double cofactors(double t, double ar[3], double as[3],
-                                              double at[3]) const {
-    double jr[3], js[3];
-#pragma unroll
-    for (int d = 0; d < 3; ++d) {
-      jr[d] = fma(t, e1[d], e0[d]);
-      js[d] = fma(t, f1[d], f0[d]);
-    }
-    ar[0] = js[1] * jt[2] - js[2] * jt[1];
-    ar[1] = js[2] * jt[0] - js[0] * jt[2];
-    ar[2] = js[0] * jt[1] - js[1] * jt[0];
-    as[0] = jt[1] * jr[2] - jt[2] * jr[1];
-    as[1] = jt[2] * jr[0] - jt[0] * jr[2];
-    as[2] = jt[0] * jr[1] - jt[1] * jr[0];
-    at[0] = jr[1] * js[2] - jr[2] * js[1];
-    at[1] = jr[2] * js[0] - jr[0] * js[2];
-    at[2] = jr[0] * js[1] - jr[1] * js[0];
-    return jr[0] * ar[0] + jr[1] * ar[1] + jr[2] * ar[2];
-  }
-};
-
-// g[0..5] = scale (a_a . a_b) in GeomFactor order.
-__device__ __forceinline__ void metric(double scale, const double ar[3], const double as[3],
-                                       const double at[3], double g[6]) {
-  g[0] = scale * (ar[0] * ar[0] + ar[1] * ar[1] + ar[2] * ar[2]);
-  g[1] = scale * (ar[0] * as[0] + ar[1] * as[1] + ar[2] * as[2]);
-  g[2] = scale * (ar[0] * at[0] + ar[1] * at[1] + ar[2] * at[2]);
-  g[3] = scale * (as[0] * as[0] + as[1] * as[1] + as[2] * as[2]);
-  g[4] = scale * (as[0] * at[0] + as[1] * at[1] + as[2] * at[2]);
-  g[5] = scale * (at[0] * at[0] + at[1] * at[1] + at[2] * at[2]);
 }
 
 // Asynchronous global -> shared copies (cp.async, sm_80+): the geometric
@@ -308,45 +215,14 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     const double(&stage)[7][EPB * NQ2] = s_stage[k % STAGES];
     // Geometric factors of node (i, j, k): lambda0 G and lambda1 w|J|.
     double g[6], mass = 0;
-    if (!recompute) {
-#pragma unroll
-      for (int f = 0; f < 6; ++f) g[f] = a.lambda0 * stage[f][tid];
-      mass = helmholtz ? a.lambda1 * stage[6][tid] : 0.0;
-    } else {
-      double ar[3], as[3], at[3];
-      const double det = column.cofactors(c_nodes[k], ar, as, at);
-      const double w = wij * c_weights[k];
-      const double scale =
-          GEOM == Geometry::partial ? stage[0][tid] : a.lambda0 * w * __drcp_rn(det);
-      metric(scale, ar, as, at, g);
-      mass = a.lambda1 * w * det;
-    }
-
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c) {
-      s_u[z][c][j][i] = r_u[c][k];
-      s_uT[z][c][i][j] = r_u[c][k];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c) {
-      const double ur = row_dot<NQ>(&s_u[z][c][j][0], &s_D[i][0]);
-      const double us = row_dot<NQ>(&s_uT[z][c][i][0], &s_D[j][0]);
-      double ut = 0;
-#pragma unroll
-      for (int m = 0; m < NQ; ++m) ut = fma(c_D[k * NQ + m], r_u[c][m], ut);
-      s_gr[z][c][j][i] = g[0] * ur + g[1] * us + g[2] * ut;
-      s_gsT[z][c][i][j] = g[1] * ur + g[3] * us + g[4] * ut;
-      const double gt = g[2] * ur + g[4] * us + g[5] * ut;
-#pragma unroll
-      for (int m = 0; m < NQ; ++m) r_y[c][m] = fma(c_D[k * NQ + m], gt, r_y[c][m]);
-      if (helmholtz) r_y[c][k] = fma(mass, r_u[c][k], r_y[c][k]);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c)
-      r_y[c][k] += row_dot<NQ>(&s_gr[z][c][j][0], &s_DT[i][0]) +
-                   row_dot<NQ>(&s_gsT[z][c][i][0], &s_DT[j][0]);
+    node_factors<GEOM, k>(
+        recompute, helmholtz, column, wij, a.lambda0, a.lambda1,
+        [&](int f) { return stage[f][tid]; }, [](double x, double d) { return x * __drcp_rn(d); },
+        g, mass);
+    contract_slice<k>(
+        i, j, z, s_u, s_uT, s_gr, s_gsT, s_D, s_DT, r_u, r_y, g, mass, helmholtz,
+        [](const double* row, const double* d) { return row_dot<NQ>(row, d); },
+        [](int m) { return c_D[k * NQ + m]; });
   });
   if (!valid) return;
 #pragma unroll

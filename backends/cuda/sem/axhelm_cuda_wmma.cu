@@ -10,10 +10,12 @@
 #include <mma.h>
 
 #include "backends/cuda/sem/axhelm_cuda.hpp"
-#include "backends/cuda/sem/axhelm_cuda_kernel.cuh"
+#include "backends/cuda/sem/axhelm_gpu_kernel.cuh"
 
 namespace ppkit::sem::cuda_kernels {
 namespace {
+
+using namespace ppkit::sem::dshared;
 
 template <int NCOL>
 __global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs a) {
@@ -163,7 +165,7 @@ __global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs 
 
 void set_constants_wmma(int nq, const double* derivative, const double* nodes,
                         const double* weights) {
-  copy_constants(nq, derivative, nodes, weights);
+  dshared::copy_constants(nq, derivative, nodes, weights);
 }
 
 void launch_trilinear_wmma(const AxhelmKernelArgs& a) {

@@ -1,20 +1,25 @@
 #pragma once
-// The CUDA axhelm kernel (nekRS's layout; Cao et al., arXiv 2504.07042,
-// sections 3-4): one element per block of Nq x Nq threads, thread (i, j) owns
-// the column x(i, j, :) in registers and runs the k-loop; each k-slice goes
-// through shared memory for the r and s contractions. D for the r/s
-// contractions sits in shared memory (rows padded against bank conflicts); the
-// t contractions read D[k][m] from constant memory, where every thread of the
+// The first axhelm kernel, one source for CUDA (.cu, nvcc) and HIP (.hip,
+// clang) through backends/hip/core/gpu_portability.hpp (nekRS's layout; Cao et al., arXiv
+// 2504.07042, sections 3-4): one element per block of Nq x Nq threads, thread (i, j) owns the
+// column x(i, j, :) in registers and runs the k-loop; each k-slice goes through shared memory for
+// the r and s contractions. D for the r/s contractions sits in shared memory (rows padded against
+// bank conflicts); the t contractions read D[k][m] from constant memory, where every thread of the
 // block reads the same address (a broadcast).
 //
 // Geometry: RECOMPUTE elements (factor_slot < 0) rebuild G from their 8
 // vertices; J_t and the j-only/i-only terms E0, E1, F0, F1 are computed before
 // the k-loop, so each node costs two 3-vector FMAs plus the cofactors.
-#include <cuda_runtime.h>
-
+//
+// Nothing in it is specific to one vendor: shared memory, constant memory,
+// __ldg (a plain load on AMD) and block barriers map one to one. One element
+// per block of Nq x Nq threads does not depend on the warp width: on a
+// 64-lane wavefront the Nq = 8 block is one wavefront instead of two warps.
+#include "backends/cuda/sem/axhelm_gpu_settle.cuh"
+#include "backends/hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 
-namespace ppkit::sem::cuda_kernels {
+namespace ppkit::sem::dshared {
 
 // Constant memory is per translation unit (no relocatable device code): each
 // .cu that includes this header has its own tables and its own set_constants.
@@ -23,11 +28,19 @@ static __constant__ double c_nodes[kernel_max_nq];
 static __constant__ double c_weights[kernel_max_nq];
 
 // static: internal linkage, so each translation unit fills its own tables.
+// Failures surface through the caller's next launch check (cudaGetLastError /
+// hipGetLastError report the last failed runtime call).
 static void copy_constants(int nq, const double* derivative, const double* nodes,
                            const double* weights) {
+#if defined(PPKIT_GPU_HIP)
+  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_D), derivative, sizeof(double) * nq * nq);
+  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_nodes), nodes, sizeof(double) * nq);
+  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_weights), weights, sizeof(double) * nq);
+#else
   cudaMemcpyToSymbol(c_D, derivative, sizeof(double) * nq * nq);
   cudaMemcpyToSymbol(c_nodes, nodes, sizeof(double) * nq);
   cudaMemcpyToSymbol(c_weights, weights, sizeof(double) * nq);
+#endif
 }
 
 // The 8 coefficient vectors of x(r,s,t) = sum_q C_q r^q0 s^q1 t^q2 (q = q0 + 2 q1 + 4 q2):
@@ -162,7 +175,7 @@ __global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a
       s_gs[c][j][i] = g[1] * qr + g[3] * qs + g[4] * qt;
       const double gt = g[2] * qr + g[4] * qs + g[5] * qt;
 #pragma unroll
-      for (int m = 0; m < NQ; ++m) r_y[c][m] += c_D[k * NQ + m] * gt;
+      for (int m = 0; m < NQ; ++m) r_y[c][m] = settle(r_y[c][m] + c_D[k * NQ + m] * gt);
       if (helmholtz) r_y[c][k] += g[6] * r_q[c][k];
     }
     __syncthreads();
@@ -171,7 +184,7 @@ __global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a
       double sum = 0;
 #pragma unroll
       for (int m = 0; m < NQ; ++m) sum += s_D[m][i] * s_gr[c][j][m] + s_D[m][j] * s_gs[c][m][i];
-      r_y[c][k] += sum;
+      r_y[c][k] = settle(r_y[c][k] + sum);
     }
   }
 #pragma unroll
@@ -180,4 +193,4 @@ __global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a
     for (int k = 0; k < NQ; ++k) a.y[c * a.field_stride + e * NP + k * NQ2 + t] = r_y[c][k];
 }
 
-}  // namespace ppkit::sem::cuda_kernels
+}  // namespace ppkit::sem::dshared

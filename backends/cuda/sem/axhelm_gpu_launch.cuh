@@ -1,9 +1,9 @@
 #pragma once
-// Dispatch from run-time (nq, ncol) to the compiled kernel instances: Nq = 2..10
+// (CUDA and HIP) Dispatch from run-time (nq, ncol) to the compiled kernel instances: Nq = 2..10
 // (N = 1..9, the orders of the paper and the tests; compiled_max_nq).
-#include "backends/cuda/sem/axhelm_cuda_kernel.cuh"
+#include "backends/cuda/sem/axhelm_gpu_kernel.cuh"
 
-namespace ppkit::sem::cuda_kernels {
+namespace ppkit::sem::dshared {
 
 template <int NQ, bool RECOMPUTE>
 void launch_nq(const AxhelmKernelArgs& a) {
@@ -50,4 +50,4 @@ void launch_axhelm_kernel(const AxhelmKernelArgs& a) {
   }
 }
 
-}  // namespace ppkit::sem::cuda_kernels
+}  // namespace ppkit::sem::dshared
