@@ -16,6 +16,7 @@
 #include "ppkit/core/results.hpp"
 #include "ppkit/fdtd/cases.hpp"
 #if defined(PPKIT_HAVE_MPI)
+#include "mpi_scaling.hpp"
 #include "ppkit/fdtd/mpi_runtime.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
 #endif
@@ -23,6 +24,9 @@
 namespace {
 using namespace ppkit;
 using namespace ppkit::fdtd;
+#if defined(PPKIT_HAVE_MPI)
+namespace mpi_scaling = ppkit::cli::mpi_scaling;
+#endif
 
 struct ScalingArgs {
   std::vector<std::int64_t> strong_cells;  // global N^3
@@ -77,20 +81,6 @@ struct Row {
   double seconds = 0, rate = 0, efficiency = -1, halo_ms = 0, halo_ms_mean = 0, halo_mb = 0;
 };
 
-// Rank counts: the given ones, or 1, 2, 4, ... and the world size.
-std::vector<int> rank_counts(const ScalingArgs& a, int world) {
-  std::vector<int> counts = a.ranks;
-  if (counts.empty()) {
-    for (int r = 1; r < world; r *= 2) counts.push_back(r);
-    counts.push_back(world);
-  }
-  for (int r : counts)
-    if (r > world)
-      throw Error("--ranks " + std::to_string(r) + " but mpirun started " + std::to_string(world),
-                  "rank counts <= the number of MPI ranks (mpirun -np)");
-  return counts;
-}
-
 // Runs one configuration on the first `ranks` ranks of the world; the row is
 // meaningful on world rank 0.
 Row run_one(const std::string& study, index_t n, int ranks, bool overlap, const ScalingArgs& a,
@@ -140,27 +130,10 @@ void run_scaling(const ScalingArgs& a) {
   char** argv = nullptr;
   MpiKokkosRuntime runtime(argc, argv);
   const int rank = runtime.rank(), world = runtime.ranks();
-  const auto counts = rank_counts(a, world);
-
+  const auto counts = mpi_scaling::rank_counts(a.ranks, world);
   // Where each rank runs, so that one GPU per rank can be checked.
-  char mine[160] = {};
-  std::snprintf(mine, sizeof mine, "%s", runtime.device_name().c_str());
-  std::vector<char> all(std::size_t(world) * sizeof mine);
-  MPI_Gather(mine, int(sizeof mine), MPI_CHAR, all.data(), int(sizeof mine), MPI_CHAR, 0,
-             MPI_COMM_WORLD);
-  const std::string library = mpi_library_version();
-  const bool cuda_aware = mpi_reports_cuda_aware();
-  nlohmann::json j;
+  nlohmann::json j = mpi_scaling::describe_ranks(runtime.device_name());
   if (rank == 0) {
-    std::cout << fmt::format("MPI: {}\nMPIX_Query_cuda_support: {}\n", library,
-                             cuda_aware ? "yes (CUDA-aware)" : "no (or no such query)");
-    j["mpi_library"] = library;
-    j["mpi_reports_cuda_aware"] = cuda_aware;
-    for (int r = 0; r < world; ++r) {
-      const std::string where(all.data() + std::size_t(r) * sizeof mine);
-      std::cout << fmt::format("rank {}: {}\n", r, where);
-      j["ranks"].push_back(where);
-    }
     std::cout << fmt::format(
         "{} timed steps after {} warm-up steps, CPML {} cells; halo ms/step: host time staging, "
         "posting and waiting for the halo planes (max over ranks)\n\n",
@@ -169,48 +142,40 @@ void run_scaling(const ScalingArgs& a) {
                              "ranks", "grid", "cells/s", "eff.", "ms/step", "halo ms/step",
                              "halo MB", "halo path", "overlap");
   }
-  std::vector<bool> overlaps;
-  if (a.overlap != "off") overlaps.push_back(true);
-  if (a.overlap != "on") overlaps.push_back(false);
   std::vector<std::pair<std::string, std::int64_t>> studies;
   for (auto n : a.strong_cells) studies.emplace_back("strong", n);
   for (auto n : a.weak_cells) studies.emplace_back("weak", n);
   for (const auto& [study, n] : studies) {
     double one_rank_rate = 0;
-    for (int ranks : counts)
-      // One rank exchanges nothing: overlap on and off are the same run.
-      for (bool overlap : ranks == 1 ? std::vector<bool>{false} : overlaps) {
-        Row row = run_one(study, n, ranks, overlap, a, base);
-        if (rank != 0) continue;
-        if (ranks == 1) one_rank_rate = row.rate;
-        if (one_rank_rate > 0) row.efficiency = row.rate / (double(ranks) * one_rank_rate);
-        const std::string grid = fmt::format("{}x{}x{}", row.grid[0], row.grid[1], row.grid[2]);
-        std::cout << fmt::format(
-            "{:<7}{:>6}  {:<16}{:>16}{:>8}{:>10.3f}{:>14.3f}{:>10.2f}  {:<12}{}\n", row.study,
-            row.ranks, grid, format_rate(row.rate, "cells/s"),
-            row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
-            1e3 * row.seconds, row.halo_ms, row.halo_mb, row.halo,
-            ranks == 1    ? "-"
-            : row.overlap ? "on"
-                          : "off");
-        std::cout.flush();
-        nlohmann::json r;
-        r["study"] = row.study;
-        r["ranks"] = row.ranks;
-        r["grid"] = row.grid;
-        r["cells_per_second"] = row.rate;
-        r["parallel_efficiency"] =
-            row.efficiency < 0 ? nlohmann::json() : nlohmann::json(row.efficiency);
-        r["seconds_per_step"] = row.seconds;
-        r["halo_ms_per_step_max"] = row.halo_ms;
-        r["halo_ms_per_step_mean"] = row.halo_ms_mean;
-        r["halo_mb_sent_per_step_per_rank"] = row.halo_mb;
-        r["halo_path"] = row.halo;
-        r["overlap"] = ranks == 1 ? nlohmann::json() : nlohmann::json(row.overlap);
-        r["steps"] = a.steps;
-        r["cpml"] = a.cpml;
-        j["runs"].push_back(r);
-      }
+    mpi_scaling::sweep(counts, a.overlap, [&](int ranks, bool overlap) {
+      Row row = run_one(study, n, ranks, overlap, a, base);
+      if (rank != 0) return;
+      if (ranks == 1) one_rank_rate = row.rate;
+      if (one_rank_rate > 0) row.efficiency = row.rate / (double(ranks) * one_rank_rate);
+      const std::string grid = fmt::format("{}x{}x{}", row.grid[0], row.grid[1], row.grid[2]);
+      std::cout << fmt::format(
+          "{:<7}{:>6}  {:<16}{:>16}{:>8}{:>10.3f}{:>14.3f}{:>10.2f}  {:<12}{}\n", row.study,
+          row.ranks, grid, format_rate(row.rate, "cells/s"),
+          row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
+          1e3 * row.seconds, row.halo_ms, row.halo_mb, row.halo,
+          mpi_scaling::overlap_label(ranks, row.overlap));
+      std::cout.flush();
+      nlohmann::json r;
+      r["study"] = row.study;
+      r["ranks"] = row.ranks;
+      r["grid"] = row.grid;
+      r["cells_per_second"] = row.rate;
+      r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
+      r["seconds_per_step"] = row.seconds;
+      r["halo_ms_per_step_max"] = row.halo_ms;
+      r["halo_ms_per_step_mean"] = row.halo_ms_mean;
+      r["halo_mb_sent_per_step_per_rank"] = row.halo_mb;
+      r["halo_path"] = row.halo;
+      r["overlap"] = mpi_scaling::overlap_json(ranks, row.overlap);
+      r["steps"] = a.steps;
+      r["cpml"] = a.cpml;
+      j["runs"].push_back(r);
+    });
   }
   if (rank == 0 && !a.json_path.empty()) {
     write_text_file(a.json_path, j.dump(2) + "\n");

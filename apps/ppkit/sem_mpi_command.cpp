@@ -18,6 +18,7 @@
 #include "ppkit/sem/nekbone.hpp"
 #include "ppkit/sem/slab_partition.hpp"
 #if defined(PPKIT_HAVE_MPI)
+#include "mpi_scaling.hpp"
 #include "ppkit/fdtd/mpi_runtime.hpp"
 #include "ppkit/sem/nekbone_mpi.hpp"
 #endif
@@ -25,6 +26,9 @@
 namespace {
 using namespace ppkit;
 using namespace ppkit::sem;
+#if defined(PPKIT_HAVE_MPI)
+namespace mpi_scaling = ppkit::cli::mpi_scaling;
+#endif
 
 struct MpiArgs {
   int order = 7;
@@ -156,39 +160,14 @@ void run_nekbone_mpi(const MpiArgs& a) {
   char** argv = nullptr;
   fdtd::MpiKokkosRuntime runtime(argc, argv);
   const int rank = runtime.rank(), world = runtime.ranks();
-  std::vector<int> counts = a.ranks;
-  if (a.scaling == "none") {
-    counts = {world};
-  } else if (counts.empty()) {
-    for (int r = 1; r < world; r *= 2) counts.push_back(r);
-    counts.push_back(world);
-  }
-  for (int r : counts)
-    if (r > world)
-      throw Error("--ranks " + std::to_string(r) + " but mpirun started " + std::to_string(world),
-                  "rank counts <= the number of MPI ranks (mpirun -np)");
+  const std::vector<int> counts =
+      a.scaling == "none" ? std::vector<int>{world} : mpi_scaling::rank_counts(a.ranks, world);
   // At least one element column per rank (weak scaling gives each rank EX).
   if (a.scaling != "weak")
     (void)slab_columns(spec_of(a).ex, *std::max_element(counts.begin(), counts.end()));
 
-  char mine[160] = {};
-  std::snprintf(mine, sizeof mine, "%s", runtime.device_name().c_str());
-  std::vector<char> all(std::size_t(world) * sizeof mine);
-  MPI_Gather(mine, int(sizeof mine), MPI_CHAR, all.data(), int(sizeof mine), MPI_CHAR, 0,
-             MPI_COMM_WORLD);
-  nlohmann::json j;
+  nlohmann::json j = mpi_scaling::describe_ranks(runtime.device_name());
   if (rank == 0) {
-    const std::string library = fdtd::mpi_library_version();
-    const bool cuda_aware = fdtd::mpi_reports_cuda_aware();
-    std::cout << fmt::format("MPI: {}\nMPIX_Query_cuda_support: {}\n", library,
-                             cuda_aware ? "yes (CUDA-aware)" : "no (or no such query)");
-    j["mpi_library"] = library;
-    j["mpi_reports_cuda_aware"] = cuda_aware;
-    for (int r = 0; r < world; ++r) {
-      const std::string where(all.data() + std::size_t(r) * sizeof mine);
-      std::cout << fmt::format("rank {}: {}\n", r, where);
-      j["ranks"].push_back(where);
-    }
     std::cout << fmt::format(
         "order {}, {} deformation, {}, geometry {}, tol {:.1e}, median of {} solves; times: "
         "slowest rank; exchange: packing, MPI and adding the interface planes; allreduce: the "
@@ -201,57 +180,49 @@ void run_nekbone_mpi(const MpiArgs& a) {
         "GFLOP/s", "eff.", "exchange ms", "allreduce ms", "MB sent", "exchange", "overlap");
   }
   double one_rank_rate = 0;
-  std::vector<bool> overlaps;
-  if (a.overlap != "off") overlaps.push_back(true);
-  if (a.overlap != "on") overlaps.push_back(false);
-  for (int ranks : counts)
-    // One rank exchanges nothing: overlap on and off are the same run.
-    for (bool overlap : ranks == 1 ? std::vector<bool>{false} : overlaps) {
-      Row row = run_one(a, ranks, a.scaling == "weak", overlap);
-      if (rank != 0) continue;
-      if (ranks == 1) one_rank_rate = row.gflops;
-      // Strong and weak alike: the flop rate of R ranks over R times that of one
-      // (weak scaling does R times the work per iteration; iteration counts may differ).
-      if (a.scaling != "none" && one_rank_rate > 0)
-        row.efficiency = row.gflops / (double(ranks) * one_rank_rate);
-      const std::string elements =
-          fmt::format("{}x{}x{}", row.elements[0], row.elements[1], row.elements[2]);
-      std::cout << fmt::format(
-          "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>13.3f}{:>14.3f}"
-          "{:>10.2f}  {:<12}{}\n",
-          a.scaling == "none" ? "-" : a.scaling, row.ranks, elements, row.nodes, row.iterations,
-          row.residual, row.error, row.seconds, row.gflops,
-          row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
-          1e3 * row.exchange_s, 1e3 * row.reduction_s, row.exchange_mb, row.path,
-          ranks == 1    ? "-"
-          : row.overlap ? "on"
-                        : "off");
-      std::cout.flush();
-      nlohmann::json r;
-      r["study"] = a.scaling;
-      r["ranks"] = row.ranks;
-      r["elements"] = row.elements;
-      r["order"] = a.order;
-      r["global_nodes"] = row.nodes;
-      r["iterations"] = row.iterations;
-      r["initial_residual"] = row.initial;
-      r["final_residual"] = row.residual;
-      r["max_error"] = row.error;
-      r["seconds"] = row.seconds;
-      r["gflops"] = row.gflops;
-      r["parallel_efficiency"] =
-          row.efficiency < 0 ? nlohmann::json() : nlohmann::json(row.efficiency);
-      r["exchange_seconds_max"] = row.exchange_s;
-      r["allreduce_seconds_max"] = row.reduction_s;
-      r["exchange_mb_sent_rank0"] = row.exchange_mb;
-      r["exchange_path"] = row.path;
-      r["overlap"] = ranks == 1 ? nlohmann::json() : nlohmann::json(row.overlap);
-      r["geometry"] = a.geometry;
-      r["equation"] = a.equation;
-      r["deformation"] = a.deform;
-      r["tolerance"] = a.tol;
-      j["runs"].push_back(r);
-    }
+  mpi_scaling::sweep(counts, a.overlap, [&](int ranks, bool overlap) {
+    Row row = run_one(a, ranks, a.scaling == "weak", overlap);
+    if (rank != 0) return;
+    if (ranks == 1) one_rank_rate = row.gflops;
+    // Strong and weak alike: the flop rate of R ranks over R times that of one
+    // (weak scaling does R times the work per iteration; iteration counts may differ).
+    if (a.scaling != "none" && one_rank_rate > 0)
+      row.efficiency = row.gflops / (double(ranks) * one_rank_rate);
+    const std::string elements =
+        fmt::format("{}x{}x{}", row.elements[0], row.elements[1], row.elements[2]);
+    std::cout << fmt::format(
+        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>13.3f}{:>14.3f}"
+        "{:>10.2f}  {:<12}{}\n",
+        a.scaling == "none" ? "-" : a.scaling, row.ranks, elements, row.nodes, row.iterations,
+        row.residual, row.error, row.seconds, row.gflops,
+        row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
+        1e3 * row.exchange_s, 1e3 * row.reduction_s, row.exchange_mb, row.path,
+        mpi_scaling::overlap_label(ranks, row.overlap));
+    std::cout.flush();
+    nlohmann::json r;
+    r["study"] = a.scaling;
+    r["ranks"] = row.ranks;
+    r["elements"] = row.elements;
+    r["order"] = a.order;
+    r["global_nodes"] = row.nodes;
+    r["iterations"] = row.iterations;
+    r["initial_residual"] = row.initial;
+    r["final_residual"] = row.residual;
+    r["max_error"] = row.error;
+    r["seconds"] = row.seconds;
+    r["gflops"] = row.gflops;
+    r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
+    r["exchange_seconds_max"] = row.exchange_s;
+    r["allreduce_seconds_max"] = row.reduction_s;
+    r["exchange_mb_sent_rank0"] = row.exchange_mb;
+    r["exchange_path"] = row.path;
+    r["overlap"] = mpi_scaling::overlap_json(ranks, row.overlap);
+    r["geometry"] = a.geometry;
+    r["equation"] = a.equation;
+    r["deformation"] = a.deform;
+    r["tolerance"] = a.tol;
+    j["runs"].push_back(r);
+  });
   if (rank == 0 && !a.json_path.empty()) {
     write_text_file(a.json_path, j.dump(2) + "\n");
     std::cout << "results written to " << a.json_path << "\n";
