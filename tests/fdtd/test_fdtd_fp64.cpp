@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "fdtd_test_problem.hpp"
 #include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/cases.hpp"
@@ -59,26 +60,8 @@ FdtdStep::Problem random_fp64_problem(unsigned seed, bool periodic) {
       for (auto& v : p.initial[c]) v = float(scale * unit(rng));
     }
   }
-  PointSource soft;
-  soft.component = Component::ez;
-  soft.i = 4, soft.j = 3, soft.k = 5;
-  soft.waveform = Waveform::ricker;
-  soft.frequency = 2e10;
-  soft.amplitude = 1e-8;
-  p.sources.push_back(soft);
-  PointSource hard = soft;
-  hard.component = Component::ex;
-  hard.i = 2, hard.j = 2, hard.k = 7;
-  hard.hard = true;
-  hard.waveform = Waveform::modulated_gaussian;
-  hard.amplitude = 0.5;
-  p.sources.push_back(hard);
-  for (Component c : {Component::ex, Component::ez, Component::hy, Component::hz}) {
-    Probe pr;
-    pr.component = c;
-    pr.i = 1 + rng() % 4, pr.j = 1 + rng() % 3, pr.k = 1 + rng() % 8;
-    p.probes.push_back(pr);
-  }
+  test_problem::add_soft_and_hard_sources(p, {4, 3, 5}, {2, 2, 7});
+  test_problem::add_random_probes(p, rng, {4, 3, 8});
   if (periodic) {
     PlaneSnapshot s;
     s.component = Component::hx;

@@ -6,6 +6,7 @@
 #include <array>
 #include <random>
 
+#include "fdtd_test_problem.hpp"
 #include "harness/variant_test.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
 
@@ -39,26 +40,8 @@ FdtdStep::Problem random_problem(unsigned seed, std::array<index_t, 3> cells = {
     const double scale = c < 3 ? 1.0 : 1.0 / eta0;
     for (auto& v : p.initial[c]) v = float(scale * unit(rng));
   }
-  PointSource soft;
-  soft.component = Component::ez;
-  soft.i = 7, soft.j = 5, soft.k = 4;
-  soft.waveform = Waveform::ricker;
-  soft.frequency = 2e10;
-  soft.amplitude = 1e-8;
-  p.sources.push_back(soft);
-  PointSource hard = soft;
-  hard.component = Component::ex;
-  hard.i = 9, hard.j = 6, hard.k = 6;
-  hard.hard = true;
-  hard.waveform = Waveform::modulated_gaussian;
-  hard.amplitude = 0.5;
-  p.sources.push_back(hard);
-  for (Component c : {Component::ex, Component::ez, Component::hy, Component::hz}) {
-    Probe pr;
-    pr.component = c;
-    pr.i = 1 + rng() % 13, pr.j = 1 + rng() % 10, pr.k = 1 + rng() % 9;
-    p.probes.push_back(pr);
-  }
+  test_problem::add_soft_and_hard_sources(p, {7, 5, 4}, {9, 6, 6});
+  test_problem::add_random_probes(p, rng, {13, 10, 9});
   return p;
 }
 

@@ -1,0 +1,41 @@
+#pragma once
+// Pieces of the randomised fdtd.step test problems shared by the test files.
+#include <array>
+#include <random>
+
+#include "ppkit/fdtd/fdtd_step.hpp"
+
+namespace ppkit::fdtd::test_problem {
+
+// A soft Ricker Ez dipole (20 GHz, 1e-8 A m) at `soft_at` and a hard
+// modulated-Gaussian Ex source (0.5 V/m) at `hard_at`.
+inline void add_soft_and_hard_sources(FdtdStep::Problem& p, std::array<index_t, 3> soft_at,
+                                      std::array<index_t, 3> hard_at) {
+  PointSource soft;
+  soft.component = Component::ez;
+  soft.i = soft_at[0], soft.j = soft_at[1], soft.k = soft_at[2];
+  soft.waveform = Waveform::ricker;
+  soft.frequency = 2e10;
+  soft.amplitude = 1e-8;
+  p.sources.push_back(soft);
+  PointSource hard = soft;
+  hard.component = Component::ex;
+  hard.i = hard_at[0], hard.j = hard_at[1], hard.k = hard_at[2];
+  hard.hard = true;
+  hard.waveform = Waveform::modulated_gaussian;
+  hard.amplitude = 0.5;
+  p.sources.push_back(hard);
+}
+
+// Probes of Ex, Ez, Hy and Hz at random nodes (1 + rng() % extent[d] along d).
+inline void add_random_probes(FdtdStep::Problem& p, std::mt19937& rng,
+                              std::array<unsigned, 3> extent) {
+  for (Component c : {Component::ex, Component::ez, Component::hy, Component::hz}) {
+    Probe pr;
+    pr.component = c;
+    pr.i = 1 + rng() % extent[0], pr.j = 1 + rng() % extent[1], pr.k = 1 + rng() % extent[2];
+    p.probes.push_back(pr);
+  }
+}
+
+}  // namespace ppkit::fdtd::test_problem
