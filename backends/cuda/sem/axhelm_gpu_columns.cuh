@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "backends/cuda/sem/axhelm_gpu_settle.cuh"
+#include "backends/cuda/sem/axhelm_gpu_trilinear.cuh"
 #include "backends/hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 
@@ -51,37 +52,9 @@ __device__ __forceinline__ void static_for(F&& f) {
 // Padded row stride: the smallest S >= Nq with S = 2 (mod 4).
 __host__ __device__ constexpr int row_stride(int nq) { return nq + ((2 - nq % 4) + 4) % 4; }
 
-// C_q = 1/8 sum_v sign(v, q) V_v for the 24 entries, by the slice's threads.
-__device__ inline void trilinear_coefficients(const double* vertices, long long e, int t,
-                                              int threads, double* s_C) {
-  for (int qd = t; qd < 24; qd += threads) {
-    const int q = qd / 3, d = qd % 3;
-    double sum = 0;
-#pragma unroll
-    for (int v = 0; v < 8; ++v) {
-      double sign = 1;
-#pragma unroll
-      for (int b = 0; b < 3; ++b)
-        if ((q >> b) & 1) sign = ((v >> b) & 1) ? sign : -sign;
-      sum += sign * __ldg(vertices + (e * 8 + v) * 3 + d);
-    }
-    s_C[qd] = 0.125 * sum;
-  }
-}
-
+using gpu_trilinear::trilinear_coefficients;
 // The (i, j) column's terms of the trilinear Jacobian (paper eq. 11-13).
-struct Column {
-  double e0[3], e1[3], f0[3], f1[3], jt[3];
-  __device__ void init(const double* s_C, double r, double s) {
-#pragma unroll
-    for (int d = 0; d < 3; ++d) {
-      e0[d] = s_C[3 * 1 + d] + s * s_C[3 * 3 + d];
-      e1[d] = s_C[3 * 5 + d] + s * s_C[3 * 7 + d];
-      f0[d] = s_C[3 * 2 + d] + r * s_C[3 * 3 + d];
-      f1[d] = s_C[3 * 6 + d] + r * s_C[3 * 7 + d];
-      jt[d] = s_C[3 * 4 + d] + r * s_C[3 * 5 + d] + s * f1[d];
-    }
-  }
+struct Column : gpu_trilinear::JacobianColumn {
   // Cofactor rows a_r = J_s x J_t, a_s = J_t x J_r, a_t = J_r x J_s at t;
   // returns |J| = J_r . a_r.
   __device__ __forceinline__ double cofactors(double t, double ar[3], double as[3],

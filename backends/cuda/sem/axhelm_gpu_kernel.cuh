@@ -16,6 +16,7 @@
 // per block of Nq x Nq threads does not depend on the warp width: on a
 // 64-lane wavefront the Nq = 8 block is one wavefront instead of two warps.
 #include "backends/cuda/sem/axhelm_gpu_settle.cuh"
+#include "backends/cuda/sem/axhelm_gpu_trilinear.cuh"
 #include "backends/hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 
@@ -43,38 +44,12 @@ static void copy_constants(int nq, const double* derivative, const double* nodes
 #endif
 }
 
-// The 8 coefficient vectors of x(r,s,t) = sum_q C_q r^q0 s^q1 t^q2 (q = q0 + 2 q1 + 4 q2):
-// C_q = 1/8 sum_v sign(v, q) V_v. Entry C[qd / 3][qd % 3] is computed by thread
-// qd mod threads (blocks of Nq^2 < 24 threads, N <= 3, take several each).
-__device__ inline void trilinear_coefficients(const double* vertices, long long e, int t,
-                                              int threads, double* s_C) {
-  for (int qd = t; qd < 24; qd += threads) {
-    const int q = qd / 3, d = qd % 3;
-    double sum = 0;
-#pragma unroll
-    for (int v = 0; v < 8; ++v) {
-      double sign = 1;
-#pragma unroll
-      for (int b = 0; b < 3; ++b)
-        if ((q >> b) & 1) sign = ((v >> b) & 1) ? sign : -sign;
-      sum += sign * __ldg(vertices + (e * 8 + v) * 3 + d);
-    }
-    s_C[qd] = 0.125 * sum;
-  }
-}
-
+using gpu_trilinear::trilinear_coefficients;
 // Per-column terms of the trilinear Jacobian (paper eq. 11-13).
-struct TrilinearColumn {
-  double e0[3], e1[3], f0[3], f1[3], jt[3], wij;
+struct TrilinearColumn : gpu_trilinear::JacobianColumn {
+  double wij;
   __device__ void init(const double* s_C, double r, double s, double w_ij) {
-#pragma unroll
-    for (int d = 0; d < 3; ++d) {
-      e0[d] = s_C[3 * 1 + d] + s * s_C[3 * 3 + d];
-      e1[d] = s_C[3 * 5 + d] + s * s_C[3 * 7 + d];
-      f0[d] = s_C[3 * 2 + d] + r * s_C[3 * 3 + d];
-      f1[d] = s_C[3 * 6 + d] + r * s_C[3 * 7 + d];
-      jt[d] = s_C[3 * 4 + d] + r * s_C[3 * 5 + d] + s * f1[d];
-    }
+    JacobianColumn::init(s_C, r, s);
     wij = w_ij;
   }
   // lambda0 G and lambda1 w|J| at t = t_k (weight w_k).
