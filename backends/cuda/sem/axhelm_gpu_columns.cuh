@@ -53,6 +53,7 @@ __device__ __forceinline__ void static_for(F&& f) {
 __host__ __device__ constexpr int row_stride(int nq) { return nq + ((2 - nq % 4) + 4) % 4; }
 
 using gpu_trilinear::trilinear_coefficients;
+
 // The (i, j) column's terms of the trilinear Jacobian (paper eq. 11-13).
 struct Column : gpu_trilinear::JacobianColumn {
   // Cofactor rows a_r = J_s x J_t, a_s = J_t x J_r, a_t = J_r x J_s at t;

@@ -45,6 +45,7 @@ static void copy_constants(int nq, const double* derivative, const double* nodes
 }
 
 using gpu_trilinear::trilinear_coefficients;
+
 // Per-column terms of the trilinear Jacobian (paper eq. 11-13).
 struct TrilinearColumn : gpu_trilinear::JacobianColumn {
   double wij;
