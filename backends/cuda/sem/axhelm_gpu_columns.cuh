@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "backends/cuda/sem/axhelm_gpu_settle.cuh"
-#include "backends/cuda/sem/axhelm_gpu_trilinear.cuh"
+#include "backends/cuda/sem/axhelm_gpu_common.cuh"
 #include "backends/hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 
@@ -18,24 +18,11 @@ namespace ppkit::sem::columns {
 
 enum class Geometry { stored, recompute, partial };
 
-// Constant memory is per translation unit: each .cu including this header has
-// its own tables (filled by its own copy_constants).
-static __constant__ double c_D[kernel_max_nq * kernel_max_nq];
-static __constant__ double c_nodes[kernel_max_nq];
-static __constant__ double c_weights[kernel_max_nq];
-
-static void copy_constants(int nq, const double* derivative, const double* nodes,
-                           const double* weights) {
-#if defined(PPKIT_GPU_HIP)
-  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_D), derivative, sizeof(double) * nq * nq);
-  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_nodes), nodes, sizeof(double) * nq);
-  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_weights), weights, sizeof(double) * nq);
-#else
-  cudaMemcpyToSymbol(c_D, derivative, sizeof(double) * nq * nq);
-  cudaMemcpyToSymbol(c_nodes, nodes, sizeof(double) * nq);
-  cudaMemcpyToSymbol(c_weights, weights, sizeof(double) * nq);
-#endif
-}
+using gpu_common::c_D;
+using gpu_common::c_nodes;
+using gpu_common::c_weights;
+using gpu_common::copy_constants;
+using gpu_common::trilinear_coefficients;
 
 // f(std::integral_constant<int, k>) for k = 0..N-1: an unrolled loop whose
 // index is a compile-time constant in every copy (#pragma unroll gives up on
@@ -52,10 +39,8 @@ __device__ __forceinline__ void static_for(F&& f) {
 // Padded row stride: the smallest S >= Nq with S = 2 (mod 4).
 __host__ __device__ constexpr int row_stride(int nq) { return nq + ((2 - nq % 4) + 4) % 4; }
 
-using gpu_trilinear::trilinear_coefficients;
-
 // The (i, j) column's terms of the trilinear Jacobian (paper eq. 11-13).
-struct Column : gpu_trilinear::JacobianColumn {
+struct Column : gpu_common::JacobianColumn {
   // Cofactor rows a_r = J_s x J_t, a_s = J_t x J_r, a_t = J_r x J_s at t;
   // returns |J| = J_r . a_r.
   __device__ __forceinline__ double cofactors(double t, double ar[3], double as[3],

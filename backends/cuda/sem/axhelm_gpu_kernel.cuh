@@ -16,38 +16,20 @@
 // per block of Nq x Nq threads does not depend on the warp width: on a
 // 64-lane wavefront the Nq = 8 block is one wavefront instead of two warps.
 #include "backends/cuda/sem/axhelm_gpu_settle.cuh"
-#include "backends/cuda/sem/axhelm_gpu_trilinear.cuh"
+#include "backends/cuda/sem/axhelm_gpu_common.cuh"
 #include "backends/hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 
 namespace ppkit::sem::dshared {
 
-// Constant memory is per translation unit (no relocatable device code): each
-// .cu that includes this header has its own tables and its own set_constants.
-static __constant__ double c_D[kernel_max_nq * kernel_max_nq];
-static __constant__ double c_nodes[kernel_max_nq];
-static __constant__ double c_weights[kernel_max_nq];
-
-// static: internal linkage, so each translation unit fills its own tables.
-// Failures surface through the caller's next launch check (cudaGetLastError /
-// hipGetLastError report the last failed runtime call).
-static void copy_constants(int nq, const double* derivative, const double* nodes,
-                           const double* weights) {
-#if defined(PPKIT_GPU_HIP)
-  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_D), derivative, sizeof(double) * nq * nq);
-  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_nodes), nodes, sizeof(double) * nq);
-  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_weights), weights, sizeof(double) * nq);
-#else
-  cudaMemcpyToSymbol(c_D, derivative, sizeof(double) * nq * nq);
-  cudaMemcpyToSymbol(c_nodes, nodes, sizeof(double) * nq);
-  cudaMemcpyToSymbol(c_weights, weights, sizeof(double) * nq);
-#endif
-}
-
-using gpu_trilinear::trilinear_coefficients;
+using gpu_common::c_D;
+using gpu_common::c_nodes;
+using gpu_common::c_weights;
+using gpu_common::copy_constants;
+using gpu_common::trilinear_coefficients;
 
 // Per-column terms of the trilinear Jacobian (paper eq. 11-13).
-struct TrilinearColumn : gpu_trilinear::JacobianColumn {
+struct TrilinearColumn : gpu_common::JacobianColumn {
   double wij;
   __device__ void init(const double* s_C, double r, double s, double w_ij) {
     JacobianColumn::init(s_C, r, s);

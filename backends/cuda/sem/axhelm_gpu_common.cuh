@@ -1,0 +1,70 @@
+#pragma once
+// What both GPU axhelm kernel shapes (first kernels, register columns; CUDA and
+// HIP) share: the constant tables of D, the GLL nodes and weights, and the
+// trilinear element map x(r,s,t) = sum_q C_q r^q0 s^q1 t^q2 with
+// q = q0 + 2 q1 + 4 q2 (paper eq. 10) with the t-independent terms of its
+// Jacobian along one (r, s) column (eq. 11-13).
+#include "backends/hip/core/gpu_portability.hpp"
+#include "ppkit/sem/axhelm_kernel_args.hpp"
+
+namespace ppkit::sem::gpu_common {
+
+// Constant memory is per translation unit (no relocatable device code): each
+// .cu/.hip that includes this header has its own tables, filled by its own
+// copy_constants (static: internal linkage). Failures surface through the
+// caller's next launch check (cudaGetLastError / hipGetLastError report the
+// last failed runtime call).
+static __constant__ double c_D[kernel_max_nq * kernel_max_nq];
+static __constant__ double c_nodes[kernel_max_nq];
+static __constant__ double c_weights[kernel_max_nq];
+
+static void copy_constants(int nq, const double* derivative, const double* nodes,
+                           const double* weights) {
+#if defined(PPKIT_GPU_HIP)
+  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_D), derivative, sizeof(double) * nq * nq);
+  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_nodes), nodes, sizeof(double) * nq);
+  (void)hipMemcpyToSymbol(HIP_SYMBOL(c_weights), weights, sizeof(double) * nq);
+#else
+  cudaMemcpyToSymbol(c_D, derivative, sizeof(double) * nq * nq);
+  cudaMemcpyToSymbol(c_nodes, nodes, sizeof(double) * nq);
+  cudaMemcpyToSymbol(c_weights, weights, sizeof(double) * nq);
+#endif
+}
+
+// C_q = 1/8 sum_v sign(v, q) V_v for the 24 entries; entry C[qd / 3][qd % 3]
+// is computed by thread qd mod threads (blocks of fewer than 24 threads take
+// several each).
+__device__ inline void trilinear_coefficients(const double* vertices, long long e, int t,
+                                              int threads, double* s_C) {
+  for (int qd = t; qd < 24; qd += threads) {
+    const int q = qd / 3, d = qd % 3;
+    double sum = 0;
+#pragma unroll
+    for (int v = 0; v < 8; ++v) {
+      double sign = 1;
+#pragma unroll
+      for (int b = 0; b < 3; ++b)
+        if ((q >> b) & 1) sign = ((v >> b) & 1) ? sign : -sign;
+      sum += sign * __ldg(vertices + (e * 8 + v) * 3 + d);
+    }
+    s_C[qd] = 0.125 * sum;
+  }
+}
+
+// J_r = e0 + t e1, J_s = f0 + t f1 and J_t (independent of t) on the column
+// (r, s) of an element with coefficients s_C.
+struct JacobianColumn {
+  double e0[3], e1[3], f0[3], f1[3], jt[3];
+  __device__ void init(const double* s_C, double r, double s) {
+#pragma unroll
+    for (int d = 0; d < 3; ++d) {
+      e0[d] = s_C[3 * 1 + d] + s * s_C[3 * 3 + d];
+      e1[d] = s_C[3 * 5 + d] + s * s_C[3 * 7 + d];
+      f0[d] = s_C[3 * 2 + d] + r * s_C[3 * 3 + d];
+      f1[d] = s_C[3 * 6 + d] + r * s_C[3 * 7 + d];
+      jt[d] = s_C[3 * 4 + d] + r * s_C[3 * 5 + d] + s * f1[d];
+    }
+  }
+};
+
+}  // namespace ppkit::sem::gpu_common
