@@ -61,6 +61,21 @@ TEST(FdtdCaseFile, RejectsProbesOutsideTheGrid) {
   EXPECT_NE(error_of(j).find("is outside the grid"), std::string::npos) << error_of(j);
 }
 
+// Numbers that would be undefined behaviour to convert (found by the case
+// fuzzer: a node index of 2e71) are errors naming the key, not conversions.
+TEST(FdtdCaseFile, RejectsNumbersOutOfTheirTypesRange) {
+  auto j = valid_case();
+  j["sources"][0]["node"] = json::parse("[2e71, 8, 6]");
+  EXPECT_NE(error_of(j).find("key 'node' in"), std::string::npos) << error_of(j);
+  EXPECT_NE(error_of(j).find("out of range"), std::string::npos) << error_of(j);
+  j = valid_case();
+  j["probes"][0]["node"] = json::parse("[10.5, 8, 6]");
+  EXPECT_NE(error_of(j).find("out of range"), std::string::npos) << error_of(j);
+  j = valid_case();
+  j["steps"] = json::parse("18446744073709551615");
+  EXPECT_NE(error_of(j).find("key 'steps'"), std::string::npos) << error_of(j);
+}
+
 TEST(FdtdCaseFile, RejectsCourantAboveTheLimit) {
   auto j = valid_case();
   j["grid"]["courant"] = 1.2;

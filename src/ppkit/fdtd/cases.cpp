@@ -1,8 +1,12 @@
 #include "ppkit/fdtd/cases.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <sstream>
+#include <type_traits>
+#include <vector>
 
 #include "ppkit/core/error.hpp"
 
@@ -121,8 +125,44 @@ void check_keys(const json& obj, const std::set<std::string>& allowed, const std
 }
 
 template <class T>
+struct IsVector : std::false_type {};
+template <class U>
+struct IsVector<std::vector<U>> : std::true_type {};
+
+// Whether a JSON value converts to T without leaving T's range: converting a
+// float, or an integer outside T, to an integral T (or a double beyond FLT_MAX
+// to float) is undefined behaviour, so such values are rejected first. Values
+// of the wrong kind pass here and are reported by json::get.
+template <class T>
+bool representable(const json& v) {
+  if constexpr (IsVector<T>::value) {
+    if (v.is_array())
+      for (const auto& e : v)
+        if (!representable<typename T::value_type>(e)) return false;
+    return true;
+  } else if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (!v.is_number()) return true;
+    if (v.is_number_float()) return false;
+    if (v.is_number_unsigned())
+      return v.get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max());
+    const std::int64_t i = v.get<std::int64_t>();
+    if constexpr (std::is_unsigned_v<T>) return i >= 0;
+    return i >= std::int64_t(std::numeric_limits<T>::min()) &&
+           i <= std::int64_t(std::numeric_limits<T>::max());
+  } else if constexpr (std::is_same_v<T, float>) {
+    return !v.is_number() || std::abs(v.get<double>()) <= double(std::numeric_limits<float>::max());
+  } else {
+    return true;
+  }
+}
+
+template <class T>
 T get(const json& obj, const std::string& key, const std::string& where) {
   if (!obj.contains(key)) throw Error("missing key '" + key + "' in " + where);
+  if (!representable<T>(obj.at(key)))
+    throw Error("key '" + key + "' in " + where + " is out of range: " + obj.at(key).dump(),
+                "whole numbers within range for counts and node indices, finite numbers "
+                "within float range for fp32 values");
   try {
     return obj.at(key).get<T>();
   } catch (const json::exception&) {
