@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "backends/cuda/core/cuda_device.hpp"
+#include "backends/cuda/fdtd/fdtd_cuda_upload.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_corrections.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_kernels.hpp"
 #include "backends/cuda/fdtd/phasor_cuda.hpp"
@@ -16,10 +17,7 @@ namespace {
 
 using cuda::DeviceBuffer;
 
-template <class T>
-DeviceBuffer<T> device_copy(const std::vector<T>& host) {
-  return host.empty() ? DeviceBuffer<T>(1) : DeviceBuffer<T>(host);
-}
+using cuda_upload::device_copy;
 
 void check_launch(const char* what) {
   if (const char* error = cuda_kernels::last_launch_error())
@@ -61,22 +59,7 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
     args_.material_id = nullptr;  // the kernels read ids_ instead
     table_ = device_copy(setup_.material_table);
     args_.material_table = table_.data();
-    for (int d = 0; d < 3; ++d) {
-      const CpmlAxis& ax = setup_.cpml.axis[d];
-      CpmlAxisArgs& aa = args_.axis[d];
-      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
-                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
-      const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d,
-                                  &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
-      for (int s = 0; s < 6; ++s) {
-        profiles_[d][s] = device_copy(*parts[s]);
-        *targets[s] = profiles_[d][s].data();
-      }
-      slots_[d][0] = device_copy(ax.e_slot);
-      slots_[d][1] = device_copy(ax.h_slot);
-      aa.e_slot = slots_[d][0].data();
-      aa.h_slot = slots_[d][1].data();
-    }
+    cpml_buffers_.upload(setup_.cpml, args_.axis);
     const std::size_t layers = std::size_t(args_.layers);
     const std::size_t sizes[3] = {layers * std::size_t((g.ny + 1) * (g.nz + 1)),
                                   layers * std::size_t((g.nx + 1) * (g.nz + 1)),
@@ -275,12 +258,12 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
   YeeKernelArgs args_{};
   SourceProbeArgs io_{};
   cuda_kernels::MaterialIds ids_{nullptr, 4};
-  DeviceBuffer<float> fields_[6], initial_[6], table_, profiles_[3][6], psi_[12], source_values_,
-      probe_values_;
+  DeviceBuffer<float> fields_[6], initial_[6], table_, psi_[12], source_values_, probe_values_;
   DeviceBuffer<std::uint8_t> ids8_;
   DeviceBuffer<std::uint16_t> ids16_;
   DeviceBuffer<std::uint32_t> ids32_;
-  DeviceBuffer<std::int32_t> slots_[3][2], source_component_, source_hard_, probe_component_;
+  cuda_upload::CpmlBuffers cpml_buffers_;
+  DeviceBuffer<std::int32_t> source_component_, source_hard_, probe_component_;
   DeviceBuffer<std::int64_t> source_index_, probe_index_;
   DeviceBuffer<double> energy_sum_;
   DeviceBuffer<float> incident_, tfsf_w0_[6], tfsf_w1_[6];

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "backends/cuda/core/cuda_device.hpp"
+#include "backends/cuda/fdtd/fdtd_cuda_upload.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_corrections.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_kernels.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_split_kernels.hpp"
@@ -28,10 +29,7 @@ namespace {
 
 using cuda::DeviceBuffer;
 
-template <class T>
-DeviceBuffer<T> device_copy(const std::vector<T>& host) {
-  return host.empty() ? DeviceBuffer<T>(1) : DeviceBuffer<T>(host);
-}
+using cuda_upload::device_copy;
 
 constexpr index_t row_alignment = 32;  // nodes: 128 bytes of fp32
 
@@ -105,22 +103,7 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     step_.mu0 = t0[coef_mu];
     table_ = device_copy(setup_.material_table);
     a.material_table = table_.data();
-    for (int d = 0; d < 3; ++d) {
-      const CpmlAxis& ax = setup_.cpml.axis[d];
-      CpmlAxisArgs& aa = a.axis[d];
-      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
-                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
-      const float** targets[6] = {&aa.e_inv_kd, &aa.e_b, &aa.e_c_d,
-                                  &aa.h_inv_kd, &aa.h_b, &aa.h_c_d};
-      for (int s = 0; s < 6; ++s) {
-        profiles_[d][s] = device_copy(*parts[s]);
-        *targets[s] = profiles_[d][s].data();
-      }
-      slots_[d][0] = device_copy(ax.e_slot);
-      slots_[d][1] = device_copy(ax.h_slot);
-      aa.e_slot = slots_[d][0].data();
-      aa.h_slot = slots_[d][1].data();
-    }
+    cpml_buffers_.upload(setup_.cpml, a.axis);
     // psi along x and y use the pitched rows, along z (ny + 1) rows of `layers` per plane.
     const std::size_t layers = std::size_t(a.layers);
     const std::size_t sizes[3] = {layers * std::size_t(g.ny + 1) * std::size_t(pz_),
@@ -381,12 +364,12 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   std::size_t rows_ = 0;
   cuda_split::StepArgs step_{};
   SourceProbeArgs io_{};
-  DeviceBuffer<float> fields_[6], initial_[6], table_, profiles_[3][6], psi_[12], source_values_,
-      probe_values_;
+  DeviceBuffer<float> fields_[6], initial_[6], table_, psi_[12], source_values_, probe_values_;
   DeviceBuffer<std::uint8_t> ids8_;
   DeviceBuffer<std::uint16_t> ids16_;
   DeviceBuffer<std::uint32_t> ids32_;
-  DeviceBuffer<std::int32_t> slots_[3][2], source_component_, source_hard_, probe_component_;
+  cuda_upload::CpmlBuffers cpml_buffers_;
+  DeviceBuffer<std::int32_t> source_component_, source_hard_, probe_component_;
   DeviceBuffer<std::int64_t> source_index_, probe_index_;
   DeviceBuffer<double> energy_sum_;
   DeviceBuffer<int> wave_counters_;
