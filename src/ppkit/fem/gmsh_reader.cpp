@@ -198,16 +198,17 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
       t.integer("the maximum node tag");
       if (total >= (1LL << 31) / 3)
         t.fail(std::to_string(total) + " nodes are too many", "fewer than 715 million");
-      mesh.coordinates.reserve(3 * total);
+      // The header's count is not trusted with memory: a 100-byte file may announce
+      // 700 million nodes. Reserve at most a million; the arrays grow as nodes are read.
+      mesh.coordinates.reserve(3 * std::size_t(std::min(total, 1LL << 20)));
       for (long long b = 0; b < blocks; ++b) {
         t.integer("a node block's entity dimension");
         t.integer("a node block's entity tag");
         const long long parametric = t.integer("the parametric flag");
         const long long n = t.count("the number of nodes in a block");
         if (parametric != 0) t.fail("parametric node coordinates are not supported", "0");
-        std::vector<long long> tags(n);
-        for (auto& tag : tags) {
-          tag = t.integer("a node tag");
+        for (long long k = 0; k < n; ++k) {
+          const long long tag = t.integer("a node tag");
           if (!node_index.emplace(tag, std::int32_t(node_index.size())).second)
             t.fail("node tag " + std::to_string(tag) + " appears twice", "unique node tags");
         }
