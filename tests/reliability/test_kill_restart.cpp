@@ -164,7 +164,7 @@ TEST_F(KillRestart, FdtdReachesTheUninterruptedFinalState) {
 
 TEST_F(KillRestart, SphReachesTheUninterruptedFinalState) {
   const std::vector<std::string> problem = {"sph", "dambreak", "--dp", "0.06",   "--tank-height",
-                                            "0.7", "--t-end",  "0.25", "--quiet"};
+                                            "0.7", "--t-end",  "0.12", "--quiet"};
   auto with = [&](std::vector<std::string> extra) {
     auto a = problem;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -176,7 +176,7 @@ TEST_F(KillRestart, SphReachesTheUninterruptedFinalState) {
       << why;
   const double at = checkpoint::read(file("killed.h5"), "sph").get_double("time");
   EXPECT_GT(at, 0);
-  EXPECT_LT(at, 0.25);
+  EXPECT_LT(at, 0.12);
   ASSERT_EQ(run(with({"--restart", file("killed.h5"), "--checkpoint", file("restarted.h5"),
                       "--checkpoint-every", "100"}),
                 file("restarted.log")),
