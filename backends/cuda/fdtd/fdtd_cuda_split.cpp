@@ -15,8 +15,7 @@
 #include <memory>
 
 #include "backends/cuda/core/cuda_device.hpp"
-#include "backends/cuda/fdtd/fdtd_cuda_upload.hpp"
-#include "backends/cuda/fdtd/fdtd_cuda_corrections.hpp"
+#include "backends/cuda/fdtd/fdtd_cuda_problem_buffers.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_kernels.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_split_kernels.hpp"
 #include "backends/cuda/fdtd/phasor_cuda.hpp"
@@ -29,7 +28,7 @@ namespace {
 
 using cuda::DeviceBuffer;
 
-using cuda_upload::device_copy;
+using cuda_buffers::device_copy;
 
 constexpr index_t row_alignment = 32;  // nodes: 128 bytes of fp32
 
@@ -128,82 +127,14 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
       halves[half]->shell = split::shell_around(a, in.box);
     }
 
-    // Sources and probes at their pitched node indices.
-    std::vector<std::int64_t> source_index, probe_index;
-    for (auto node : setup_.source_index) source_index.push_back(pitched_index(node));
-    for (auto node : setup_.probe_index) probe_index.push_back(pitched_index(node));
-    io_.n_sources = std::int64_t(p.sources.size());
-    io_.n_probes = std::int64_t(p.probes.size());
-    io_.steps = p.steps;
-    source_index_ = device_copy(source_index);
-    source_component_ = device_copy(
-        std::vector<std::int32_t>(setup_.source_component.begin(), setup_.source_component.end()));
-    source_hard_ = device_copy(
-        std::vector<std::int32_t>(setup_.source_hard.begin(), setup_.source_hard.end()));
-    source_values_ = device_copy(setup_.source_values);
-    probe_index_ = device_copy(probe_index);
-    probe_component_ = device_copy(
-        std::vector<std::int32_t>(setup_.probe_component.begin(), setup_.probe_component.end()));
-    probe_values_ =
-        DeviceBuffer<float>(std::max<std::size_t>(1, p.probes.size() * std::size_t(p.steps)));
-    probe_values_.fill_bytes(0xFF);  // poison
-    io_.source_index = source_index_.data();
-    io_.source_component = source_component_.data();
-    io_.source_hard = source_hard_.data();
-    io_.source_values = source_values_.data();
-    io_.probe_index = probe_index_.data();
-    io_.probe_component = probe_component_.data();
-    io_.probe_values = probe_values_.data();
+    // Sources, probes, plane-wave corrections and the far-field surface at pitched node indices.
+    const auto pitched_node = [this](index_t node) { return pitched_index(node); };
+    io_ = sources_probes_.upload(p, setup_, pitched_node);
     energy_sum_ = DeviceBuffer<double>(1);
     if (planes_ <= 0)
       wave_counters_ = DeviceBuffer<int>(std::size_t(cuda_split::wavefront_counter_ints(step_)));
-    // Plane wave: corrections per component (pitched nodes) and the incident table.
-    const TfsfCorrections& t = setup_.tfsf;
-    incident_ = device_copy(t.incident);
-    for (int c = 0; c < 6; ++c) {
-      tfsf_count_[c] = std::int64_t(t.node[std::size_t(c)].size());
-      if (tfsf_count_[c] == 0) continue;
-      std::vector<std::int64_t> pitched_nodes;
-      for (auto node : t.node[std::size_t(c)]) pitched_nodes.push_back(pitched_index(node));
-      tfsf_node_[c] = device_copy(pitched_nodes);
-      tfsf_w0_[c] = device_copy(t.weight0[std::size_t(c)]);
-      tfsf_w1_[c] = device_copy(t.weight1[std::size_t(c)]);
-      tfsf_s0_[c] = device_copy(t.slot0[std::size_t(c)]);
-      tfsf_s1_[c] = device_copy(t.slot1[std::size_t(c)]);
-    }
-    // Near-to-far-field surface samples (pitched nodes) and DFT accumulators.
-    const NtffSurface& surface = setup_.ntff;
-    if (surface.size() > 0) {
-      for (int c = 0; c < 6; ++c) ntff_.field[c] = fields_[c].data();
-      std::vector<std::int64_t> node_a, node_b;
-      for (auto node : surface.node_a) node_a.push_back(pitched_index(node));
-      for (auto node : surface.node_b) node_b.push_back(pitched_index(node));
-      ntff_component_ = device_copy(surface.component);
-      ntff_current_ = device_copy(surface.current);
-      ntff_magnetic_ = device_copy(surface.magnetic);
-      ntff_node_a_ = device_copy(node_a);
-      ntff_node_b_ = device_copy(node_b);
-      ntff_weight_ = device_copy(surface.weight);
-      ntff_x_ = device_copy(surface.x);
-      ntff_y_ = device_copy(surface.y);
-      ntff_z_ = device_copy(surface.z);
-      ntff_factors_ = device_copy(setup_.ntff_factors);
-      ntff_.component = ntff_component_.data();
-      ntff_.current = ntff_current_.data();
-      ntff_.magnetic = ntff_magnetic_.data();
-      ntff_.node_a = ntff_node_a_.data();
-      ntff_.node_b = ntff_node_b_.data();
-      ntff_.weight = ntff_weight_.data();
-      ntff_.x = ntff_x_.data();
-      ntff_.y = ntff_y_.data();
-      ntff_.z = ntff_z_.data();
-      ntff_.samples = std::int64_t(surface.size());
-      ntff_.frequencies = std::int64_t(p.far_field[0].frequencies.size());
-      ntff_dft_ = DeviceBuffer<double>(std::size_t(2 * ntff_.samples * ntff_.frequencies));
-      ntff_.re = ntff_dft_.data();
-      ntff_.im = ntff_dft_.data() + ntff_.samples * ntff_.frequencies;
-      ntff_sums_ = DeviceBuffer<double>(8);
-    }
+    tfsf_.upload(setup_.tfsf, pitched_node);
+    ntff_.upload(p, setup_, a, pitched_node);
     if (p.phasors.enabled()) {
       phasors_ = std::make_unique<CudaPhasors>(p.phasors, g, 0, setup_.phasor_samples);
       phasors_->set_fields({a.ex, a.ey, a.ez, a.hx, a.hy, a.hz}, pz_);
@@ -212,19 +143,12 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   }
 
   void run() override {
-    for (int c = 0; c < 6; ++c) {
-      if (problem_.initial[c].empty())
-        fields_[c].fill_bytes(0);
-      else
-        PPKIT_CUDA_CHECK(cudaMemcpyAsync(fields_[c].data(), initial_[c].data(),
-                                         fields_[c].size() * sizeof(float),
-                                         cudaMemcpyDeviceToDevice));
-    }
+    cuda_buffers::reset_fields(problem_, fields_, initial_);
     for (auto& b : psi_) b.fill_bytes(0);
     energy_.clear();
     frames_.clear();
     radiation_.clear();
-    if (ntff_.samples > 0) ntff_dft_.fill_bytes(0);
+    ntff_.reset();
     std::size_t next_energy = 0, next_frame = 0;
     if (phasors_) phasors_->reset(PhasorSet{});
     const bool periodic = step_.a.periodic_x || step_.a.periodic_y;
@@ -238,10 +162,10 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
         cuda_split::wavefront_step_l1(step_, wave_counters_.data());
       } else {
         cuda_split::update_h(step_, planes_);
-        if (setup_.tfsf.row > 0) tfsf(3, step);
+        tfsf_.correct(step_.a, 3, step);
         if (periodic) cuda_kernels::periodic_copy(step_.a, false, pz_);
         cuda_split::update_e(step_, planes_);
-        if (setup_.tfsf.row > 0) tfsf(0, step);
+        tfsf_.correct(step_.a, 0, step);
       }
       if (periodic) {  // E of the periodic faces is copied after the sources, before the probes
         cuda_kernels::sources_and_probes(step_.a, sources_only, step);
@@ -254,33 +178,16 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
       for (; next_frame < setup_.snapshot_schedule.size() &&
              setup_.snapshot_schedule[next_frame].first == step;
            ++next_frame)
-        take_frame(setup_.snapshot_schedule[next_frame].second, step);
-      if (ntff_.samples > 0)
-        cuda_kernels::ntff_accumulate(ntff_, ntff_factors_.data() + step * ntff_.frequencies * 4);
+        frames_.push_back(cuda_buffers::download_frame(
+            problem_, pz_, fields_, setup_.snapshot_schedule[next_frame].second, step));
+      ntff_.accumulate(step);
       if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
         cuda_split::field_energy(step_, energy_sum_.data());
-        double sum = 0;
-        PPKIT_CUDA_CHECK(
-            cudaMemcpy(&sum, energy_sum_.data(), sizeof(double), cudaMemcpyDeviceToHost));
-        energy_.push_back(sum * setup_.cell_volume);
+        energy_.push_back(cuda_buffers::download_sum(energy_sum_) * setup_.cell_volume);
         ++next_energy;
       }
     }
-    if (ntff_.samples > 0) {
-      const auto& far = problem_.far_field[0];
-      for (std::int64_t f = 0; f < ntff_.frequencies; ++f)
-        for (std::size_t d = 0; d < far.directions.size(); ++d) {
-          const NtffDirection nd = ntff_direction(far, std::size_t(f), d);
-          const double dir[9] = {nd.k[0],     nd.k[1],   nd.k[2],   nd.theta[0], nd.theta[1],
-                                 nd.theta[2], nd.phi[0], nd.phi[1], nd.phi[2]};
-          cuda_kernels::ntff_radiation(ntff_, f, dir, ntff_sums_.data());
-          double s[8];
-          PPKIT_CUDA_CHECK(cudaMemcpy(s, ntff_sums_.data(), sizeof s, cudaMemcpyDeviceToHost));
-          radiation_.push_back({std::complex<double>(s[0], s[1]), std::complex<double>(s[2], s[3]),
-                                std::complex<double>(s[4], s[5]),
-                                std::complex<double>(s[6], s[7])});
-        }
-    }
+    if (ntff_.active()) radiation_ = ntff_.radiation(problem_.far_field[0]);
     if (const char* error = cuda_split::last_launch_error())
       throw Error(std::string("CUDA launch of the fdtd.step split kernels failed: ") + error);
     if (const char* error = cuda_kernels::phasor_launch_error())
@@ -291,7 +198,7 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   FdtdStep::Result result() override {
     FdtdStep::Result r;
     for (int c = 0; c < 6; ++c) r.fields[c] = unpitched(fields_[c].download());
-    r.probe_values = probe_values_.download();
+    r.probe_values = sources_probes_.probe_values.download();
     r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
     r.energy_steps = setup_.energy_steps;
     r.energy = energy_;
@@ -307,33 +214,6 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   index_t pitched_index(index_t node) const {
     const index_t len = problem_.grid.nz + 1;
     return node / len * pz_ + node % len;
-  }
-
-  // Plane-wave corrections of the E (first = 0) or H (first = 3) components.
-  void tfsf(int first, std::int64_t step) {
-    const YeeKernelArgs& a = step_.a;
-    float* fields[6] = {a.ex, a.ey, a.ez, a.hx, a.hy, a.hz};
-    const float* row = incident_.data() + step * setup_.tfsf.row;
-    for (int c = first; c < first + 3; ++c)
-      if (tfsf_count_[c] > 0)
-        cuda_kernels::tfsf_correct(fields[c], tfsf_node_[c].data(), tfsf_w0_[c].data(),
-                                   tfsf_w1_[c].data(), tfsf_s0_[c].data(), tfsf_s1_[c].data(), row,
-                                   tfsf_count_[c]);
-  }
-
-  // Copies a snapshot plane of the pitched layout back (a strided 2D copy),
-  // then transposes it to the frame layout.
-  void take_frame(int snapshot, std::int64_t step) {
-    const PlaneSnapshot& s = problem_.snapshots[std::size_t(snapshot)];
-    const YeeGrid& g = problem_.grid;
-    const PlaneCopy c = plane_copy(g, pz_, s.normal, s.index);
-    std::vector<float> native(std::size_t(c.rows * c.row_length));
-    PPKIT_CUDA_CHECK(cudaMemcpy2D(
-        native.data(), std::size_t(c.row_length) * sizeof(float),
-        fields_[int(s.component)].data() + c.offset, std::size_t(c.row_pitch) * sizeof(float),
-        std::size_t(c.row_length) * sizeof(float), std::size_t(c.rows), cudaMemcpyDeviceToHost));
-    const auto size = plane_size(g, s.normal);
-    frames_.push_back({snapshot, step, frame_from_native(native, size[0], size[1])});
   }
 
   // Host layout (rows of nz + 1) <-> device layout (rows of pz, padding `fill`).
@@ -364,26 +244,18 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   std::size_t rows_ = 0;
   cuda_split::StepArgs step_{};
   SourceProbeArgs io_{};
-  DeviceBuffer<float> fields_[6], initial_[6], table_, psi_[12], source_values_, probe_values_;
+  DeviceBuffer<float> fields_[6], initial_[6], table_, psi_[12];
   DeviceBuffer<std::uint8_t> ids8_;
   DeviceBuffer<std::uint16_t> ids16_;
   DeviceBuffer<std::uint32_t> ids32_;
-  cuda_upload::CpmlBuffers cpml_buffers_;
-  DeviceBuffer<std::int32_t> source_component_, source_hard_, probe_component_;
-  DeviceBuffer<std::int64_t> source_index_, probe_index_;
+  cuda_buffers::CpmlBuffers cpml_buffers_;
+  cuda_buffers::SourceProbeBuffers sources_probes_;
   DeviceBuffer<double> energy_sum_;
   DeviceBuffer<int> wave_counters_;
   std::vector<double> energy_;
-  DeviceBuffer<float> incident_, tfsf_w0_[6], tfsf_w1_[6];
-  DeviceBuffer<std::int64_t> tfsf_node_[6];
-  DeviceBuffer<std::int32_t> tfsf_s0_[6], tfsf_s1_[6];
-  std::int64_t tfsf_count_[6] = {0, 0, 0, 0, 0, 0};
+  cuda_buffers::TfsfBuffers tfsf_;
   std::vector<SnapshotFrame> frames_;
-  cuda_kernels::NtffArgs ntff_{};
-  DeviceBuffer<std::int32_t> ntff_component_, ntff_current_, ntff_magnetic_;
-  DeviceBuffer<std::int64_t> ntff_node_a_, ntff_node_b_;
-  DeviceBuffer<float> ntff_weight_, ntff_x_, ntff_y_, ntff_z_, ntff_factors_;
-  DeviceBuffer<double> ntff_dft_, ntff_sums_;
+  cuda_buffers::NtffBuffers ntff_;
   std::vector<RadiationVectors> radiation_;
   std::unique_ptr<CudaPhasors> phasors_;
 };
