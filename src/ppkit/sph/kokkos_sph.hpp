@@ -8,6 +8,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/sph/operations.hpp"
@@ -301,49 +302,34 @@ void compute_interaction(NeighbourMode mode, const KernelConstants& k, const Cel
                          RhsArrays<typename Space::memory_space>& out) {
   using Mem = typename Space::memory_space;
   Kokkos::RangePolicy<Space> all(0, p.size());
-  if (mode == NeighbourMode::sorted) {
-    InteractionKernel<Mem, NeighbourMode::sorted> f{k,
-                                                    g,
-                                                    p.x,
-                                                    p.y,
-                                                    p.z,
-                                                    p.vx,
-                                                    p.vy,
-                                                    p.vz,
-                                                    p.rho,
-                                                    p.kind,
-                                                    lists.cell_start,
-                                                    lists.head,
-                                                    lists.next,
-                                                    lists.cell_fluid,
-                                                    out.drho,
-                                                    out.ax,
-                                                    out.ay,
-                                                    out.az,
-                                                    out.visc};
-    Kokkos::parallel_for("sph.interaction.sorted", all, f);
-  } else {
-    InteractionKernel<Mem, NeighbourMode::linked> f{k,
-                                                    g,
-                                                    p.x,
-                                                    p.y,
-                                                    p.z,
-                                                    p.vx,
-                                                    p.vy,
-                                                    p.vz,
-                                                    p.rho,
-                                                    p.kind,
-                                                    lists.cell_start,
-                                                    lists.head,
-                                                    lists.next,
-                                                    lists.cell_fluid,
-                                                    out.drho,
-                                                    out.ax,
-                                                    out.ay,
-                                                    out.az,
-                                                    out.visc};
-    Kokkos::parallel_for("sph.interaction.linked", all, f);
-  }
+  auto launch = [&](auto mode_constant, const char* label) {  // a NeighbourMode integral_constant
+    InteractionKernel<Mem, decltype(mode_constant)::value> f{k,
+                                                             g,
+                                                             p.x,
+                                                             p.y,
+                                                             p.z,
+                                                             p.vx,
+                                                             p.vy,
+                                                             p.vz,
+                                                             p.rho,
+                                                             p.kind,
+                                                             lists.cell_start,
+                                                             lists.head,
+                                                             lists.next,
+                                                             lists.cell_fluid,
+                                                             out.drho,
+                                                             out.ax,
+                                                             out.ay,
+                                                             out.az,
+                                                             out.visc};
+    Kokkos::parallel_for(label, all, f);
+  };
+  if (mode == NeighbourMode::sorted)
+    launch(std::integral_constant<NeighbourMode, NeighbourMode::sorted>{},
+           "sph.interaction.sorted");
+  else
+    launch(std::integral_constant<NeighbourMode, NeighbourMode::linked>{},
+           "sph.interaction.linked");
 }
 
 }  // namespace ppkit::sph::kokkos_impl
