@@ -74,6 +74,11 @@ TEST(FdtdCaseFile, RejectsNumbersOutOfTheirTypesRange) {
   j = valid_case();
   j["steps"] = json::parse("18446744073709551615");
   EXPECT_NE(error_of(j).find("key 'steps'"), std::string::npos) << error_of(j);
+  // Each count fits int64, their node count does not (found by the case fuzzer).
+  j = valid_case();
+  j["grid"]["cells"] = json::parse("[40, 32, 2087777777777777774]");
+  EXPECT_NE(error_of(j).find("more nodes than any machine holds"), std::string::npos)
+      << error_of(j);
 }
 
 TEST(FdtdCaseFile, RejectsCourantAboveTheLimit) {

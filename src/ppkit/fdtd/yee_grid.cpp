@@ -46,6 +46,15 @@ YeeGrid make_grid(index_t nx, index_t ny, index_t nz, double lx, double ly, doub
           "grid of " + std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz) +
               " cells is too small",
           "at least 2 cells per axis");
+  // 2^48 nodes (a petabyte per fp32 field) keeps every node count, index and
+  // byte count the solvers form inside 64 bits.
+  constexpr double max_nodes = 281474976710656.0;  // 2^48
+  require(double(nx) + 1 <= max_nodes && double(ny) + 1 <= max_nodes &&
+              double(nz) + 1 <= max_nodes &&
+              (double(nx) + 1) * (double(ny) + 1) * (double(nz) + 1) <= max_nodes,
+          "grid of " + std::to_string(nx) + "x" + std::to_string(ny) + "x" + std::to_string(nz) +
+              " cells has more nodes than any machine holds",
+          "at most 2^48 nodes ((nx+1)(ny+1)(nz+1))");
   require(lx > 0 && ly > 0 && lz > 0, "domain size must be positive", "LX, LY, LZ > 0 metres");
   require(courant > 0 && courant <= 1,
           "Courant number " + std::to_string(courant) + " is above the 3D stability limit",
