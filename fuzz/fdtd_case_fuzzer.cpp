@@ -7,7 +7,16 @@
 #include <nlohmann/json.hpp>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/memory_check.hpp"
 #include "ppkit/fdtd/cases.hpp"
+
+// The host reports 1 GiB free, below libFuzzer's 2 GB allocation limit: a case
+// whose per-node arrays would not fit must be refused by the reader's memory
+// check, not allocated.
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  static const ppkit::memory::HostMemoryLimit one_gib(1024.0 * 1024 * 1024);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, false);

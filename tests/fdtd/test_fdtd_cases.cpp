@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/memory_check.hpp"
 #include "ppkit/core/image_output.hpp"
 #include "ppkit/fdtd/cases.hpp"
 
@@ -79,6 +80,19 @@ TEST(FdtdCaseFile, RejectsNumbersOutOfTheirTypesRange) {
   j["grid"]["cells"] = json::parse("[40, 32, 2087777777777777774]");
   EXPECT_NE(error_of(j).find("more nodes than any machine holds"), std::string::npos)
       << error_of(j);
+}
+
+// The boxes are painted into a per-node array while the case is read: a grid
+// whose array does not fit the host is refused first, saying what it needs.
+TEST(FdtdCaseFile, RefusesBoxesOnAGridTheHostCannotHold) {
+  const memory::HostMemoryLimit one_gib(1024.0 * 1024 * 1024);
+  auto j = valid_case();
+  j["grid"]["cells"] = json::parse("[1000, 1000, 1000]");  // 4 GB of material ids
+  EXPECT_NE(error_of(j).find("the material ids of the 1003003001 nodes"), std::string::npos)
+      << error_of(j);
+  EXPECT_NE(error_of(j).find("needs at least 3.74 GiB on host"), std::string::npos) << error_of(j);
+  j.erase("boxes");  // no per-node array: read without allocating
+  EXPECT_EQ(error_of(j), "");
 }
 
 TEST(FdtdCaseFile, RejectsCourantAboveTheLimit) {

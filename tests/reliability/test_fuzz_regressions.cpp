@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/memory_check.hpp"
 #include "ppkit/fdtd/cases.hpp"
 #include "ppkit/fem/gmsh_reader.hpp"
 
@@ -49,6 +50,8 @@ TEST(FuzzRegressions, GmshReaderAcceptsOrRejectsCleanly) {
 }
 
 TEST(FuzzRegressions, FdtdCaseReaderAcceptsOrRejectsCleanly) {
+  // As in the fuzzer: 1 GiB free, so a grid too large for it is refused, not allocated.
+  const ppkit::memory::HostMemoryLimit one_gib(1024.0 * 1024 * 1024);
   const auto files = inputs("fdtd_case");
   ASSERT_FALSE(files.empty());
   for (const auto& f : files) {

@@ -75,6 +75,18 @@ DeviceMemory free_memory(const std::string& backend) {
   return {};
 }
 
+HostMemoryLimit::HostMemoryLimit(double bytes) {
+  set_probe("host", [bytes] {
+    DeviceMemory m;
+    m.known = true;
+    m.free_bytes = m.total_bytes = bytes;
+    m.device = "host (limited to " + format_bytes(bytes) + ")";
+    return m;
+  });
+}
+
+HostMemoryLimit::~HostMemoryLimit() { set_probe("host", {}); }
+
 void require_fits(const std::string& what, double bytes, const std::string& backend) {
   const DeviceMemory m = free_memory(backend);
   if (!m.known || bytes <= m.free_bytes) return;

@@ -25,6 +25,17 @@ void set_probe(const std::string& backend, Probe probe);
 DeviceMemory free_memory(const std::string& backend);
 DeviceMemory host_memory();  // MemAvailable and MemTotal of /proc/meminfo
 
+// While it lives, the checks see a host with `bytes` free (and in all): for a
+// host code that keeps memory for itself, and for tests and fuzzers that show
+// a problem is refused before allocation on any machine. Not nested.
+class HostMemoryLimit {
+ public:
+  explicit HostMemoryLimit(double bytes);
+  ~HostMemoryLimit();  // back to /proc/meminfo
+  HostMemoryLimit(const HostMemoryLimit&) = delete;
+  HostMemoryLimit& operator=(const HostMemoryLimit&) = delete;
+};
+
 // Throws ppkit::Error "<what> needs X GiB on <device>, which has Y GiB free (of Z GiB)"
 // when bytes > free; does nothing when the backend's memory is unknown.
 void require_fits(const std::string& what, double bytes, const std::string& backend);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/memory_check.hpp"
 
 namespace ppkit::fdtd {
 
@@ -249,6 +250,11 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
     }
   }
   if (j.contains("boxes")) {
+    // The boxes are painted into a per-node id array on the host, before any
+    // variant checks its device: that array alone must fit the host's free memory.
+    memory::require_fits("the material ids of the " + std::to_string(p.grid.nodes()) +
+                             " nodes of " + gw + " (4 bytes each)",
+                         4.0 * double(p.grid.nodes()), "host");
     p.material_id.assign(std::size_t(p.grid.nodes()), 0u);
     int b = 0;
     for (const auto& box : j.at("boxes")) {
