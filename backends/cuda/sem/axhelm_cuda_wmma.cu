@@ -17,6 +17,36 @@ namespace {
 
 using namespace ppkit::sem::dshared;
 
+// One product of an 8x8 slice per warp, each the sum of two m8n8k4 products
+// over the contraction index m = 0..3 and 4..7:
+//   warp 0:  out_r = in_r B   (in_r row-major [j][m]; B in b[0], b[1])
+//   warp 1:  out_s = A in_s   (A in a[0], a[1]; in_s row-major [m][i])
+template <class FragBPair, class FragAPair>
+__device__ __forceinline__ void slice_products(int warp, const double* in_r, const double* in_s,
+                                               const FragBPair& b, const FragAPair& a,
+                                               double* out_r, double* out_s) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using namespace nvcuda;
+  wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc;
+  wmma::fill_fragment(acc, 0.0);
+  if (warp == 0) {
+    wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> u0, u1;
+    wmma::load_matrix_sync(u0, in_r, 8);
+    wmma::load_matrix_sync(u1, in_r + 4, 8);
+    wmma::mma_sync(acc, u0, b[0], acc);
+    wmma::mma_sync(acc, u1, b[1], acc);
+    wmma::store_matrix_sync(out_r, acc, 8, wmma::mem_row_major);
+  } else {
+    wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> u0, u1;
+    wmma::load_matrix_sync(u0, in_s, 8);
+    wmma::load_matrix_sync(u1, in_s + 32, 8);
+    wmma::mma_sync(acc, a[0], u0, acc);
+    wmma::mma_sync(acc, a[1], u1, acc);
+    wmma::store_matrix_sync(out_s, acc, 8, wmma::mem_row_major);
+  }
+#endif
+}
+
 template <int NCOL>
 __global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -93,25 +123,8 @@ __global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs 
     for (int c = 0; c < NCOL; ++c) s_q[c][t] = r_q[c][k];
     __syncthreads();
 #pragma unroll
-    for (int c = 0; c < NCOL; ++c) {
-      FragC acc;
-      wmma::fill_fragment(acc, 0.0);
-      if (warp == 0) {
-        FragA u0, u1;
-        wmma::load_matrix_sync(u0, s_q[c], 8);
-        wmma::load_matrix_sync(u1, s_q[c] + 4, 8);
-        wmma::mma_sync(acc, u0, dt_b[0], acc);
-        wmma::mma_sync(acc, u1, dt_b[1], acc);
-        wmma::store_matrix_sync(s_qr[c], acc, 8, wmma::mem_row_major);
-      } else {
-        FragB u0, u1;
-        wmma::load_matrix_sync(u0, s_q[c], 8);
-        wmma::load_matrix_sync(u1, s_q[c] + 32, 8);
-        wmma::mma_sync(acc, d_a[0], u0, acc);
-        wmma::mma_sync(acc, d_a[1], u1, acc);
-        wmma::store_matrix_sync(s_qs[c], acc, 8, wmma::mem_row_major);
-      }
-    }
+    for (int c = 0; c < NCOL; ++c)
+      slice_products(warp, s_q[c], s_q[c], dt_b, d_a, s_qr[c], s_qs[c]);
     __syncthreads();
 #pragma unroll
     for (int c = 0; c < NCOL; ++c) {
@@ -128,25 +141,8 @@ __global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs 
     }
     __syncthreads();
 #pragma unroll
-    for (int c = 0; c < NCOL; ++c) {
-      FragC acc;
-      wmma::fill_fragment(acc, 0.0);
-      if (warp == 0) {
-        FragA g0, g1;
-        wmma::load_matrix_sync(g0, s_qr[c], 8);
-        wmma::load_matrix_sync(g1, s_qr[c] + 4, 8);
-        wmma::mma_sync(acc, g0, d_b[0], acc);
-        wmma::mma_sync(acc, g1, d_b[1], acc);
-        wmma::store_matrix_sync(s_q[c], acc, 8, wmma::mem_row_major);
-      } else {
-        FragB g0, g1;
-        wmma::load_matrix_sync(g0, s_qs[c], 8);
-        wmma::load_matrix_sync(g1, s_qs[c] + 32, 8);
-        wmma::mma_sync(acc, dt_a[0], g0, acc);
-        wmma::mma_sync(acc, dt_a[1], g1, acc);
-        wmma::store_matrix_sync(s_ys[c], acc, 8, wmma::mem_row_major);
-      }
-    }
+    for (int c = 0; c < NCOL; ++c)
+      slice_products(warp, s_qr[c], s_qs[c], d_b, dt_a, s_q[c], s_ys[c]);
     __syncthreads();
 #pragma unroll
     for (int c = 0; c < NCOL; ++c) r_y[c][k] += s_q[c][t] + s_ys[c][t];
