@@ -9,6 +9,16 @@
 
 namespace ppkit {
 
+// Page-locked host memory for data staged between host and device (MPI halos
+// without CUDA-aware MPI); plain host memory where the backend has no pinned space.
+#if defined(KOKKOS_ENABLE_CUDA)
+using PinnedHostSpace = Kokkos::CudaHostPinnedSpace;
+#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+using PinnedHostSpace = Kokkos::HIPHostPinnedSpace;
+#else
+using PinnedHostSpace = Kokkos::HostSpace;
+#endif
+
 template <class ExecSpace>
 struct KokkosSpace {
   using execution_space = ExecSpace;

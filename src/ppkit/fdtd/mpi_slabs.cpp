@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fdtd/yee_kokkos_kernels.hpp"
 
 #if __has_include(<mpi-ext.h>)
@@ -42,15 +43,6 @@ namespace {
 
 using Exec = Kokkos::DefaultExecutionSpace;
 using Mem = Exec::memory_space;
-// Page-locked host memory for the staged halo path (plain host memory where
-// the backend has no pinned space).
-#if defined(KOKKOS_ENABLE_CUDA)
-using PinnedSpace = Kokkos::CudaHostPinnedSpace;
-#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-using PinnedSpace = Kokkos::HIPHostPinnedSpace;
-#else
-using PinnedSpace = Kokkos::HostSpace;
-#endif
 constexpr bool fields_in_host_memory =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
 
@@ -88,7 +80,7 @@ struct Halo {
   int a, b;
   index_t send_plane, receive_plane;
   int to, from, tag;
-  Kokkos::View<float*, PinnedSpace> send, receive;  // staged path only: [a plane | b plane]
+  Kokkos::View<float*, PinnedHostSpace> send, receive;  // staged path only: [a plane | b plane]
   MPI_Request requests[4];
   int pending = 0;
 };
@@ -246,8 +238,9 @@ MpiSlabSolver::Impl::Impl(const FdtdStep::Problem& p, MPI_Comm c, const MpiSlabO
   e_halo.to = left, e_halo.from = right, e_halo.tag = 20;
   if (!direct)
     for (Halo* h : {&h_halo, &e_halo}) {
-      h->send = Kokkos::View<float*, PinnedSpace>("fdtd halo send", std::size_t(2 * plane));
-      h->receive = Kokkos::View<float*, PinnedSpace>("fdtd halo receive", std::size_t(2 * plane));
+      h->send = Kokkos::View<float*, PinnedHostSpace>("fdtd halo send", std::size_t(2 * plane));
+      h->receive =
+          Kokkos::View<float*, PinnedHostSpace>("fdtd halo receive", std::size_t(2 * plane));
     }
   exec.fence();
 }

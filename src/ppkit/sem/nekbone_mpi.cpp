@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/sem/axhelm_kokkos.hpp"
 #include "ppkit/sem/gather_scatter.hpp"
 #include "ppkit/sem/nekbone_vectors_kokkos.hpp"
@@ -20,15 +21,6 @@ using Exec = Kokkos::DefaultExecutionSpace;
 using Mem = Exec::memory_space;
 using View = Kokkos::View<double*, Mem>;
 using IndexView = Kokkos::View<std::int64_t*, Mem>;
-// Page-locked host memory for the staged path (plain host memory where the
-// backend has no pinned space).
-#if defined(KOKKOS_ENABLE_CUDA)
-using PinnedSpace = Kokkos::CudaHostPinnedSpace;
-#elif defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-using PinnedSpace = Kokkos::HIPHostPinnedSpace;
-#else
-using PinnedSpace = Kokkos::HostSpace;
-#endif
 constexpr bool vectors_in_host_memory =
     Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
 
@@ -74,9 +66,9 @@ void add_face(const GatherScatterPlan<Mem>& plan, const IndexView& face, const V
 struct Face {
   int neighbour = MPI_PROC_NULL;
   int send_tag = 0, receive_tag = 0;
-  IndexView nodes;                                             // local node numbers, (iy, iz) order
-  View send, receive;                                          // device buffers
-  Kokkos::View<double*, PinnedSpace> send_host, receive_host;  // staged path only
+  IndexView nodes;     // local node numbers, (iy, iz) order
+  View send, receive;  // device buffers
+  Kokkos::View<double*, PinnedHostSpace> send_host, receive_host;  // staged path only
 };
 
 }  // namespace
@@ -184,8 +176,8 @@ NekboneMpiSolver::Impl::Impl(const BoxMesh& m, const NekboneSettings& s, MPI_Com
     f.send = View("sem::gs_send", n);
     f.receive = View("sem::gs_receive", n);
     if (!direct) {
-      f.send_host = Kokkos::View<double*, PinnedSpace>("sem::gs_send_host", n);
-      f.receive_host = Kokkos::View<double*, PinnedSpace>("sem::gs_receive_host", n);
+      f.send_host = Kokkos::View<double*, PinnedHostSpace>("sem::gs_send_host", n);
+      f.receive_host = Kokkos::View<double*, PinnedHostSpace>("sem::gs_receive_host", n);
     }
   }
 

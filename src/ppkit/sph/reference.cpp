@@ -228,25 +228,11 @@ double estimate_interacting_pairs(const Parameters& p, const Particles& s, int s
     const std::size_t i = pick(rng);
     if (s.kind[i] == kEscaped) continue;
     ++counted;
-    const int c[3] = {b.coordinate(p, s.x[i], 0), b.coordinate(p, s.y[i], 1),
-                      b.coordinate(p, s.z[i], 2)};
-    for (int dz = -1; dz <= 1; ++dz)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) {
-          int m[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
-          bool inside = true;
-          for (int a = 0; a < 3; ++a) {
-            if (m[a] >= 0 && m[a] < b.n[a]) continue;
-            if (!p.domain.periodic[a]) inside = false;
-            m[a] = (m[a] + b.n[a]) % b.n[a];
-          }
-          if (!inside) continue;
-          for (std::size_t j : b.members[(std::size_t(m[2]) * b.n[1] + m[1]) * b.n[0] + m[0]]) {
-            if (j == i || (s.kind[i] != kFluid && s.kind[j] != kFluid)) continue;
-            const auto r = separation(p, s, i, j);
-            if (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] < 4 * p.h * p.h) pairs += 1;
-          }
-        }
+    for_each_bucket_neighbour(b, p, s, i, [&](std::size_t j) {
+      if (j == i || (s.kind[i] != kFluid && s.kind[j] != kFluid)) return;
+      const auto r = separation(p, s, i, j);
+      if (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] < 4 * p.h * p.h) pairs += 1;
+    });
   }
   return counted ? pairs / counted * double(s.size()) : 0.0;
 }
