@@ -80,12 +80,7 @@ void ppkit::bench::register_benchmarks() {
           [n, name, backend](benchmark::State& state) {
             const auto& variant = Registry<FemAssemble>::find(name);
             const Availability a = variant.availability();
-            if (!a.available) {
-              state.SkipWithError(("skipped: " + a.reason).c_str());
-              for (auto _ : state) {
-              }
-              return;
-            }
+            if (!a.available) return ppkit::bench::skip_benchmark(state, a.reason);
             const AssemblyProblem& problem = box_problem(n);
             const auto cost = fem::assembly_cost(problem);
             const double baseline = baseline_seconds(n, backend);

@@ -20,6 +20,14 @@ void register_benchmarks();
 // Copy bandwidth (bytes/s) of a backend's device, measured once per process.
 double backend_bandwidth(const std::string& backend);
 
+// Marks the running benchmark skipped with `why` (the variant cannot run
+// here, or refuses the problem): it reports the reason and no figures.
+inline void skip_benchmark(benchmark::State& state, const std::string& why) {
+  state.SkipWithError(("skipped: " + why).c_str());
+  for (auto _ : state) {
+  }
+}
+
 struct BenchModel {
   double work_units = 0;        // per run, e.g. elements
   std::string work_counter;     // counter name, e.g. "elements/s"
@@ -43,12 +51,7 @@ void register_variant_benchmarks(const std::string& prefix,
         [=](benchmark::State& state) {
           const auto& variant = Registry<Op>::find(name);
           const Availability a = variant.availability();
-          if (!a.available) {
-            state.SkipWithError(("skipped: " + a.reason).c_str());
-            for (auto _ : state) {
-            }
-            return;
-          }
+          if (!a.available) return skip_benchmark(state, a.reason);
           const auto problem = make_problem();
           const BenchModel m = model(problem);
           auto run = variant.prepare(problem);

@@ -32,22 +32,14 @@ void register_axhelm(const BoxMeshSpec& spec, const std::string& tag) {
         [=](benchmark::State& state) {
           const auto& variant = ppkit::Registry<SemAxhelm>::find(name);
           const ppkit::Availability a = variant.availability();
-          if (!a.available) {
-            state.SkipWithError(("skipped: " + a.reason).c_str());
-            for (auto _ : state) {
-            }
-            return;
-          }
+          if (!a.available) return ppkit::bench::skip_benchmark(state, a.reason);
           const BoxMesh mesh = make_box_mesh(spec);
           const AxhelmProblem problem = make_axhelm_problem(mesh, AxhelmSettings{}, 7u);
           std::unique_ptr<ppkit::PreparedRun<SemAxhelm::Result>> run;
           try {
             run = variant.prepare(problem);
           } catch (const ppkit::Error& e) {
-            state.SkipWithError((std::string("skipped: ") + e.what()).c_str());
-            for (auto _ : state) {
-            }
-            return;
+            return ppkit::bench::skip_benchmark(state, e.what());
           }
           const AxhelmCost nekrs = axhelm_cost_stored(problem);
           const AxhelmCost cost = axhelm_cost_for(problem, geometry_cost_of(strategy));
@@ -80,12 +72,7 @@ void register_nekbone(const BoxMeshSpec& spec) {
         [=](benchmark::State& state) {
           const auto& variant = ppkit::Registry<SemNekbone>::find(name);
           const ppkit::Availability a = variant.availability();
-          if (!a.available) {
-            state.SkipWithError(("skipped: " + a.reason).c_str());
-            for (auto _ : state) {
-            }
-            return;
-          }
+          if (!a.available) return ppkit::bench::skip_benchmark(state, a.reason);
           const BoxMesh mesh = make_box_mesh(spec);
           NekboneSettings s;
           s.equation = Equation::helmholtz;
