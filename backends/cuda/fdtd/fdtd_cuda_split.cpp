@@ -200,13 +200,8 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
     for (int c = 0; c < 6; ++c) r.fields[c] = unpitched(fields_[c].download());
     r.probe_values = sources_probes_.probe_values.download();
     r.probe_values.resize(problem_.probes.size() * std::size_t(problem_.steps));
-    r.energy_steps = setup_.energy_steps;
-    r.energy = energy_;
     if (phasors_) r.phasors = phasors_->download();
-    if (r.energy.size() != r.energy_steps.size())
-      r.energy.assign(r.energy_steps.size(), std::nan(""));
-    r.frames = frames_;
-    r.radiation = radiation_;
+    set_result_records(r, setup_, energy_, frames_, radiation_);
     return r;
   }
 

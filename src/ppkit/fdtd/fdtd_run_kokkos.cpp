@@ -184,10 +184,7 @@ class KokkosStepper final : public Stepper {
     FdtdStep::Result r;
     for (int c = 0; c < 6; ++c) r.fields[c] = download(fields_[c]);
     r.probe_values = download(probe_values_);
-    r.energy_steps = setup_.energy_steps;
-    r.energy = energy_;
-    if (r.energy.size() != r.energy_steps.size())
-      r.energy.assign(r.energy_steps.size(), std::nan(""));
+    set_result_records(r, setup_, energy_);
     return r;
   }
 

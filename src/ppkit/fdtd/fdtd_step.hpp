@@ -3,6 +3,7 @@
 // (leapfrog: H^{n+1/2} from E^n, then E^{n+1} from H^{n+1/2}), with materials,
 // CPML, point sources, probes and the total field energy.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -159,6 +160,22 @@ void set_result_probes(FdtdStep::Result& r, std::vector<Real> values) {
     r.probe_values.assign(values.begin(), values.end());
     r.probe_values_fp64 = std::move(values);
   }
+}
+
+// What a run recorded besides fields and probes, as every variant stores it:
+// the energies (all NaN when the run did not take every scheduled one),
+// snapshot frames and far-field radiation vectors.
+template <class Real>
+void set_result_records(FdtdStep::Result& r, const StepSetupT<Real>& setup,
+                        const std::vector<double>& energy,
+                        const std::vector<SnapshotFrame>& frames = {},
+                        const std::vector<RadiationVectors>& radiation = {}) {
+  r.energy_steps = setup.energy_steps;
+  r.energy = energy.size() == setup.energy_steps.size()
+                 ? energy
+                 : std::vector<double>(setup.energy_steps.size(), std::nan(""));
+  r.frames = frames;
+  r.radiation = radiation;
 }
 
 // Validates the problem (grid, Courant number, ids, sources, probes, CPML) and

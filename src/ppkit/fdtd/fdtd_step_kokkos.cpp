@@ -268,13 +268,8 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     for (int c = 0; c < 6; ++c) fields[c] = unpitched(download(fields_[c]));
     set_result_fields(r, std::move(fields));
     set_result_probes(r, download(probe_values_));
-    r.energy_steps = setup_.energy_steps;
-    r.energy = energy_;
     if (phasors_) r.phasors = phasors_->download();
-    if (r.energy.size() != r.energy_steps.size())
-      r.energy.assign(r.energy_steps.size(), std::nan(""));
-    r.frames = frames_;
-    r.radiation = radiation_;
+    set_result_records(r, setup_, energy_, frames_, radiation_);
     return r;
   }
 
