@@ -1,7 +1,9 @@
 #pragma once
 // Pieces of the randomised fdtd.step test problems shared by the test files.
 #include <array>
+#include <cstdio>
 #include <random>
+#include <string>
 
 #include "ppkit/fdtd/fdtd_step.hpp"
 
@@ -36,6 +38,13 @@ inline void add_random_probes(FdtdStep::Problem& p, std::mt19937& rng,
     pr.i = 1 + rng() % extent[0], pr.j = 1 + rng() % extent[1], pr.k = 1 + rng() % extent[2];
     p.probes.push_back(pr);
   }
+}
+
+// A value in 3-digit scientific notation for failure messages.
+inline std::string sci(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3e", v);
+  return text;
 }
 
 }  // namespace ppkit::fdtd::test_problem

@@ -12,6 +12,7 @@
 #include <complex>
 #include <random>
 
+#include "fdtd_test_problem.hpp"
 #include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/cases.hpp"
@@ -19,11 +20,7 @@
 namespace {
 using namespace ppkit;
 
-std::string sci(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3e", v);
-  return text;
-}
+using fdtd::test_problem::sci;
 using namespace ppkit::fdtd;
 constexpr double pi = 3.14159265358979323846;
 

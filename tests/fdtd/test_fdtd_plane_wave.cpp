@@ -13,6 +13,7 @@
 #include <string>
 #include <random>
 
+#include "fdtd_test_problem.hpp"
 #include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
@@ -21,11 +22,7 @@
 namespace {
 using namespace ppkit;
 
-std::string sci(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3e", v);
-  return text;
-}
+using fdtd::test_problem::sci;
 using namespace ppkit::fdtd;
 
 FdtdStep::Result run_variant(const Variant<FdtdStep>& v, const FdtdStep::Problem& p) {
