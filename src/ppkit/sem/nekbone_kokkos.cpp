@@ -44,13 +44,8 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     std::vector<double> inv_diag(L);
     for (std::size_t l = 0; l < L; ++l) inv_diag[l] = mask[l] / diag[l];
     inv_diag_ = to_device<double, Mem>(inv_diag, "sem::inv_diag");
-    // b = mask QQ^T (M f - A u_D): the lifted right-hand side.
-    b_ = to_device<double, Mem>(p.rhs, "sem::b");
-    View a_dirichlet("sem::A_uD", L);
-    apply_axhelm<Exec>(mesh_, dirichlet_, a_dirichlet);
-    axpby<Exec>(b_, 1.0, a_dirichlet, -1.0);
-    dssum<Exec>(plan_, b_);
-    multiply<Exec>(b_, mask_);
+    b_ = lifted_rhs<Exec>(p.rhs, mesh_, dirichlet_, mask_,
+                          [&](const View& v) { dssum<Exec>(plan_, v); });
     x_ = View("sem::x", L);
     r_ = View("sem::r", L);
     z_ = View("sem::z", L);

@@ -200,13 +200,7 @@ NekboneMpiSolver::Impl::Impl(const BoxMesh& m, const NekboneSettings& s, MPI_Com
   std::vector<double> inv(L);
   for (std::size_t l = 0; l < L; ++l) inv[l] = mask_host[l] / diag[l];
   inv_diag = to_device<double, Mem>(inv, "sem::inv_diag");
-  // b = mask QQ^T (M f - A u_D): the lifted right-hand side.
-  b = to_device<double, Mem>(problem.rhs, "sem::b");
-  View a_dirichlet("sem::A_uD", L);
-  apply_axhelm<Exec>(mesh, dirichlet, a_dirichlet);
-  axpby<Exec>(b, 1.0, a_dirichlet, -1.0);
-  dssum_all(b);
-  multiply<Exec>(b, mask);
+  b = lifted_rhs<Exec>(problem.rhs, mesh, dirichlet, mask, [&](const View& v) { dssum_all(v); });
   x = View("sem::x", L);
   r = View("sem::r", L);
   z = View("sem::z", L);

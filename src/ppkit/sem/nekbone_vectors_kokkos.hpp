@@ -5,6 +5,9 @@
 // member functions.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <vector>
+
+#include "ppkit/sem/axhelm_kokkos.hpp"
 
 namespace ppkit::sem {
 
@@ -42,6 +45,22 @@ double weighted_dot(const DeviceVector<Exec>& a, const DeviceVector<Exec>& c,
       "ppkit::sem::glsc3", Kokkos::RangePolicy<Exec>(0, a.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += a(l) * c(l) * b(l); }, sum);
   return sum;
+}
+
+// b = mask QQ^T (M f - A u_D), the lifted right-hand side, with `dssum` the
+// caller's direct stiffness summation QQ^T (one process or across ranks).
+template <class Exec, class Dssum>
+DeviceVector<Exec> lifted_rhs(const std::vector<double>& mass_times_f,
+                              const AxhelmDeviceMesh<typename Exec::memory_space>& mesh,
+                              const DeviceVector<Exec>& dirichlet, const DeviceVector<Exec>& mask,
+                              Dssum&& dssum) {
+  DeviceVector<Exec> b = to_device<double, typename Exec::memory_space>(mass_times_f, "sem::b");
+  DeviceVector<Exec> a_dirichlet("sem::A_uD", b.extent(0));
+  apply_axhelm<Exec>(mesh, dirichlet, a_dirichlet);
+  axpby<Exec>(b, 1.0, a_dirichlet, -1.0);
+  dssum(b);
+  multiply<Exec>(b, mask);
+  return b;
 }
 
 }  // namespace ppkit::sem
