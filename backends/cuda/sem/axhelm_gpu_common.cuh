@@ -6,6 +6,7 @@
 // Jacobian along one (r, s) column (eq. 11-13).
 #include "backends/hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
+#include "ppkit/sem/trilinear_jacobian.hpp"
 
 namespace ppkit::sem::gpu_common {
 
@@ -51,20 +52,6 @@ __device__ inline void trilinear_coefficients(const double* vertices, long long 
   }
 }
 
-// J_r = e0 + t e1, J_s = f0 + t f1 and J_t (independent of t) on the column
-// (r, s) of an element with coefficients s_C.
-struct JacobianColumn {
-  double e0[3], e1[3], f0[3], f1[3], jt[3];
-  __device__ void init(const double* s_C, double r, double s) {
-#pragma unroll
-    for (int d = 0; d < 3; ++d) {
-      e0[d] = s_C[3 * 1 + d] + s * s_C[3 * 3 + d];
-      e1[d] = s_C[3 * 5 + d] + s * s_C[3 * 7 + d];
-      f0[d] = s_C[3 * 2 + d] + r * s_C[3 * 3 + d];
-      f1[d] = s_C[3 * 6 + d] + r * s_C[3 * 7 + d];
-      jt[d] = s_C[3 * 4 + d] + r * s_C[3 * 5 + d] + s * f1[d];
-    }
-  }
-};
+using ppkit::sem::JacobianColumn;  // ppkit/sem/trilinear_jacobian.hpp
 
 }  // namespace ppkit::sem::gpu_common

@@ -18,6 +18,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "ppkit/sem/trilinear_jacobian.hpp"
+
 namespace ppkit::sem::kokkos_columns {
 
 // Padded scratch row: the smallest S >= Nq with S = 2 (mod 4) (16-byte rows,
@@ -130,14 +132,10 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
 
     // Per-column terms of the trilinear Jacobian (paper eq. 11-13).
     const double r = nodes(i), s = nodes(j), wij = weights(i) * weights(j);
-    double e0[3], e1[3], f0[3], f1[3], jt[3];
-    for (int d = 0; d < 3; ++d) {
-      e0[d] = s_C[3 * 1 + d] + s * s_C[3 * 3 + d];
-      e1[d] = s_C[3 * 5 + d] + s * s_C[3 * 7 + d];
-      f0[d] = s_C[3 * 2 + d] + r * s_C[3 * 3 + d];
-      f1[d] = s_C[3 * 6 + d] + r * s_C[3 * 7 + d];
-      jt[d] = s_C[3 * 4 + d] + r * s_C[3 * 5 + d] + s * f1[d];
-    }
+    JacobianColumn column;
+    column.init(s_C, r, s);
+    const double(&e0)[3] = column.e0, (&e1)[3] = column.e1, (&f0)[3] = column.f0,
+          (&f1)[3] = column.f1, (&jt)[3] = column.jt;
     const std::int64_t factor_base = (recompute ? 0 : slot) * 7 * NP + lane;
 
     static_for<NQ>([&](auto k_constant) {
