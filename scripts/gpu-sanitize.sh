@@ -9,7 +9,9 @@
 # run (gtest filter on "cuda"); their sizes are the CPU suite's, small enough
 # that the whole script takes about 5 minutes on an H200.
 # PPKIT_SANITIZE_TOOLS (default "memcheck racecheck initcheck") and
-# PPKIT_SANITIZE_TIMEOUT (seconds per executable and tool, default 150) adjust it.
+# PPKIT_SANITIZE_TIMEOUT (seconds per executable and tool, default 150) and
+# PPKIT_SANITIZE_JOBS (runs at once, default 1) and PPKIT_SANITIZE_SHARDS (each
+# executable's tests split into that many gtest shards, default 1) adjust it.
 # Exit status: 0 when every run reported 0 errors, 1 otherwise.
 set -uo pipefail
 bundle=$(cd "${1:?usage: gpu-sanitize.sh BUNDLE_DIR OUTDIR}" && pwd)
@@ -23,7 +25,37 @@ tools=${PPKIT_SANITIZE_TOOLS:-memcheck racecheck initcheck}
 limit=${PPKIT_SANITIZE_TIMEOUT:-150}
 filter='*cuda*'
 : > "$out/summary.txt"
-status=0
+jobs=${PPKIT_SANITIZE_JOBS:-1}
+shards=${PPKIT_SANITIZE_SHARDS:-1}
+
+# One executable under one tool; prints its summary line.
+sanitize_one() {
+  local exe=$1 tool=$2 shard=$3 name options log start rc seconds errors note
+  name=$(basename "$exe")
+  [ "$shards" -gt 1 ] && name="$name.shard$shard"
+  case $tool in
+    memcheck) options=(--tool memcheck --leak-check full) ;;
+    racecheck) options=(--tool racecheck --racecheck-report analysis) ;;
+    initcheck) options=(--tool initcheck) ;;
+  esac
+  log="$out/$name.$tool.log"
+  start=$(date +%s)
+  GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$shard \
+    timeout "$limit" "$sanitizer" "${options[@]}" --error-exitcode 99 --print-limit 50 \
+    "$exe" --gtest_filter="$filter" --gtest_brief=1 > "$log" 2>&1
+  rc=$?
+  seconds=$(( $(date +%s) - start ))
+  errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
+  note=""
+  [ "$rc" = 124 ] && note=", timed out after ${limit} s"
+  [ -z "$errors" ] && errors="?"
+  echo "$name $tool: $errors errors (exit $rc, ${seconds} s$note)"
+}
+
+for tool in $tools; do
+  case $tool in memcheck|racecheck|initcheck) ;; *) echo "unknown tool '$tool' (valid: memcheck racecheck initcheck)"; exit 2 ;; esac
+done
+# Up to PPKIT_SANITIZE_JOBS runs at once (the tools are mostly host-bound).
 for exe in "$bundle"/bin/ppkit_*_tests; do
   name=$(basename "$exe")
   # Executables without any CUDA variant test are skipped.
@@ -32,25 +64,12 @@ for exe in "$bundle"/bin/ppkit_*_tests; do
     continue
   fi
   for tool in $tools; do
-    case $tool in
-      memcheck) options=(--tool memcheck --leak-check full) ;;
-      racecheck) options=(--tool racecheck --racecheck-report analysis) ;;
-      initcheck) options=(--tool initcheck) ;;
-      *) echo "unknown tool '$tool'"; exit 2 ;;
-    esac
-    log="$out/$name.$tool.log"
-    start=$(date +%s)
-    timeout "$limit" "$sanitizer" "${options[@]}" --error-exitcode 99 --print-limit 50 \
-      "$exe" --gtest_filter="$filter" --gtest_brief=1 > "$log" 2>&1
-    rc=$?
-    seconds=$(( $(date +%s) - start ))
-    errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$log" | tail -n 1)
-    note=""
-    [ "$rc" = 124 ] && note=", timed out after ${limit} s"
-    [ -z "$errors" ] && errors="?"
-    line="$name $tool: $errors errors (exit $rc, ${seconds} s$note)"
-    echo "$line" | tee -a "$out/summary.txt"
-    { [ "$errors" = 0 ] && [ "$rc" = 0 ]; } || status=1
+    for ((shard = 0; shard < shards; ++shard)); do
+      while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+      sanitize_one "$exe" "$tool" "$shard" | tee -a "$out/summary.txt" &
+    done
   done
 done
-exit $status
+wait
+grep -v 'no CUDA variant tests' "$out/summary.txt" | grep -qv ': 0 errors (exit 0,' && exit 1
+exit 0

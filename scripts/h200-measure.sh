@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|tests|compare-default|compare-large|bench|sph|sph-large|fdtd-extra|sanitize|multi
+#   scripts/h200-measure.sh build|tests|compare-default|compare-large|compare-large-fem|bench|sph|sph-large|fdtd-extra|sanitize|profile|multi
 # Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
 # GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
@@ -9,7 +9,8 @@
 # PPKIT_OCL_ICD_DEB (an ocl-icd-libopencl1 .deb if the node has no OpenCL loader),
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements). Output in $OUT.
 set -uo pipefail
-part=${1:?usage: h200-measure.sh build|tests|compare-default|compare-large|bench|sph|sph-large|fdtd-extra|sanitize|multi}
+parts='build tests compare-default compare-large compare-large-fem bench sph sph-large fdtd-extra sanitize profile multi'
+part=${1:?usage: h200-measure.sh PART, one of: $parts}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 kokkos=${KOKKOS_ROOT:-.deps/kokkos-cuda}
@@ -25,6 +26,11 @@ case $part in
   compare-large)
     # Paper sizes: GPU variants only (a single CPU thread would take hours).
     PPKIT_COMPARE_VARIANTS='cuda/*,kokkos-cuda/*,opencl/*' scripts/gpu-suite.sh "$bundle" compare-large ;;
+  compare-large-fem)
+    # FEM at the paper's size (128^3, 6.44 M DOF) and 64^3, GPU variants.
+    "$ppkit" compare --large --workloads fem --variants 'cuda/*,kokkos-cuda/*' --repeats 5 \
+      --out "$OUT/compare-large-fem" --no-plots > "$OUT/compare-large-fem.txt" 2>&1
+    tail -n 30 "$OUT/compare-large-fem.txt" ;;
   bench)
     PPKIT_BENCH_FILTER='-.*kokkos-(serial|openmp).*' PPKIT_FDTD_BENCH_SIZES=256,512,768 \
       scripts/gpu-suite.sh "$bundle" bench ;;
@@ -74,8 +80,27 @@ case $part in
   sanitize)
     # compute-sanitizer memcheck and racecheck over the CUDA variant tests.
     PPKIT_SANITIZE_TOOLS=${PPKIT_SANITIZE_TOOLS:-"memcheck racecheck"} scripts/gpu-sanitize.sh "$bundle" "$OUT/sanitize" ;;
+  profile)
+    # Nsight Compute counters of the kernel each workload's goal rests on (one
+    # launch each, clocks left as they are): FEM factored-atomic at 64^3, SEM
+    # cuda/stored at N = 7 on nekBench's 32,768 elements, FDTD cuda/split-x1
+    # interior kernels at 512^3. Text reports in $OUT/profile/.
+    export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
+    mkdir -p "$OUT/profile"
+    ncu_run() {  # NAME KERNEL_REGEX BENCH FILTER
+      timeout 240 ncu --clock-control none -k "regex:$2" --launch-skip 2 --launch-count 1 \
+        --section SpeedOfLight --section MemoryWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
+        --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
+        --section ComputeWorkloadAnalysis --section SourceCounters \
+        --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_op_red.sum,lts__t_sectors_op_atom.sum,lts__t_sectors.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum \
+        "$bundle/bin/$3" --benchmark_filter="$4" --benchmark_min_time=0.01 > "$OUT/profile/ncu_$1.txt" 2>&1
+      echo "$1: exit $?"; grep -E 'Duration|DRAM Throughput|Memory Throughput|dram__bytes|lts__t_sectors_op_red|Achieved Occupancy|Registers Per|Theoretical Occupancy|Compute \(SM\) Throughput' "$OUT/profile/ncu_$1.txt" | head -n 14
+    }
+    ncu_run fem_factored_atomic 'factored_kernel' ppkit_bench_fem 'box64/cuda/factored-atomic/'
+    ncu_run sem_stored 'axhelm_columns_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/stored/'
+    PPKIT_FDTD_BENCH_SIZES=512 PPKIT_FDTD_BENCH_STEPS=4 ncu_run fdtd_split_x1 'interior_(e|h)_kernel' ppkit_bench_fdtd '512\^3/cuda/split-x1/' ;;
   multi) OUT="$OUT" PPKIT_BUNDLE="$bundle" scripts/h200-multi.sh ;;
-  *) echo "unknown part '$part' (valid: build tests compare-default compare-large bench sph sph-large fdtd-extra sanitize multi)"; exit 2 ;;
+  *) echo "unknown part '$part' (valid: $parts)"; exit 2 ;;
 esac
 # Pack the output folder into one archive (some runners return few files).
 if [ "${PPKIT_PACK_OUT:-0}" = 1 ]; then
