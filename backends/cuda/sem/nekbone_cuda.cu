@@ -128,9 +128,10 @@ __global__ void __launch_bounds__(threads)
     return;
   }
   scalars[rr_slot] = a;
-  const double rtz_old = scalars[rtz_slot];
+  // Mode 0 starts the iteration: there is no previous r.z to read (the slot is
+  // still unwritten then; compute-sanitizer initcheck flagged the read).
+  scalars[beta_slot] = mode == 0 ? 0.0 : b / scalars[rtz_slot];
   scalars[rtz_slot] = b;
-  scalars[beta_slot] = mode == 0 ? 0.0 : b / rtz_old;
 }
 
 __global__ void __launch_bounds__(threads)
