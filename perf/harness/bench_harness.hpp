@@ -54,8 +54,17 @@ void register_variant_benchmarks(const std::string& prefix,
           if (!a.available) return skip_benchmark(state, a.reason);
           const auto problem = make_problem();
           const BenchModel m = model(problem);
-          auto run = variant.prepare(problem);
-          run->run();  // warm-up
+          std::unique_ptr<PreparedRun<typename Op::Result>> run;
+          try {
+            run = variant.prepare(problem);
+            run->run();  // warm-up
+          } catch (const std::exception& e) {
+            // One failing variant is reported on its row; the others still run.
+            state.SkipWithError((std::string("failed: ") + e.what()).c_str());
+            for (auto _ : state) {
+            }
+            return;
+          }
           for (auto _ : state) run->run();
           const double iterations = double(state.iterations());
           state.counters[m.work_counter] =
