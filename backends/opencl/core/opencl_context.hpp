@@ -5,7 +5,6 @@
 // and NVIDIA's and AMD's drivers all work.
 #include <CL/cl.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -77,47 +76,26 @@ class Buffer {
     if (mem_) clReleaseMemObject(mem_);
   }
 
-  // Transfers and fills go in pieces of at most kTransferPieceBytes: on an
-  // H200 with NVIDIA's OpenCL 3.0 driver (CUDA 13.0), filling and then writing
-  // a 2.44 GB buffer in one call each failed with CL_OUT_OF_RESOURCES, where
-  // the same buffer of 0.8 GB and PoCL at any size worked.
-  static constexpr std::size_t kTransferPieceBytes = std::size_t(1) << 30;
-
   void upload(const std::vector<T>& host) {
     require(host.size() == n_, "opencl::Buffer::upload size mismatch");
-    for_each_piece([&](std::size_t offset, std::size_t size) {
-      PPKIT_CL_CHECK(clEnqueueWriteBuffer(Context::get().queue(), mem_, CL_TRUE, offset, size,
-                                          reinterpret_cast<const char*>(host.data()) + offset, 0,
-                                          nullptr, nullptr));
-    });
+    PPKIT_CL_CHECK(clEnqueueWriteBuffer(Context::get().queue(), mem_, CL_TRUE, 0, bytes(),
+                                        host.data(), 0, nullptr, nullptr));
   }
   std::vector<T> download() const {
     std::vector<T> host(n_);
-    for_each_piece([&](std::size_t offset, std::size_t size) {
-      PPKIT_CL_CHECK(clEnqueueReadBuffer(Context::get().queue(), mem_, CL_TRUE, offset, size,
-                                         reinterpret_cast<char*>(host.data()) + offset, 0,
-                                         nullptr, nullptr));
-    });
+    PPKIT_CL_CHECK(clEnqueueReadBuffer(Context::get().queue(), mem_, CL_TRUE, 0, bytes(),
+                                       host.data(), 0, nullptr, nullptr));
     return host;
   }
   void fill_bytes(unsigned char byte) {
-    for_each_piece([&](std::size_t offset, std::size_t size) {
-      PPKIT_CL_CHECK(clEnqueueFillBuffer(Context::get().queue(), mem_, &byte, 1, offset, size, 0,
-                                         nullptr, nullptr));
-    });
+    PPKIT_CL_CHECK(clEnqueueFillBuffer(Context::get().queue(), mem_, &byte, 1, 0, bytes(), 0,
+                                       nullptr, nullptr));
   }
   cl_mem mem() const { return mem_; }
   std::size_t size() const { return n_; }
   std::size_t bytes() const { return n_ * sizeof(T); }
 
  private:
-  // f(offset, size) over [0, bytes()) in pieces of at most kTransferPieceBytes.
-  template <class F>
-  void for_each_piece(F&& f) const {
-    for (std::size_t offset = 0; offset < bytes(); offset += kTransferPieceBytes)
-      f(offset, std::min(kTransferPieceBytes, bytes() - offset));
-  }
-
   cl_mem mem_ = nullptr;
   std::size_t n_ = 0;
 };
