@@ -59,9 +59,15 @@ __host__ __device__ constexpr int elements_per_block(int nq) {
 // registers for instruction-level parallelism. ptxas -v (sm_90): stored,
 // Nq = 8, one field fits 80 registers without spills (12 blocks, 24 warps per
 // SM), the recompute kernels 128 (8 blocks, 16 warps).
-__host__ __device__ constexpr int register_budget(int geometry_mode, int nq, int ncol) {
-  const int one_field = geometry_mode == 0 && nq <= 8 ? 80 : 128;
-  return ncol == 1 ? one_field : (2 * one_field > 255 ? 255 : 2 * one_field);
+// D_IN_REGISTERS needs the 4 Nq doubles of the thread's D vectors more: at
+// Nq = 8, 168 registers (3 warps per SM sub-partition) hold the stored kernel
+// without spills.
+__host__ __device__ constexpr int register_budget(int geometry_mode, int nq, int ncol,
+                                                  bool d_in_registers) {
+  const int one_field = d_in_registers ? (geometry_mode == 0 && nq <= 8 ? 168 : 255)
+                                       : (geometry_mode == 0 && nq <= 8 ? 80 : 128);
+  const int budget = ncol == 1 ? one_field : 2 * one_field;
+  return budget > 255 ? 255 : budget;
 }
 __host__ __device__ constexpr int min_blocks(int threads, int regs) {
   return 65536 / (((threads + 31) / 32) * 32 * regs) < 1
@@ -102,6 +108,20 @@ __device__ __forceinline__ double row_dot(const double* row, const double* d) {
   return even + odd;
 }
 
+// sum_m d[m] row[m], the row a 16-byte aligned shared row, d in registers.
+template <int NQ>
+__device__ __forceinline__ double row_dot_registers(const double* row, const double (&d)[NQ]) {
+  double even = 0, odd = 0;
+#pragma unroll
+  for (int m = 0; m + 1 < NQ; m += 2) {
+    const double2 v = load_d2(row + m);
+    even = fma(d[m], v.x, even);
+    odd = fma(d[m + 1], v.y, odd);
+  }
+  if (NQ % 2) even = fma(d[NQ - 1], load_d(row + NQ - 1), even);
+  return even + odd;
+}
+
 // Asynchronous global -> shared copies (cp.async, sm_80+): the geometric
 // factors of the next k-slices travel while the current slice is contracted,
 // without holding them in registers (6 doubles = 12 registers per slice in
@@ -134,10 +154,14 @@ __device__ __forceinline__ void wait_async() {
 // ahead (Nq >= 8). 8 x 7 x stages bytes per thread.
 __host__ __device__ constexpr int factor_stages(int nq) { return nq >= 8 ? 3 : 2; }
 
-template <int NQ, int NCOL, Geometry GEOM>
+// D_IN_REGISTERS: the thread's four D vectors (rows i and j of D and of D^T)
+// are read from shared memory once into 4 Nq registers, so the r and s
+// contractions load only the slice rows (half the shared-memory loads).
+template <int NQ, int NCOL, Geometry GEOM, bool D_IN_REGISTERS>
 __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
                                   min_blocks(NQ* NQ* elements_per_block(NQ),
-                                             register_budget(int(GEOM), NQ, NCOL)))
+                                             register_budget(int(GEOM), NQ, NCOL,
+                                                             D_IN_REGISTERS)))
     axhelm_columns_kernel(const AxhelmKernelArgs a) {
   constexpr int NQ2 = NQ * NQ, NP = NQ2 * NQ, EPB = elements_per_block(NQ), S = row_stride(NQ);
   constexpr int STAGES = factor_stages(NQ);
@@ -167,6 +191,24 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     s_D[row][col] = __ldg(a.derivative + n);
     s_DT[col][row] = s_D[row][col];
   }
+  double r_d[D_IN_REGISTERS ? 4 : 1][NQ];
+  if constexpr (D_IN_REGISTERS) {
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < NQ; ++m) {
+      r_d[0][m] = s_D[i][m];
+      r_d[1][m] = s_D[j][m];
+      r_d[2][m] = s_DT[i][m];
+      r_d[3][m] = s_DT[j][m];
+    }
+  }
+  auto dot_d = [&](const double* row, auto q) {
+    constexpr int Q = decltype(q)::value;
+    if constexpr (D_IN_REGISTERS)
+      return row_dot_registers<NQ>(row, r_d[Q]);
+    else
+      return row_dot<NQ>(row, Q < 2 ? &s_D[Q == 0 ? i : j][0] : &s_DT[Q == 2 ? i : j][0]);
+  };
   double r_u[NCOL][NQ], r_y[NCOL][NQ];
 #pragma unroll
   for (int c = 0; c < NCOL; ++c)
@@ -220,8 +262,7 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
         [&](int f) { return stage[f][tid]; }, [](double x, double d) { return x * __drcp_rn(d); },
         g, mass);
     contract_slice<k>(
-        i, j, z, s_u, s_uT, s_gr, s_gsT, s_D, s_DT, r_u, r_y, g, mass, helmholtz,
-        [](const double* row, const double* d) { return row_dot<NQ>(row, d); },
+        i, j, z, s_u, s_uT, s_gr, s_gsT, r_u, r_y, g, mass, helmholtz, dot_d,
         [](int m) { return c_D[k * NQ + m]; });
   });
   if (!valid) return;
@@ -231,39 +272,39 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     for (int k = 0; k < NQ; ++k) a.y[c * a.field_stride + e * NP + k * NQ2 + t] = r_y[c][k];
 }
 
-template <int NQ, Geometry GEOM>
+template <int NQ, Geometry GEOM, bool D_IN_REGISTERS>
 void launch_columns_nq(const AxhelmKernelArgs& a) {
   constexpr int EPB = elements_per_block(NQ);
   const dim3 block(NQ, NQ, EPB);
   const unsigned grid = unsigned((a.elements + EPB - 1) / EPB);
   if (a.ncol == 3)
-    axhelm_columns_kernel<NQ, 3, GEOM><<<grid, block>>>(a);
+    axhelm_columns_kernel<NQ, 3, GEOM, D_IN_REGISTERS><<<grid, block>>>(a);
   else
-    axhelm_columns_kernel<NQ, 1, GEOM><<<grid, block>>>(a);
+    axhelm_columns_kernel<NQ, 1, GEOM, D_IN_REGISTERS><<<grid, block>>>(a);
 }
 
 // Nq = 2..10 (N = 1..9, compiled_max_nq); other Nq are rejected by the glue.
-template <Geometry GEOM>
+template <Geometry GEOM, bool D_IN_REGISTERS = false>
 void launch_columns(const AxhelmKernelArgs& a) {
   switch (a.nq) {
     case 2:
-      return launch_columns_nq<2, GEOM>(a);
+      return launch_columns_nq<2, GEOM, D_IN_REGISTERS>(a);
     case 3:
-      return launch_columns_nq<3, GEOM>(a);
+      return launch_columns_nq<3, GEOM, D_IN_REGISTERS>(a);
     case 4:
-      return launch_columns_nq<4, GEOM>(a);
+      return launch_columns_nq<4, GEOM, D_IN_REGISTERS>(a);
     case 5:
-      return launch_columns_nq<5, GEOM>(a);
+      return launch_columns_nq<5, GEOM, D_IN_REGISTERS>(a);
     case 6:
-      return launch_columns_nq<6, GEOM>(a);
+      return launch_columns_nq<6, GEOM, D_IN_REGISTERS>(a);
     case 7:
-      return launch_columns_nq<7, GEOM>(a);
+      return launch_columns_nq<7, GEOM, D_IN_REGISTERS>(a);
     case 8:
-      return launch_columns_nq<8, GEOM>(a);
+      return launch_columns_nq<8, GEOM, D_IN_REGISTERS>(a);
     case 9:
-      return launch_columns_nq<9, GEOM>(a);
+      return launch_columns_nq<9, GEOM, D_IN_REGISTERS>(a);
     case 10:
-      return launch_columns_nq<10, GEOM>(a);
+      return launch_columns_nq<10, GEOM, D_IN_REGISTERS>(a);
     default:
       break;
   }

@@ -103,15 +103,20 @@ __device__ __forceinline__ void node_factors(bool recompute, bool helmholtz, con
 // z of the block): the slice goes to shared memory row-major and transposed,
 // u_r and u_s are padded-row dot products, u_t and the t transpose use the
 // column in registers; G grad u goes back to shared memory for the r and s
-// transposes. row_dot(row, d) = sum_m d[m] row[m] over two padded shared
-// rows, d_t(m) = D[K][m], settle() as in axhelm_gpu_settle.cuh (the identity
-// on CUDA).
-template <int K, int NQ, int NCOL, int EPB, int S, class RowDot, class DRowK>
+// transposes. dot_d(row, q) = sum_m d_q[m] row[m] over a padded shared row,
+// q an std::integral_constant naming the D vector: 0 row i of D, 1 row j of D,
+// 2 row i of D^T, 3 row j of D^T; d_t(m) = D[K][m]; settle() as in
+// axhelm_gpu_settle.cuh (the identity on CUDA).
+template <int K, int NQ, int NCOL, int EPB, int S, class DotD, class DRowK>
 __device__ __forceinline__ void contract_slice(
     int i, int j, int z, double (&s_u)[EPB][NCOL][NQ][S], double (&s_uT)[EPB][NCOL][NQ][S],
-    double (&s_gr)[EPB][NCOL][NQ][S], double (&s_gsT)[EPB][NCOL][NQ][S], const double (&s_D)[NQ][S],
-    const double (&s_DT)[NQ][S], const double (&r_u)[NCOL][NQ], double (&r_y)[NCOL][NQ],
-    const double (&g)[6], double mass, bool helmholtz, RowDot row_dot, DRowK d_t) {
+    double (&s_gr)[EPB][NCOL][NQ][S], double (&s_gsT)[EPB][NCOL][NQ][S],
+    const double (&r_u)[NCOL][NQ], double (&r_y)[NCOL][NQ], const double (&g)[6], double mass,
+    bool helmholtz, DotD dot_d, DRowK d_t) {
+  using D_row_i = std::integral_constant<int, 0>;
+  using D_row_j = std::integral_constant<int, 1>;
+  using DT_row_i = std::integral_constant<int, 2>;
+  using DT_row_j = std::integral_constant<int, 3>;
 #pragma unroll
   for (int c = 0; c < NCOL; ++c) {
     s_u[z][c][j][i] = r_u[c][K];
@@ -120,8 +125,8 @@ __device__ __forceinline__ void contract_slice(
   __syncthreads();
 #pragma unroll
   for (int c = 0; c < NCOL; ++c) {
-    const double ur = row_dot(&s_u[z][c][j][0], &s_D[i][0]);
-    const double us = row_dot(&s_uT[z][c][i][0], &s_D[j][0]);
+    const double ur = dot_d(&s_u[z][c][j][0], D_row_i{});
+    const double us = dot_d(&s_uT[z][c][i][0], D_row_j{});
     double ut = 0;
 #pragma unroll
     for (int m = 0; m < NQ; ++m) ut = fma(d_t(m), r_u[c][m], ut);
@@ -136,7 +141,7 @@ __device__ __forceinline__ void contract_slice(
 #pragma unroll
   for (int c = 0; c < NCOL; ++c)
     r_y[c][K] = settle(
-        (row_dot(&s_gr[z][c][j][0], &s_DT[i][0]) + row_dot(&s_gsT[z][c][i][0], &s_DT[j][0])) +
+        (dot_d(&s_gr[z][c][j][0], DT_row_i{}) + dot_d(&s_gsT[z][c][i][0], DT_row_j{})) +
         r_y[c][K]);
 }
 

@@ -147,8 +147,11 @@ __global__ void __launch_bounds__(hip_block_threads(NQ))
         recompute, helmholtz, column, wij, a.lambda0, a.lambda1, [&](int f) { return current[f]; },
         [](double x, double d) { return x / d; }, g, mass);
     contract_slice<k>(
-        i, j, z, s_u, s_uT, s_gr, s_gsT, s_D, s_DT, r_u, r_y, g, mass, helmholtz,
-        [](const double* row, const double* d) { return lds_row_dot<NQ>(row, d); },
+        i, j, z, s_u, s_uT, s_gr, s_gsT, r_u, r_y, g, mass, helmholtz,
+        [&](const double* row, auto q) {
+          constexpr int Q = decltype(q)::value;
+          return lds_row_dot<NQ>(row, Q < 2 ? &s_D[Q == 0 ? i : j][0] : &s_DT[Q == 2 ? i : j][0]);
+        },
         [&](int m) { return s_D[k][m]; });
   });
   if (!valid) return;
