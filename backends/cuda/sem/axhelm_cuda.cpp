@@ -38,10 +38,6 @@ KernelEntry CudaAxhelmBackend::entry(CudaKernel k) {
       return {3, set_constants, launch_trilinear};
     case CudaKernel::trilinear_wmma:
       return {4, set_constants_wmma, launch_trilinear_wmma};
-    case CudaKernel::stored_dreg:
-      return {0, set_constants_columns_stored, launch_columns_stored_d_registers};
-    case CudaKernel::trilinear_dreg:
-      return {1, set_constants_columns_recompute, launch_columns_recompute_d_registers};
   }
   return {3, set_constants, launch_stored};
 }
@@ -50,14 +46,12 @@ AxhelmGeometry CudaAxhelmBackend::geometry(CudaKernel k) {
   switch (k) {
     case CudaKernel::stored:
     case CudaKernel::stored_dshared:
-    case CudaKernel::stored_dreg:
       return AxhelmGeometry::stored;
     case CudaKernel::trilinear_partial:
       return AxhelmGeometry::partial;
     case CudaKernel::trilinear:
     case CudaKernel::trilinear_dshared:
     case CudaKernel::trilinear_wmma:
-    case CudaKernel::trilinear_dreg:
       break;
   }
   return AxhelmGeometry::recompute;
@@ -110,8 +104,6 @@ void register_sem_cuda_variants() {
   add("trilinear-partial", 6, CudaKernel::trilinear_partial);
   add("stored-dshared", 3, CudaKernel::stored_dshared);
   add("trilinear-dshared", 3, CudaKernel::trilinear_dshared);
-  add("stored-dreg", 2, CudaKernel::stored_dreg);
-  add("trilinear-dreg", 2, CudaKernel::trilinear_dreg);
   // Low preference: "auto" must not pick a variant that refuses most orders.
   auto wmma = cuda::cuda_variant<SemAxhelm>("trilinear-wmma", 4);
   wmma.availability = tensor_core_availability;

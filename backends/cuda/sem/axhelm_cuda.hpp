@@ -36,9 +36,5 @@ void launch_columns_recompute(const AxhelmKernelArgs& args);
 // Trilinear elements load lambda0 w/|J| per node (node_scale) and recompute the
 // cofactors (cuda/trilinear-partial).
 void launch_columns_partial(const AxhelmKernelArgs& args);
-// As launch_columns_stored / launch_columns_recompute with each thread's four
-// D vectors in registers (cuda/stored-dreg, cuda/trilinear-dreg).
-void launch_columns_stored_d_registers(const AxhelmKernelArgs& args);
-void launch_columns_recompute_d_registers(const AxhelmKernelArgs& args);
 
 }  // namespace ppkit::sem::cuda_kernels

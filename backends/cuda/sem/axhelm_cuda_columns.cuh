@@ -17,10 +17,12 @@
 // Rows are padded to a stride S = Nq rounded up to 2 mod 4 doubles: 16-byte
 // aligned rows whose starting banks differ, so the 8 distinct rows a warp
 // touches (Nq = 8) are one conflict-free wavefront per LDS.128. The four D
-// vectors a thread needs (rows i and j, columns i and j) live in registers.
-// Per k-slice and warp at Nq = 8 that is 16 LDS.128 + 4 STS (about 24
-// shared-memory wavefronts) against 86 for one-element-per-block kernels with D
-// in shared memory and scalar loads (axhelm_gpu_kernel.cuh).
+// vectors a thread needs (rows i and j of D and of D^T) are padded shared rows
+// too, or, where d_in_registers() says it pays (measured: the stored kernel
+// at Nq >= 8, both kernels with three fields at Nq = 8), 4 Nq registers
+// loaded once. Per k-slice and thread at Nq = 8 that is 32 LDS.128
+// (16 with D in registers) + 4 STS, against 86 scalar shared loads for
+// one-element-per-block kernels with D in shared memory (axhelm_gpu_kernel.cuh).
 //
 // Small Nq: EPB = elements_per_block(Nq) elements share a block (threadIdx.z),
 // so a block has >= 64 threads and the 32-blocks-per-SM limit does not cap
@@ -160,8 +162,7 @@ __host__ __device__ constexpr int factor_stages(int nq) { return nq >= 8 ? 3 : 2
 template <int NQ, int NCOL, Geometry GEOM, bool D_IN_REGISTERS>
 __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
                                   min_blocks(NQ* NQ* elements_per_block(NQ),
-                                             register_budget(int(GEOM), NQ, NCOL,
-                                                             D_IN_REGISTERS)))
+                                             register_budget(int(GEOM), NQ, NCOL, D_IN_REGISTERS)))
     axhelm_columns_kernel(const AxhelmKernelArgs a) {
   constexpr int NQ2 = NQ * NQ, NP = NQ2 * NQ, EPB = elements_per_block(NQ), S = row_stride(NQ);
   constexpr int STAGES = factor_stages(NQ);
@@ -184,8 +185,7 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
 
   // D (row-major) and D^T in shared memory with padded rows: every contraction
   // reads a D row as 16-byte vectors (rows i, j of D for u_r, u_s; rows i, j
-  // of D^T for the transposed contractions). Keeping them in registers instead
-  // would cost 4 Nq doubles = 64 registers per thread at Nq = 8.
+  // of D^T for the transposed contractions), or copies them into registers.
   for (int n = t + NQ2 * z; n < NQ2; n += NQ2 * EPB) {
     const int row = n / NQ, col = n % NQ;
     s_D[row][col] = __ldg(a.derivative + n);
@@ -261,9 +261,8 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
         recompute, helmholtz, column, wij, a.lambda0, a.lambda1,
         [&](int f) { return stage[f][tid]; }, [](double x, double d) { return x * __drcp_rn(d); },
         g, mass);
-    contract_slice<k>(
-        i, j, z, s_u, s_uT, s_gr, s_gsT, r_u, r_y, g, mass, helmholtz, dot_d,
-        [](int m) { return c_D[k * NQ + m]; });
+    contract_slice<k>(i, j, z, s_u, s_uT, s_gr, s_gsT, r_u, r_y, g, mass, helmholtz, dot_d,
+                      [](int m) { return c_D[k * NQ + m]; });
   });
   if (!valid) return;
 #pragma unroll
@@ -272,39 +271,53 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     for (int k = 0; k < NQ; ++k) a.y[c * a.field_stride + e * NP + k * NQ2 + t] = r_y[c][k];
 }
 
-template <int NQ, Geometry GEOM, bool D_IN_REGISTERS>
+// Where the D vectors pay their registers, measured on an H200 (ppkit compare
+// --default at ~2 M DOF and the N = 7, 32,768-element benchmark; both kernels
+// built, docs/sem.md): the stored kernel with one field at Nq >= 8 (N = 7:
+// 0.336 -> 0.288 ms, 78% -> 91% of the copy bandwidth; N = 9: 101 -> 82 us)
+// and with three fields at Nq = 8 (67 -> 55 us); the recompute kernel with
+// three fields at Nq = 8 (62 -> 53 us). Slower: stored at Nq = 4, 6 (8-9%),
+// recompute with one field at Nq = 8 (194 registers, 8 warps per SM: 0.280 ->
+// 0.304 ms). Not measured, so D stays in shared memory: other three-field
+// orders (ptxas spills 40-984 bytes at Nq >= 9) and partial recompute.
+__host__ __device__ constexpr bool d_in_registers(Geometry geometry, int nq, int ncol) {
+  return ncol == 1 ? geometry == Geometry::stored && nq >= 8
+                   : nq == 8 && (geometry == Geometry::stored || geometry == Geometry::recompute);
+}
+
+template <int NQ, Geometry GEOM>
 void launch_columns_nq(const AxhelmKernelArgs& a) {
   constexpr int EPB = elements_per_block(NQ);
   const dim3 block(NQ, NQ, EPB);
   const unsigned grid = unsigned((a.elements + EPB - 1) / EPB);
   if (a.ncol == 3)
-    axhelm_columns_kernel<NQ, 3, GEOM, D_IN_REGISTERS><<<grid, block>>>(a);
+    axhelm_columns_kernel<NQ, 3, GEOM, d_in_registers(GEOM, NQ, 3)><<<grid, block>>>(a);
   else
-    axhelm_columns_kernel<NQ, 1, GEOM, D_IN_REGISTERS><<<grid, block>>>(a);
+    axhelm_columns_kernel<NQ, 1, GEOM, d_in_registers(GEOM, NQ, 1)><<<grid, block>>>(a);
 }
 
 // Nq = 2..10 (N = 1..9, compiled_max_nq); other Nq are rejected by the glue.
-template <Geometry GEOM, bool D_IN_REGISTERS = false>
+template <Geometry GEOM>
 void launch_columns(const AxhelmKernelArgs& a) {
   switch (a.nq) {
     case 2:
-      return launch_columns_nq<2, GEOM, D_IN_REGISTERS>(a);
+      return launch_columns_nq<2, GEOM>(a);
     case 3:
-      return launch_columns_nq<3, GEOM, D_IN_REGISTERS>(a);
+      return launch_columns_nq<3, GEOM>(a);
     case 4:
-      return launch_columns_nq<4, GEOM, D_IN_REGISTERS>(a);
+      return launch_columns_nq<4, GEOM>(a);
     case 5:
-      return launch_columns_nq<5, GEOM, D_IN_REGISTERS>(a);
+      return launch_columns_nq<5, GEOM>(a);
     case 6:
-      return launch_columns_nq<6, GEOM, D_IN_REGISTERS>(a);
+      return launch_columns_nq<6, GEOM>(a);
     case 7:
-      return launch_columns_nq<7, GEOM, D_IN_REGISTERS>(a);
+      return launch_columns_nq<7, GEOM>(a);
     case 8:
-      return launch_columns_nq<8, GEOM, D_IN_REGISTERS>(a);
+      return launch_columns_nq<8, GEOM>(a);
     case 9:
-      return launch_columns_nq<9, GEOM, D_IN_REGISTERS>(a);
+      return launch_columns_nq<9, GEOM>(a);
     case 10:
-      return launch_columns_nq<10, GEOM, D_IN_REGISTERS>(a);
+      return launch_columns_nq<10, GEOM>(a);
     default:
       break;
   }

@@ -13,8 +13,5 @@ void set_constants_columns_recompute(int nq, const double* derivative, const dou
 void launch_columns_recompute(const AxhelmKernelArgs& args) {
   columns::launch_columns<columns::Geometry::recompute>(args);
 }
-void launch_columns_recompute_d_registers(const AxhelmKernelArgs& args) {
-  columns::launch_columns<columns::Geometry::recompute, true>(args);
-}
 
 }  // namespace ppkit::sem::cuda_kernels

@@ -13,8 +13,5 @@ void set_constants_columns_stored(int nq, const double* derivative, const double
 void launch_columns_stored(const AxhelmKernelArgs& args) {
   columns::launch_columns<columns::Geometry::stored>(args);
 }
-void launch_columns_stored_d_registers(const AxhelmKernelArgs& args) {
-  columns::launch_columns<columns::Geometry::stored, true>(args);
-}
 
 }  // namespace ppkit::sem::cuda_kernels

@@ -15,9 +15,7 @@ enum class CudaKernel {
   trilinear_partial,  // register columns, trilinear elements load lambda0 w/|J| only
   stored_dshared,     // first kernels: D in shared memory, scalar loads
   trilinear_dshared,
-  trilinear_wmma,     // r/s contractions on fp64 tensor cores, Nq = 8
-  stored_dreg,        // as stored, the thread's D vectors in registers
-  trilinear_dreg      // as trilinear, the thread's D vectors in registers
+  trilinear_wmma  // r/s contractions on fp64 tensor cores, Nq = 8
 };
 
 // The CUDA kernels behind DeviceAxhelmOperator (axhelm_cuda.cpp).

@@ -108,11 +108,13 @@ __device__ __forceinline__ void node_factors(bool recompute, bool helmholtz, con
 // 2 row i of D^T, 3 row j of D^T; d_t(m) = D[K][m]; settle() as in
 // axhelm_gpu_settle.cuh (the identity on CUDA).
 template <int K, int NQ, int NCOL, int EPB, int S, class DotD, class DRowK>
-__device__ __forceinline__ void contract_slice(
-    int i, int j, int z, double (&s_u)[EPB][NCOL][NQ][S], double (&s_uT)[EPB][NCOL][NQ][S],
-    double (&s_gr)[EPB][NCOL][NQ][S], double (&s_gsT)[EPB][NCOL][NQ][S],
-    const double (&r_u)[NCOL][NQ], double (&r_y)[NCOL][NQ], const double (&g)[6], double mass,
-    bool helmholtz, DotD dot_d, DRowK d_t) {
+__device__ __forceinline__ void contract_slice(int i, int j, int z, double (&s_u)[EPB][NCOL][NQ][S],
+                                               double (&s_uT)[EPB][NCOL][NQ][S],
+                                               double (&s_gr)[EPB][NCOL][NQ][S],
+                                               double (&s_gsT)[EPB][NCOL][NQ][S],
+                                               const double (&r_u)[NCOL][NQ],
+                                               double (&r_y)[NCOL][NQ], const double (&g)[6],
+                                               double mass, bool helmholtz, DotD dot_d, DRowK d_t) {
   using D_row_i = std::integral_constant<int, 0>;
   using D_row_j = std::integral_constant<int, 1>;
   using DT_row_i = std::integral_constant<int, 2>;
@@ -141,8 +143,7 @@ __device__ __forceinline__ void contract_slice(
 #pragma unroll
   for (int c = 0; c < NCOL; ++c)
     r_y[c][K] = settle(
-        (dot_d(&s_gr[z][c][j][0], DT_row_i{}) + dot_d(&s_gsT[z][c][i][0], DT_row_j{})) +
-        r_y[c][K]);
+        (dot_d(&s_gr[z][c][j][0], DT_row_i{}) + dot_d(&s_gsT[z][c][i][0], DT_row_j{})) + r_y[c][K]);
 }
 
 }  // namespace ppkit::sem::columns
