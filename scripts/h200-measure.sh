@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|fdtd-extra|sanitize|profile|multi
+#   scripts/h200-measure.sh build|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|sanitize|profile|multi
 # Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
 # GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
@@ -9,7 +9,7 @@
 # PPKIT_OCL_ICD_DEB (an ocl-icd-libopencl1 .deb if the node has no OpenCL loader),
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements). Output in $OUT.
 set -uo pipefail
-parts='build tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large fdtd-extra sanitize profile multi'
+parts='build tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra sanitize profile multi'
 part=${1:?usage: h200-measure.sh PART, one of: $parts}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -79,6 +79,13 @@ case $part in
         --variant cuda/symplectic-float4 --probes "$OUT/sph_dambreak_dp$dp.csv" --quiet \
         > "$OUT/sph_dambreak_dp$dp.txt" 2>&1; tail -n 5 "$OUT/sph_dambreak_dp$dp.txt"
     fi ;;
+  sph-bench)
+    # ppkit_bench_sph on the GPU variants: interactions/s and the full step
+    # (renumbering every step and never) at 1, 4 and 16 M particles (~80 s).
+    LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}" "$bundle/bin/ppkit_bench_sph" \
+      --benchmark_filter='/(cuda|kokkos-cuda)/' --benchmark_min_time=0.2 \
+      --benchmark_out="$OUT/bench_sph.json" --benchmark_out_format=json > "$OUT/bench_sph.txt" 2>&1
+    grep -E '^sph' "$OUT/bench_sph.txt" ;;
   fdtd-extra)
     # Phasor update (float4 against plain), the SAR half-space on the GPU
     # variants, and the far field of the dipole.
