@@ -58,12 +58,12 @@ __host__ __device__ constexpr int elements_per_block(int nq) {
 // blocks as fit with this many registers per thread, and ptxas keeps each
 // thread within it. The stored kernel is memory-bound and needs occupancy
 // (bytes in flight); the recompute kernels are FP64-bound and get more
-// registers for instruction-level parallelism. ptxas -v (sm_90): stored,
-// Nq = 8, one field fits 80 registers without spills (12 blocks, 24 warps per
-// SM), the recompute kernels 128 (8 blocks, 16 warps).
+// registers for instruction-level parallelism. ptxas -v (sm_90), D in shared
+// memory: stored, Nq = 8, one field fits 80 registers without spills (12
+// blocks, 24 warps per SM), the recompute kernels 128 (8 blocks, 16 warps).
 // D_IN_REGISTERS needs the 4 Nq doubles of the thread's D vectors more: at
-// Nq = 8, 168 registers (3 warps per SM sub-partition) hold the stored kernel
-// without spills.
+// Nq = 8, 168 registers (6 blocks, 3 warps per SM sub-partition) hold the
+// stored kernel without spills; it is faster so despite half the warps.
 __host__ __device__ constexpr int register_budget(int geometry_mode, int nq, int ncol,
                                                   bool d_in_registers) {
   const int one_field = d_in_registers ? (geometry_mode == 0 && nq <= 8 ? 168 : 255)
