@@ -63,7 +63,7 @@ __host__ __device__ constexpr int elements_per_block(int nq) {
 // blocks, 24 warps per SM), the recompute kernels 128 (8 blocks, 16 warps).
 // D_IN_REGISTERS needs the 4 Nq doubles of the thread's D vectors more: at
 // Nq = 8, 168 registers (6 blocks, 3 warps per SM sub-partition) hold the
-// stored kernel without spills; it is faster so despite half the warps.
+// stored kernel without spills, and with half the warps it is faster.
 __host__ __device__ constexpr int register_budget(int geometry_mode, int nq, int ncol,
                                                   bool d_in_registers) {
   const int one_field = d_in_registers ? (geometry_mode == 0 && nq <= 8 ? 168 : 255)
