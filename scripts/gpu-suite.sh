@@ -16,14 +16,7 @@ export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export OMP_PROC_BIND=spread OMP_PLACES=threads
 
 # NVIDIA's OpenCL driver needs an ICD entry; a loader comes from the node or the .deb.
-if [ -n "${PPKIT_OCL_ICD_DEB:-}" ] && ! ldconfig -p | grep -q 'libOpenCL.so.1'; then
-  dpkg -x "$PPKIT_OCL_ICD_DEB" /tmp/ocl-icd
-  export LD_LIBRARY_PATH="/tmp/ocl-icd/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH"
-fi
-nv=$(ldconfig -p | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')
-if [ -n "$nv" ] && [ ! -e /etc/OpenCL/vendors/nvidia.icd ] && [ -w /etc ]; then
-  mkdir -p /etc/OpenCL/vendors && echo "$nv" > /etc/OpenCL/vendors/nvidia.icd
-fi
+source "$(dirname "$0")/gpu-opencl-env.sh"
 
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv; } \
   > "$OUT/machine.txt" 2>&1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|sanitize|profile|multi
+#   scripts/h200-measure.sh build|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
 # Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
 # GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
@@ -9,7 +9,7 @@
 # PPKIT_OCL_ICD_DEB (an ocl-icd-libopencl1 .deb if the node has no OpenCL loader),
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements). Output in $OUT.
 set -uo pipefail
-parts='build tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra sanitize profile multi'
+parts='build tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
 part=${1:?usage: h200-measure.sh PART, one of: $parts}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -100,6 +100,20 @@ case $part in
     done
     "$ppkit" fdtd dipole --cells 128 --cpml 10 --steps 1500 --variant cuda/register-x \
       --far-field "$OUT/dipole_far_field.csv" > "$OUT/dipole_far_field.txt" 2>&1; tail -n 4 "$OUT/dipole_far_field.txt" ;;
+  opencl-fill-probe)
+    # scripts/opencl_fill_probe.cpp on NVIDIA's OpenCL: every fill pattern width,
+    # a whole write and a kernel on buffers below and above 2^31 bytes, one
+    # process each under a 60 s timeout (a 1-byte fill past 2^31 bytes hung on
+    # driver 580; docs/reliability.md).
+    source scripts/gpu-opencl-env.sh
+    g++ -O2 -std=c++17 -I"$deps/include" scripts/opencl_fill_probe.cpp \
+      -L"$deps/lib/x86_64-linux-gnu" -lOpenCL -o "$OUT/opencl_fill_probe" || exit 1
+    for bytes in 2.0e9 2.2e9 2.44e9 4.2e9; do
+      for mode in fill1 fill4 fill16 write kernel; do
+        timeout 60 "$OUT/opencl_fill_probe" $mode $bytes NVIDIA; echo "  exit $?"
+      done
+    done 2>&1 | tee "$OUT/opencl_fill_probe.txt"
+    rm -f "$OUT/opencl_fill_probe" ;;
   sanitize)
     # compute-sanitizer memcheck and racecheck over the CUDA variant tests.
     PPKIT_SANITIZE_TOOLS=${PPKIT_SANITIZE_TOOLS:-"memcheck racecheck"} scripts/gpu-sanitize.sh "$bundle" "$OUT/sanitize" ;;
