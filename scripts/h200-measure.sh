@@ -120,8 +120,9 @@ case $part in
   profile)
     # Nsight Compute counters of the kernel each workload's goal rests on (one
     # launch each, clocks left as they are): FEM factored-atomic at 64^3, SEM
-    # cuda/stored at N = 7 on nekBench's 32,768 elements, FDTD cuda/split-x1
-    # interior kernels at 512^3. Text reports in $OUT/profile/.
+    # cuda/stored and cuda/trilinear-wmma at N = 7 on nekBench's 32,768
+    # elements, FDTD cuda/split-x1 interior and shell kernels at 512^3 and the
+    # duration of every kernel of a 768^3 run. Reports in $OUT/profile/.
     export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
     mkdir -p "$OUT/profile"
     ncu_run() {  # NAME KERNEL_REGEX BENCH FILTER
@@ -135,7 +136,16 @@ case $part in
     }
     ncu_run fem_factored_atomic 'factored_kernel' ppkit_bench_fem 'box64/cuda/factored-atomic/'
     ncu_run sem_stored 'axhelm_columns_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/stored/'
-    PPKIT_FDTD_BENCH_SIZES=512 PPKIT_FDTD_BENCH_STEPS=4 ncu_run fdtd_split_x1 'interior_(e|h)_kernel' ppkit_bench_fdtd '512\^3/cuda/split-x1/' ;;
+    PPKIT_FDTD_BENCH_SIZES=512 PPKIT_FDTD_BENCH_STEPS=4 ncu_run fdtd_split_x1 'interior_(e|h)_kernel' ppkit_bench_fdtd '512\^3/cuda/split-x1/'
+    PPKIT_FDTD_BENCH_SIZES=512 PPKIT_FDTD_BENCH_STEPS=4 ncu_run fdtd_shell_h 'shell_h_kernel' ppkit_bench_fdtd '512\^3/cuda/split-x1/'
+    ncu_run sem_wmma 'axhelm_wmma_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/trilinear-wmma/'
+    # Where one FDTD step's time goes: the duration of every kernel of one
+    # 4-step run at 768^3 (kernels serialised, so the shell's overlap is lost).
+    PPKIT_FDTD_BENCH_SIZES=768 PPKIT_FDTD_BENCH_STEPS=4 timeout 240 ncu --clock-control none \
+      --metrics gpu__time_duration.sum --csv --page raw --launch-count 40 \
+      "$bundle/bin/ppkit_bench_fdtd" --benchmark_filter='768\^3/cuda/split-x1/' \
+      --benchmark_min_time=0.01 > "$OUT/profile/ncu_fdtd_768_kernels.csv" 2>&1
+    echo "fdtd 768^3 kernel durations: exit $?" ;;
   multi) OUT="$OUT" PPKIT_BUNDLE="$bundle" scripts/h200-multi.sh ;;
   *) echo "unknown part '$part' (valid: $parts)"; exit 2 ;;
 esac
