@@ -220,12 +220,30 @@ inline void shell_node(__global const long* shell, long q, long* i, long* j, lon
   }
 }
 
-inline float cpml_term(float d, int slot, __global const float* prof, long n1, long u, int h,
-                       __global float* psi, long q) {
+// One CPML derivative term (yee_split.hpp): its loads first, then its
+// arithmetic and psi store. The shell kernels issue the loads of every term
+// and field of a node before the first store (a psi store may alias any later
+// load, so the loads would otherwise wait a memory round trip per term).
+typedef struct {
+  float inv_kd, b, c, psi;
+} CpmlLoads;
+
+inline CpmlLoads cpml_loads(int slot, __global const float* prof, long n1, long u, int h,
+                            __global const float* psi, long q) {
   const long base = h ? 3 * n1 : 0;
-  const float plain = d * prof[base + u];
+  CpmlLoads t = {prof[base + u], 0.0f, 0.0f, 0.0f};
+  if (slot >= 0) {
+    t.b = prof[base + n1 + u];
+    t.c = prof[base + 2 * n1 + u];
+    t.psi = psi[q];
+  }
+  return t;
+}
+
+inline float cpml_term(float d, CpmlLoads t, int slot, __global float* psi, long q) {
+  const float plain = d * t.inv_kd;
   if (slot < 0) return plain;
-  const float updated = prof[base + n1 + u] * psi[q] + prof[base + 2 * n1 + u] * d;
+  const float updated = t.b * t.psi + t.c * d;
   psi[q] = updated;
   return plain + updated;
 }
@@ -250,24 +268,43 @@ __kernel void update_h_shell(long nx, long ny, long nz, long pz, long layers,
   const long qx = ((long)slx * (ny + 1) + j) * pz + k;
   const long qy = (i * layers + sly) * pz + k;
   const long qz = (i * (ny + 1) + j) * layers + slz;
-  if (j < ny && k < nz) {
-    const float dez = ez[n + sy] - ez[n], dey = ey[n + 1] - ey[n];
-    const float curl = cpml_term(dez, sly, py, ny + 1, j, 1, psiy + 2 * psiy_size, qy) -
-                       cpml_term(dey, slz, pzp, pz, k, 1, psiz + 2 * psiz_size, qz);
-    hx[n] -= dh * curl;
+  const bool do_x = j < ny && k < nz, do_y = i < nx && k < nz, do_z = i < nx && j < ny;
+  __global float *psi_xy = psiy + 2 * psiy_size, *psi_xz = psiz + 2 * psiz_size;
+  __global float *psi_yz = psiz + 3 * psiz_size, *psi_yx = psix + 2 * psix_size;
+  __global float *psi_zx = psix + 3 * psix_size, *psi_zy = psiy + 3 * psiy_size;
+  const CpmlLoads none = {0.0f, 0.0f, 0.0f, 0.0f};
+  CpmlLoads xy = none, xz = none, yz = none, yx = none, zx = none, zy = none;
+  float vhx = 0, vhy = 0, vhz = 0, dez_y = 0, dey_z = 0, dex_z = 0, dez_x = 0, dey_x = 0, dex_y = 0;
+  if (do_x) {
+    vhx = hx[n];
+    dez_y = ez[n + sy] - ez[n];
+    dey_z = ey[n + 1] - ey[n];
+    xy = cpml_loads(sly, py, ny + 1, j, 1, psi_xy, qy);
+    xz = cpml_loads(slz, pzp, pz, k, 1, psi_xz, qz);
   }
-  if (i < nx && k < nz) {
-    const float dex = ex[n + 1] - ex[n], dez = ez[n + sx] - ez[n];
-    const float curl = cpml_term(dex, slz, pzp, pz, k, 1, psiz + 3 * psiz_size, qz) -
-                       cpml_term(dez, slx, px, nx + 1, i, 1, psix + 2 * psix_size, qx);
-    hy[n] -= dh * curl;
+  if (do_y) {
+    vhy = hy[n];
+    dex_z = ex[n + 1] - ex[n];
+    dez_x = ez[n + sx] - ez[n];
+    yz = cpml_loads(slz, pzp, pz, k, 1, psi_yz, qz);
+    yx = cpml_loads(slx, px, nx + 1, i, 1, psi_yx, qx);
   }
-  if (i < nx && j < ny) {
-    const float dey = ey[n + sx] - ey[n], dex = ex[n + sy] - ex[n];
-    const float curl = cpml_term(dey, slx, px, nx + 1, i, 1, psix + 3 * psix_size, qx) -
-                       cpml_term(dex, sly, py, ny + 1, j, 1, psiy + 3 * psiy_size, qy);
-    hz[n] -= dh * curl;
+  if (do_z) {
+    vhz = hz[n];
+    dey_x = ey[n + sx] - ey[n];
+    dex_y = ex[n + sy] - ex[n];
+    zx = cpml_loads(slx, px, nx + 1, i, 1, psi_zx, qx);
+    zy = cpml_loads(sly, py, ny + 1, j, 1, psi_zy, qy);
   }
+  if (do_x)
+    hx[n] =
+        vhx - dh * (cpml_term(dez_y, xy, sly, psi_xy, qy) - cpml_term(dey_z, xz, slz, psi_xz, qz));
+  if (do_y)
+    hy[n] =
+        vhy - dh * (cpml_term(dex_z, yz, slz, psi_yz, qz) - cpml_term(dez_x, yx, slx, psi_yx, qx));
+  if (do_z)
+    hz[n] =
+        vhz - dh * (cpml_term(dey_x, zx, slx, psi_zx, qx) - cpml_term(dex_y, zy, sly, psi_zy, qy));
 }
 
 __kernel void update_e_shell(long nx, long ny, long nz, long pz, long layers,
@@ -294,24 +331,43 @@ __kernel void update_e_shell(long nx, long ny, long nz, long pz, long layers,
   // it always lies in the shell (the interior E box ends before it).
   const bool inner_x = i >= 1 && (i < nx || PERIODIC_X), inner_y = j >= 1 && (j < ny || PERIODIC_Y),
              inner_z = k >= 1 && k < nz;
-  if (i < nx && inner_y && inner_z) {
-    const float dhz = hz[n] - hz[n - sy], dhy = hy[n] - hy[n - 1];
-    const float curl = cpml_term(dhz, sly, py, ny + 1, j, 0, psiy, qy) -
-                       cpml_term(dhy, slz, pzp, pz, k, 0, psiz, qz);
-    ex[n] = ca * ex[n] + cb * curl;
+  const bool do_x = i < nx && inner_y && inner_z, do_y = inner_x && j < ny && inner_z,
+             do_z = inner_x && inner_y && k < nz;
+  __global float *psi_xy = psiy, *psi_xz = psiz, *psi_yz = psiz + psiz_size, *psi_yx = psix;
+  __global float *psi_zx = psix + psix_size, *psi_zy = psiy + psiy_size;
+  const CpmlLoads none = {0.0f, 0.0f, 0.0f, 0.0f};
+  CpmlLoads xy = none, xz = none, yz = none, yx = none, zx = none, zy = none;
+  float vex = 0, vey = 0, vez = 0, dhz_y = 0, dhy_z = 0, dhx_z = 0, dhz_x = 0, dhy_x = 0, dhx_y = 0;
+  if (do_x) {
+    vex = ex[n];
+    dhz_y = hz[n] - hz[n - sy];
+    dhy_z = hy[n] - hy[n - 1];
+    xy = cpml_loads(sly, py, ny + 1, j, 0, psi_xy, qy);
+    xz = cpml_loads(slz, pzp, pz, k, 0, psi_xz, qz);
   }
-  if (inner_x && j < ny && inner_z) {
-    const float dhx = hx[n] - hx[n - 1], dhz = hz[n] - hz[n - sx];
-    const float curl = cpml_term(dhx, slz, pzp, pz, k, 0, psiz + psiz_size, qz) -
-                       cpml_term(dhz, slx, px, nx + 1, i, 0, psix, qx);
-    ey[n] = ca * ey[n] + cb * curl;
+  if (do_y) {
+    vey = ey[n];
+    dhx_z = hx[n] - hx[n - 1];
+    dhz_x = hz[n] - hz[n - sx];
+    yz = cpml_loads(slz, pzp, pz, k, 0, psi_yz, qz);
+    yx = cpml_loads(slx, px, nx + 1, i, 0, psi_yx, qx);
   }
-  if (inner_x && inner_y && k < nz) {
-    const float dhy = hy[n] - hy[n - sx], dhx = hx[n] - hx[n - sy];
-    const float curl = cpml_term(dhy, slx, px, nx + 1, i, 0, psix + psix_size, qx) -
-                       cpml_term(dhx, sly, py, ny + 1, j, 0, psiy + psiy_size, qy);
-    ez[n] = ca * ez[n] + cb * curl;
+  if (do_z) {
+    vez = ez[n];
+    dhy_x = hy[n] - hy[n - sx];
+    dhx_y = hx[n] - hx[n - sy];
+    zx = cpml_loads(slx, px, nx + 1, i, 0, psi_zx, qx);
+    zy = cpml_loads(sly, py, ny + 1, j, 0, psi_zy, qy);
   }
+  if (do_x)
+    ex[n] = ca * vex +
+            cb * (cpml_term(dhz_y, xy, sly, psi_xy, qy) - cpml_term(dhy_z, xz, slz, psi_xz, qz));
+  if (do_y)
+    ey[n] = ca * vey +
+            cb * (cpml_term(dhx_z, yz, slz, psi_yz, qz) - cpml_term(dhz_x, yx, slx, psi_yx, qx));
+  if (do_z)
+    ez[n] = ca * vez +
+            cb * (cpml_term(dhy_x, zx, slx, psi_zx, qx) - cpml_term(dhx_y, zy, sly, psi_zy, qy));
 }
 
 // First pass of the energy sum: float4 loads, per-work-item sums, tree reduction.

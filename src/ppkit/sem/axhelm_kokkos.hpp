@@ -35,6 +35,7 @@ struct AxhelmDeviceMesh {
   double lambda0 = 1, lambda1 = 0;
   Kokkos::View<double*, MemSpace> derivative, nodes, weights, vertices, factors;
   Kokkos::View<std::int64_t*, MemSpace> factor_slot;  // [E]: >= 0 load, -1 recompute
+  bool any_recompute = false;                          // some factor_slot < 0
   std::int64_t field_stride() const { return elements * nq * nq * nq; }
 };
 
@@ -70,6 +71,7 @@ AxhelmDeviceMesh<MemSpace> upload_axhelm_mesh(const AxhelmProblem& p, bool recom
   if (loaded.empty()) loaded.push_back(0.0);  // keep a valid (unused) allocation
   m.factors = to_device<double, MemSpace>(loaded, "sem::factors");
   m.factor_slot = to_device<std::int64_t, MemSpace>(slot, "sem::factor_slot");
+  m.any_recompute = next < p.elements;
   return m;
 }
 

@@ -9,6 +9,14 @@
 // the G-weighted gradient, so every r/s contraction walks a contiguous,
 // padded scratch row (16-byte loads on CUDA). D and D^T sit in scratch with
 // the same padding. Launch bounds cap registers as for the CUDA kernels.
+// As there (axhelm_cuda_columns.cuh, d_in_registers), where it paid on the
+// H200 the four D vectors of a thread (rows i and j of D and of D^T) are read
+// once into 4 Nq registers, halving the shared loads of the r and s
+// contractions: one field at Nq >= 8 when every element loads its factors,
+// three fields at Nq = 8. Stored factors are loaded one k-slice ahead into
+// registers (the CUDA kernel's cp.async staging has no portable form): the
+// team barriers order memory, so loads of slice k issued after them would
+// wait a whole DRAM latency per slice.
 //
 // This kernel relies on a team of exactly Nq^2 threads that keep private
 // state across team barriers: GPU spaces only. Host spaces use the portable
@@ -67,12 +75,35 @@ KOKKOS_FORCEINLINE_FUNCTION double row_dot(const double* row, const double* d) {
   return even + odd;
 }
 
-template <int NQ, int NCOL, class Exec, class Mesh, class XView, class YView>
+// sum_m d[m] row[m], the row a padded scratch row, d in registers.
+template <int NQ>
+KOKKOS_FORCEINLINE_FUNCTION double row_dot(const double* row, const double (&d)[NQ]) {
+  double even = 0, odd = 0;
+  for (int m = 0; m + 1 < NQ; m += 2) {
+    const DoublePair v = load_pair(row + m);
+    even += d[m] * v.a;
+    odd += d[m + 1] * v.b;
+  }
+  if (NQ % 2) even += d[NQ - 1] * row[NQ - 1];
+  return even + odd;
+}
+
+// Where the D vectors go to registers (the CUDA kernels' measured rule).
+template <int NQ, int NCOL, bool MAY_RECOMPUTE>
+constexpr bool d_in_registers = NCOL == 1 ? !MAY_RECOMPUTE && NQ >= 8 : NQ == 8;
+
+// MAY_RECOMPUTE: the mesh has elements that rebuild their factors (without
+// them the recompute path and its per-column registers are compiled out).
+template <int NQ, int NCOL, bool MAY_RECOMPUTE, class Exec, class Mesh, class XView, class YView>
 void apply(const Mesh& m, const XView& x, const YView& y) {
   constexpr int NQ2 = NQ * NQ, NP = NQ2 * NQ, S = row_stride(NQ);
-  // Registers: as the CUDA kernels (128 per thread at Nq = 8, one field).
-  constexpr int min_blocks = NCOL == 1 ? (65536 / (((NQ2 + 31) / 32) * 32 * 128))
-                                       : (65536 / (((NQ2 + 31) / 32) * 32 * 255));
+  // Registers: as the CUDA kernels (128 per thread for one field; with D in
+  // registers 168 at Nq = 8, 255 above; 255 for three fields).
+  constexpr int registers = NCOL == 3                                  ? 255
+                            : !d_in_registers<NQ, NCOL, MAY_RECOMPUTE> ? 128
+                            : NQ <= 8                                  ? 168
+                                                                       : 255;
+  constexpr int min_blocks = 65536 / (((NQ2 + 31) / 32) * 32 * registers);
   using Policy =
       Kokkos::TeamPolicy<Exec, Kokkos::LaunchBounds<NQ2, (min_blocks < 1 ? 1 : min_blocks)>>;
   using Member = typename Policy::member_type;
@@ -102,7 +133,7 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
     double* s_C = s_DT + slice;           // trilinear coefficients
     const int lane = team.team_rank(), i = lane % NQ, j = lane / NQ;
     const std::int64_t slot = factor_slot(e);
-    const bool recompute = slot < 0;
+    const bool recompute = MAY_RECOMPUTE && slot < 0;
 
     {
       const int row = lane / NQ, col = lane % NQ;
@@ -129,14 +160,39 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
         r_y[c][k] = 0;
       }
     team.team_barrier();
+    // The D vectors: rows i and j of D and of D^T, from scratch or registers.
+    double r_d[d_in_registers<NQ, NCOL, MAY_RECOMPUTE> ? 4 : 1][NQ];
+    if constexpr (d_in_registers<NQ, NCOL, MAY_RECOMPUTE>) {
+      for (int mm = 0; mm < NQ; ++mm) {
+        r_d[0][mm] = s_D[i * S + mm];
+        r_d[1][mm] = s_D[j * S + mm];
+        r_d[2][mm] = s_DT[i * S + mm];
+        r_d[3][mm] = s_DT[j * S + mm];
+      }
+    }
+    auto dot_d = [&](const double* row, int which) {
+      if constexpr (d_in_registers<NQ, NCOL, MAY_RECOMPUTE>)
+        return row_dot<NQ>(row, r_d[which]);
+      else
+        return row_dot<NQ>(row, (which < 2 ? s_D : s_DT) + (which % 2 ? j : i) * S);
+    };
 
     // Per-column terms of the trilinear Jacobian (paper eq. 11-13).
     const double r = nodes(i), s = nodes(j), wij = weights(i) * weights(j);
     JacobianColumn column;
-    column.init(s_C, r, s);
+    if constexpr (MAY_RECOMPUTE) column.init(s_C, r, s);
     const double(&e0)[3] = column.e0, (&e1)[3] = column.e1, (&f0)[3] = column.f0,
           (&f1)[3] = column.f1, (&jt)[3] = column.jt;
     const std::int64_t factor_base = (recompute ? 0 : slot) * 7 * NP + lane;
+    // Stored factors of the next slice, loaded one slice ahead where every
+    // element loads them (in the mixed kernel the registers would spill).
+    double ahead[7] = {};
+    auto load_factors = [&](int k) {
+      const std::int64_t n = factor_base + k * NQ2;
+      for (int f = 0; f < 6; ++f) ahead[f] = factors(n + f * NP);
+      if (helmholtz) ahead[6] = factors(n + 6 * NP);
+    };
+    if constexpr (!MAY_RECOMPUTE) load_factors(0);
 
     static_for<NQ>([&](auto k_constant) {
       constexpr int k = decltype(k_constant)::value;
@@ -164,9 +220,10 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
         g[5] = scale * (at[0] * at[0] + at[1] * at[1] + at[2] * at[2]);
         mass = lambda1 * w * det;
       } else {
-        const std::int64_t n = factor_base + k * NQ2;
-        for (int f = 0; f < 6; ++f) g[f] = lambda0 * factors(n + f * NP);
-        mass = helmholtz ? lambda1 * factors(n + 6 * NP) : 0.0;
+        if constexpr (MAY_RECOMPUTE) load_factors(k);
+        for (int f = 0; f < 6; ++f) g[f] = lambda0 * ahead[f];
+        mass = helmholtz ? lambda1 * ahead[6] : 0.0;
+        if constexpr (!MAY_RECOMPUTE && k + 1 < NQ) load_factors(k + 1);
       }
       for (int c = 0; c < NCOL; ++c) {
         s_u[c * slice + j * S + i] = r_u[c][k];
@@ -174,8 +231,8 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
       }
       team.team_barrier();
       for (int c = 0; c < NCOL; ++c) {
-        const double ur = row_dot<NQ>(s_u + c * slice + j * S, s_D + i * S);
-        const double us = row_dot<NQ>(s_uT + c * slice + i * S, s_D + j * S);
+        const double ur = dot_d(s_u + c * slice + j * S, 0);
+        const double us = dot_d(s_uT + c * slice + i * S, 1);
         double ut = 0;
         for (int mm = 0; mm < NQ; ++mm) ut += s_D[k * S + mm] * r_u[c][mm];
         s_gr[c * slice + j * S + i] = g[0] * ur + g[1] * us + g[2] * ut;
@@ -186,8 +243,7 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
       }
       team.team_barrier();
       for (int c = 0; c < NCOL; ++c)
-        r_y[c][k] += row_dot<NQ>(s_gr + c * slice + j * S, s_DT + i * S) +
-                     row_dot<NQ>(s_gsT + c * slice + i * S, s_DT + j * S);
+        r_y[c][k] += dot_d(s_gr + c * slice + j * S, 2) + dot_d(s_gsT + c * slice + i * S, 3);
     });
     for (int c = 0; c < NCOL; ++c)
       for (int k = 0; k < NQ; ++k) y(c * stride + e * NP + k * NQ2 + lane) = r_y[c][k];
@@ -200,10 +256,17 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
 
 template <int NQ, class Exec, class Mesh, class XView, class YView>
 bool apply_nq(const Mesh& m, const XView& x, const YView& y) {
-  if (m.ncol == 3)
-    apply<NQ, 3, Exec>(m, x, y);
-  else
-    apply<NQ, 1, Exec>(m, x, y);
+  if (m.any_recompute) {
+    if (m.ncol == 3)
+      apply<NQ, 3, true, Exec>(m, x, y);
+    else
+      apply<NQ, 1, true, Exec>(m, x, y);
+  } else {
+    if (m.ncol == 3)
+      apply<NQ, 3, false, Exec>(m, x, y);
+    else
+      apply<NQ, 1, false, Exec>(m, x, y);
+  }
   return true;
 }
 
