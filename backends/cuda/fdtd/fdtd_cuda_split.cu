@@ -6,11 +6,10 @@
 // Everything else must come from caches, and enough loads must be in flight
 // to cover the DRAM latency (Little's law: ~4 TB/s x ~0.7 us = ~3 MB in
 // flight on the chip, ~20 KB per SM). So:
-//  - Interior / shell split (yee_split.hpp): the interior update has no CPML
+//  - Interior / shell split (yee_split.hpp): the interior kernel has no CPML
 //    branch, no psi and constant 1/du; the CPML layers and PEC faces (~12% of
-//    the nodes at 512^3 with 10 cells) run through the general update over a
-//    flat list of shell nodes, in blocks interleaved with the interior tiles
-//    of the same launch (BlockMap).
+//    the nodes at 512^3 with 10 cells) run through a thin general kernel
+//    over a flat list of shell nodes.
 //  - Interior tiles: 32 z nodes (one warp, z-contiguous, the rows pitched to
 //    128-byte alignment) x 8 y rows x R x-planes per thread. The R planes are
 //    loaded before any is computed (no loop-carried dependence as in a long
@@ -32,12 +31,10 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <string>
 #include <type_traits>
 
 #include "backends/cuda/fdtd/fdtd_cuda_materials.cuh"
 #include "backends/cuda/fdtd/fdtd_cuda_split_kernels.hpp"
-#include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/materials.hpp"
 
 namespace ppkit::fdtd::cuda_split {
@@ -48,80 +45,26 @@ using std::int64_t;
 
 constexpr int tile_z = 32, tile_y = 8, tile_threads = tile_z * tile_y;
 constexpr int shell_block = 256, energy_block = 256;
-static_assert(shell_block == tile_threads, "one half-step launch holds both kinds of block");
-// Blocks per SM the half-step kernels are compiled for: 64 registers per
-// thread (ptxas, sm_90: the shell's loads-first general update needs ~66
-// without a cap, the interior tiles 30-40; at 4 blocks a few bytes spill in
-// the 2- and 4-byte id kernels), 32 warps per SM, which keeps ~40 KB of
-// interior loads in flight per SM (Little's law above: ~20 KB needed).
-constexpr int half_step_min_blocks = 4;
 constexpr unsigned full_mask = 0xffffffffu;
 
-// One half step is one launch of 256-thread blocks: interior tiles and shell
-// blocks interleaved evenly, so the latency-bound shell blocks (short CPML
-// rows, psi and profile loads) run beside the interior's stream of full lines
-// and their time hides under it (as separate kernels, even on two streams,
-// the interior's blocks filled the GPU first and the two times added up).
-// Block b is a shell block iff floor(b S / T) steps at b (S shell blocks of T);
-// the others are interior tiles in (z, y, x-group) order.
-struct BlockMap {
-  int64_t total, shell;       // blocks of the launch, shell blocks among them
-  unsigned tiles_z, tiles_y;  // interior tiles per row of the (z, y, x-group) order
-};
-
-// What one block of a half-step launch updates: shell nodes from `first`
-// (shell) or the interior tile (tz, ty, group).
-struct BlockRole {
-  bool shell;
-  int64_t first, tz, ty, group;
-};
-
-// Decoded once per block by thread 0 and shared: per thread, the 64-bit
-// divisions made the launch instruction-bound (8.9 ms per half step at 768^3
-// against 3.8 + 1.1 ms for the two kernels it replaces).
-__device__ __forceinline__ BlockRole decode_block(const BlockMap& map) {
-  __shared__ int64_t role[4];
-  if (threadIdx.x == 0) {
-    const int64_t b = blockIdx.x, before = b * map.shell / map.total;
-    if ((b + 1) * map.shell / map.total > before) {
-      role[0] = -1;
-      role[1] = before * shell_block;
-    } else {
-      const int64_t tile = b - before, row = tile / map.tiles_z, group = row / map.tiles_y;
-      role[0] = group;
-      role[1] = tile - row * map.tiles_z;
-      role[2] = row - group * map.tiles_y;
-    }
-  }
-  __syncthreads();
-  BlockRole r{role[0] < 0, 0, 0, 0, 0};
-  if (r.shell) {
-    r.first = role[1];
-  } else {
-    r.group = role[0];
-    r.tz = role[1];
-    r.ty = role[2];
-  }
-  return r;
-}
-
-// Thread (k, j) of the block's interior tile and its first plane i0; false outside the box.
+// Thread (k, j) of an interior tile and its first plane i0; false outside the box.
 template <int R>
-__device__ __forceinline__ bool interior_node(const split::Box& b, const BlockRole& role,
-                                              int64_t& i0, int64_t& j, int64_t& k) {
-  k = (b.lo[2] & ~int64_t(tile_z - 1)) + role.tz * tile_z + int(threadIdx.x % tile_z);
-  j = b.lo[1] + role.ty * tile_y + int(threadIdx.x / tile_z);
-  i0 = b.lo[0] + role.group * R;
+__device__ __forceinline__ bool interior_node(const split::Box& b, int64_t& i0, int64_t& j,
+                                              int64_t& k) {
+  k = (b.lo[2] & ~int64_t(tile_z - 1)) + int64_t(blockIdx.x) * tile_z + threadIdx.x;
+  j = b.lo[1] + int64_t(blockIdx.y) * tile_y + threadIdx.y;
+  i0 = b.lo[0] + int64_t(blockIdx.z) * R;
   return k >= b.lo[2] && k < b.hi[2] && j < b.hi[1];
 }
 
 // H^{n+1/2} = H^{n-1/2} - dh curl E^n on the interior, R planes per thread.
 template <class Id, int R>
-__device__ __forceinline__ void interior_h(const StepArgs& s, const float2* table,
-                                           const BlockRole& role) {
+__global__ void __launch_bounds__(tile_threads) interior_h_kernel(const StepArgs s) {
+  __shared__ float2 table[std::is_same_v<Id, unsigned char> ? shared_materials : 1];
+  load_table<Id>(s, table, false);
   const split::Interior& in = s.h.interior;
   int64_t i0, j, k;
-  if (!interior_node<R>(in.box, role, i0, j, k)) return;
+  if (!interior_node<R>(in.box, i0, j, k)) return;
   const int64_t sy = s.sy, sx = (s.a.ny + 1) * sy, n0 = i0 * sx + j * sy + k;
   if (i0 + R > in.box.hi[0]) {  // the last, partial group of planes
     for (int64_t n = n0; n < in.box.hi[0] * sx; n += sx)
@@ -165,11 +108,12 @@ __device__ __forceinline__ void interior_h(const StepArgs& s, const float2* tabl
 
 // E^{n+1} = ca E^n + cb curl H^{n+1/2} on the interior, R planes per thread.
 template <class Id, int R>
-__device__ __forceinline__ void interior_e(const StepArgs& s, const float2* table,
-                                           const BlockRole& role) {
+__global__ void __launch_bounds__(tile_threads) interior_e_kernel(const StepArgs s) {
+  __shared__ float2 table[std::is_same_v<Id, unsigned char> ? shared_materials : 1];
+  load_table<Id>(s, table, true);
   const split::Interior& in = s.e.interior;
   int64_t i0, j, k;
-  if (!interior_node<R>(in.box, role, i0, j, k)) return;
+  if (!interior_node<R>(in.box, i0, j, k)) return;
   const int64_t sy = s.sy, sx = (s.a.ny + 1) * sy, n0 = i0 * sx + j * sy + k;
   if (i0 + R > in.box.hi[0]) {
     for (int64_t n = n0; n < in.box.hi[0] * sx; n += sx) {
@@ -216,7 +160,10 @@ __device__ __forceinline__ void interior_e(const StepArgs& s, const float2* tabl
 
 // The shell (CPML layers, PEC faces): one thread per node, general update.
 template <class Id>
-__device__ __forceinline__ void shell_h(const StepArgs& s, const float2* table, int64_t q) {
+__global__ void __launch_bounds__(shell_block) shell_h_kernel(const StepArgs s) {
+  __shared__ float2 table[std::is_same_v<Id, unsigned char> ? shared_materials : 1];
+  load_table<Id>(s, table, false);
+  const int64_t q = int64_t(blockIdx.x) * shell_block + threadIdx.x;
   if (q >= s.h.shell.first[6]) return;
   int64_t i, j, k;
   split::shell_node(s.h.shell, q, i, j, k);
@@ -225,38 +172,16 @@ __device__ __forceinline__ void shell_h(const StepArgs& s, const float2* table, 
 }
 
 template <class Id>
-__device__ __forceinline__ void shell_e(const StepArgs& s, const float2* table, int64_t q) {
+__global__ void __launch_bounds__(shell_block) shell_e_kernel(const StepArgs s) {
+  __shared__ float2 table[std::is_same_v<Id, unsigned char> ? shared_materials : 1];
+  load_table<Id>(s, table, true);
+  const int64_t q = int64_t(blockIdx.x) * shell_block + threadIdx.x;
   if (q >= s.e.shell.first[6]) return;
   int64_t i, j, k;
   split::shell_node(s.e.shell, q, i, j, k);
   const int64_t sy = s.sy, sx = (s.a.ny + 1) * sy, n = i * sx + j * sy + k;
   const float2 c = e_coefficients<Id>(s, table, n);
   split::update_e_node(s.a, i, i, j, k, sy, sx, c.x, c.y);
-}
-
-// One half step: the H (E) update of the interior tiles and the shell.
-template <class Id, int R>
-__global__ void __launch_bounds__(tile_threads, half_step_min_blocks)
-    half_step_h_kernel(const StepArgs s, const BlockMap map) {
-  __shared__ float2 table[std::is_same_v<Id, unsigned char> ? shared_materials : 1];
-  load_table<Id>(s, table, false);
-  const BlockRole role = decode_block(map);
-  if (role.shell)
-    shell_h<Id>(s, table, role.first + threadIdx.x);
-  else
-    interior_h<Id, R>(s, table, role);
-}
-
-template <class Id, int R>
-__global__ void __launch_bounds__(tile_threads, half_step_min_blocks)
-    half_step_e_kernel(const StepArgs s, const BlockMap map) {
-  __shared__ float2 table[std::is_same_v<Id, unsigned char> ? shared_materials : 1];
-  load_table<Id>(s, table, true);
-  const BlockRole role = decode_block(map);
-  if (role.shell)
-    shell_e<Id>(s, table, role.first + threadIdx.x);
-  else
-    interior_e<Id, R>(s, table, role);
 }
 
 template <class Id>
@@ -303,25 +228,54 @@ void with_planes(int planes, F&& f) {
   }
 }
 
-// The blocks of one half step (BlockMap above): interior tiles of 32 z x 8 y
-// nodes x `planes` x-planes and shell blocks of 256 nodes.
-BlockMap block_map(const HalfStep& half, int planes) {
-  BlockMap map{0, 0, 0, 0};
-  map.shell = (half.shell.first[6] + shell_block - 1) / shell_block;
-  int64_t tiles = 0;
-  if (!split::box_empty(half.interior.box)) {  // empty on grids thinner than the CPML
-    const split::Box& b = half.interior.box;
-    const int64_t k0 = b.lo[2] & ~int64_t(tile_z - 1);
-    map.tiles_z = unsigned((b.hi[2] - k0 + tile_z - 1) / tile_z);
-    map.tiles_y = unsigned((b.hi[1] - b.lo[1] + tile_y - 1) / tile_y);
-    tiles = int64_t(map.tiles_z) * map.tiles_y * ((b.hi[0] - b.lo[0] + planes - 1) / planes);
+dim3 interior_grid(const split::Box& b, int planes) {
+  const int64_t k0 = b.lo[2] & ~int64_t(tile_z - 1);
+  return dim3(unsigned((b.hi[2] - k0 + tile_z - 1) / tile_z),
+              unsigned((b.hi[1] - b.lo[1] + tile_y - 1) / tile_y),
+              unsigned((b.hi[0] - b.lo[0] + planes - 1) / planes));
+}
+
+unsigned shell_blocks(const split::Shell& sh) {
+  return unsigned((sh.first[6] + shell_block - 1) / shell_block);
+}
+
+// The shell kernel of a half step runs on a side stream, concurrently with the
+// interior kernel (they write disjoint nodes and read only the other field):
+// its short, latency-bound rows of CPML nodes overlap the interior's stream
+// of full lines instead of adding their time after it. Fork and join through
+// events, so the default stream sees one half step as before.
+struct ShellStream {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
+};
+
+ShellStream& shell_stream() {
+  constexpr int max_devices = 64;
+  static ShellStream per_device[max_devices];
+  int device = 0;
+  cudaGetDevice(&device);
+  ShellStream& ss = per_device[device % max_devices];
+  if (!ss.stream) {
+    cudaStreamCreateWithFlags(&ss.stream, cudaStreamNonBlocking);
+    cudaEventCreateWithFlags(&ss.fork, cudaEventDisableTiming);
+    cudaEventCreateWithFlags(&ss.join, cudaEventDisableTiming);
   }
-  map.total = tiles + map.shell;
-  if (map.total >= (int64_t(1) << 31))
-    throw Error("fdtd cuda/split: " + std::to_string(map.total) +
-                " blocks in one half step exceed the launch limit of 2^31 - 1; use more "
-                "x-planes per thread (cuda/split-x4) or a smaller grid");
-  return map;
+  return ss;
+}
+
+template <class LaunchShell, class LaunchInterior>
+void overlapped(bool has_shell, LaunchShell&& launch_shell, LaunchInterior&& launch_interior) {
+  if (!has_shell) {
+    launch_interior(cudaStream_t(nullptr));
+    return;
+  }
+  ShellStream& ss = shell_stream();
+  cudaEventRecord(ss.fork, nullptr);
+  cudaStreamWaitEvent(ss.stream, ss.fork, 0);
+  launch_shell(ss.stream);
+  launch_interior(cudaStream_t(nullptr));
+  cudaEventRecord(ss.join, ss.stream);
+  cudaStreamWaitEvent(nullptr, ss.join, 0);
 }
 
 }  // namespace
@@ -329,22 +283,38 @@ BlockMap block_map(const HalfStep& half, int planes) {
 void update_h(const StepArgs& s, int planes_per_thread) {
   with_id_type(s.id_bytes, [&](auto id) {
     using Id = decltype(id);
-    with_planes(planes_per_thread, [&](auto planes) {
-      constexpr int R = decltype(planes)::value;
-      const BlockMap map = block_map(s.h, R);
-      if (map.total > 0) half_step_h_kernel<Id, R><<<unsigned(map.total), tile_threads>>>(s, map);
-    });
+    overlapped(
+        s.h.shell.first[6] > 0,
+        [&](cudaStream_t st) {
+          shell_h_kernel<Id><<<shell_blocks(s.h.shell), shell_block, 0, st>>>(s);
+        },
+        [&](cudaStream_t st) {
+          if (split::box_empty(s.h.interior.box)) return;  // a grid thinner than the CPML
+          with_planes(planes_per_thread, [&](auto planes) {
+            constexpr int R = decltype(planes)::value;
+            interior_h_kernel<Id, R>
+                <<<interior_grid(s.h.interior.box, R), dim3(tile_z, tile_y), 0, st>>>(s);
+          });
+        });
   });
 }
 
 void update_e(const StepArgs& s, int planes_per_thread) {
   with_id_type(s.id_bytes, [&](auto id) {
     using Id = decltype(id);
-    with_planes(planes_per_thread, [&](auto planes) {
-      constexpr int R = decltype(planes)::value;
-      const BlockMap map = block_map(s.e, R);
-      if (map.total > 0) half_step_e_kernel<Id, R><<<unsigned(map.total), tile_threads>>>(s, map);
-    });
+    overlapped(
+        s.e.shell.first[6] > 0,
+        [&](cudaStream_t st) {
+          shell_e_kernel<Id><<<shell_blocks(s.e.shell), shell_block, 0, st>>>(s);
+        },
+        [&](cudaStream_t st) {
+          if (split::box_empty(s.e.interior.box)) return;  // a grid thinner than the CPML
+          with_planes(planes_per_thread, [&](auto planes) {
+            constexpr int R = decltype(planes)::value;
+            interior_e_kernel<Id, R>
+                <<<interior_grid(s.e.interior.box, R), dim3(tile_z, tile_y), 0, st>>>(s);
+          });
+        });
   });
 }
 

@@ -7,7 +7,7 @@
 
 namespace ppkit::fdtd::cuda_split {
 
-// Everything one half step's launch needs besides the field pointers.
+// Everything one half step's two kernels need besides the field pointers.
 struct HalfStep {
   split::Interior interior;
   split::Shell shell;
@@ -25,8 +25,8 @@ struct StepArgs {
   float ca0, cb0, dh0, eps0, mu0;
 };
 
-// Interior tiles (R x-planes per thread, R = 1, 2 or 4) and shell in one
-// launch; asynchronous on the default stream.
+// Interior (R x-planes per thread, R = 1, 2 or 4) then shell; asynchronous on
+// the default stream.
 void update_h(const StepArgs& s, int planes_per_thread);
 void update_e(const StepArgs& s, int planes_per_thread);
 // cuda/wavefront: one launch per full step (H and E fused in one pass over
