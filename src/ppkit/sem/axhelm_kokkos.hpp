@@ -35,7 +35,7 @@ struct AxhelmDeviceMesh {
   double lambda0 = 1, lambda1 = 0;
   Kokkos::View<double*, MemSpace> derivative, nodes, weights, vertices, factors;
   Kokkos::View<std::int64_t*, MemSpace> factor_slot;  // [E]: >= 0 load, -1 recompute
-  bool any_recompute = false;                          // some factor_slot < 0
+  bool any_recompute = false;                         // some factor_slot < 0
   std::int64_t field_stride() const { return elements * nq * nq * nq; }
 };
 
