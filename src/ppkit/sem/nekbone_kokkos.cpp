@@ -63,18 +63,15 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     double residual = initial_, rtz_old = 1.0;
     int it = 0;
     while (it < max_iterations_ && residual > tolerance_ * initial_ && residual > 0) {
-      multiply_into<Exec>(z_, r_, inv_diag_);  // z = M^-1 r (Jacobi)
-      const double rtz = weighted_dot<Exec>(r_, weight_, z_);
+      const double rtz = jacobi_dot<Exec>(z_, r_, inv_diag_, weight_);  // z = M^-1 r, r.z
       const double beta = it == 0 ? 0.0 : rtz / rtz_old;
       rtz_old = rtz;
       axpby<Exec>(p_, beta, z_, 1.0);     // p = z + beta p
       apply_axhelm<Exec>(mesh_, p_, w_);  // w = A p
       dssum<Exec>(plan_, w_);
-      multiply<Exec>(w_, mask_);
-      const double alpha = rtz / weighted_dot<Exec>(w_, weight_, p_);
-      axpby<Exec>(x_, 1.0, p_, alpha);   // x += alpha p
-      axpby<Exec>(r_, 1.0, w_, -alpha);  // r -= alpha w
-      residual = std::sqrt(weighted_dot<Exec>(r_, weight_, r_));
+      const double alpha = rtz / mask_dot<Exec>(w_, mask_, weight_, p_);  // w = mask w, w.p
+      // x += alpha p, r -= alpha w, r.r
+      residual = std::sqrt(update_dot<Exec>(x_, r_, p_, w_, alpha, weight_));
       ++it;
     }
     Exec().fence();

@@ -120,7 +120,9 @@ struct NekboneMpiSolver::Impl {
   int pending = 0;
   // Weighted inner product over owned nodes, summed over the ranks.
   double dot(const View& a, const View& c) {
-    const double mine = weighted_dot<Exec>(a, weight, c);
+    return sum_over_ranks(weighted_dot<Exec>(a, weight, c));
+  }
+  double sum_over_ranks(double mine) {
     const auto t0 = std::chrono::steady_clock::now();
     double all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, comm);
@@ -268,18 +270,17 @@ NekboneMpiResult NekboneMpiSolver::solve() {
   // The loop of KokkosNekbone::run (nekbone_kokkos.cpp) with the exchange after
   // the rank's gather-scatter and the inner products summed over the ranks.
   while (it < s.max_iterations && residual > s.tolerance * initial && residual > 0) {
-    multiply_into<Exec>(s.z, s.r, s.inv_diag);  // z = M^-1 r (Jacobi)
-    const double rtz = s.dot(s.r, s.z);
+    // z = M^-1 r, r.z
+    const double rtz = s.sum_over_ranks(jacobi_dot<Exec>(s.z, s.r, s.inv_diag, s.weight));
     const double beta = it == 0 ? 0.0 : rtz / rtz_old;
     rtz_old = rtz;
     axpby<Exec>(s.p, beta, s.z, 1.0);      // p = z + beta p
     apply_axhelm<Exec>(s.mesh, s.p, s.w);  // w = A p
     s.dssum_all(s.w);
-    multiply<Exec>(s.w, s.mask);
-    const double alpha = rtz / s.dot(s.w, s.p);
-    axpby<Exec>(s.x, 1.0, s.p, alpha);   // x += alpha p
-    axpby<Exec>(s.r, 1.0, s.w, -alpha);  // r -= alpha w
-    residual = std::sqrt(s.dot(s.r, s.r));
+    // w = mask w, w.p
+    const double alpha = rtz / s.sum_over_ranks(mask_dot<Exec>(s.w, s.mask, s.weight, s.p));
+    // x += alpha p, r -= alpha w, r.r
+    residual = std::sqrt(s.sum_over_ranks(update_dot<Exec>(s.x, s.r, s.p, s.w, alpha, s.weight)));
     out.residuals.push_back(residual);
     ++it;
   }
