@@ -28,15 +28,21 @@ void multiply(const DeviceVector<Exec>& y, const DeviceVector<Exec>& m) {
       "ppkit::sem::mask", Kokkos::RangePolicy<Exec>(0, y.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t l) { y(l) *= m(l); });
 }
+// sum over l of term(l, s) accumulating into s: the inner products below.
+template <class Exec, class Term>
+double sum_over(const char* name, std::int64_t n, const Term& term) {
+  double sum = 0;
+  Kokkos::parallel_reduce(name, Kokkos::RangePolicy<Exec>(0, n), term, sum);
+  return sum;
+}
+
 // sum a c b (Nekbone's glsc3; c = 1 / multiplicity counts each global node once)
 template <class Exec>
 double weighted_dot(const DeviceVector<Exec>& a, const DeviceVector<Exec>& c,
                     const DeviceVector<Exec>& b) {
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "ppkit::sem::glsc3", Kokkos::RangePolicy<Exec>(0, a.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += a(l) * c(l) * b(l); }, sum);
-  return sum;
+  return sum_over<Exec>(
+      "ppkit::sem::glsc3", a.extent(0),
+      KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += a(l) * c(l) * b(l); });
 }
 
 // Fused sweeps of the CG loop: each updates its vectors and returns this
@@ -46,48 +52,36 @@ double weighted_dot(const DeviceVector<Exec>& a, const DeviceVector<Exec>& c,
 template <class Exec>
 double jacobi_dot(const DeviceVector<Exec>& z, const DeviceVector<Exec>& r,
                   const DeviceVector<Exec>& d, const DeviceVector<Exec>& c) {
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "ppkit::sem::jacobi_glsc3", Kokkos::RangePolicy<Exec>(0, z.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t l, double& s) {
+  return sum_over<Exec>(
+      "ppkit::sem::jacobi_glsc3", z.extent(0), KOKKOS_LAMBDA(const std::int64_t l, double& s) {
         const double zl = d(l) * r(l);
         z(l) = zl;
         s += r(l) * c(l) * zl;
-      },
-      sum);
-  return sum;
+      });
 }
 // w = w m (the Dirichlet mask), returns sum w c p.
 template <class Exec>
 double mask_dot(const DeviceVector<Exec>& w, const DeviceVector<Exec>& m,
                 const DeviceVector<Exec>& c, const DeviceVector<Exec>& p) {
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "ppkit::sem::mask_glsc3", Kokkos::RangePolicy<Exec>(0, w.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t l, double& s) {
+  return sum_over<Exec>(
+      "ppkit::sem::mask_glsc3", w.extent(0), KOKKOS_LAMBDA(const std::int64_t l, double& s) {
         const double wl = w(l) * m(l);
         w(l) = wl;
         s += wl * c(l) * p(l);
-      },
-      sum);
-  return sum;
+      });
 }
 // x += alpha p, r -= alpha w, returns sum r c r (the new residual's glsc3).
 template <class Exec>
 double update_dot(const DeviceVector<Exec>& x, const DeviceVector<Exec>& r,
                   const DeviceVector<Exec>& p, const DeviceVector<Exec>& w, double alpha,
                   const DeviceVector<Exec>& c) {
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "ppkit::sem::update_glsc3", Kokkos::RangePolicy<Exec>(0, x.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t l, double& s) {
+  return sum_over<Exec>(
+      "ppkit::sem::update_glsc3", x.extent(0), KOKKOS_LAMBDA(const std::int64_t l, double& s) {
         x(l) += alpha * p(l);
         const double rl = r(l) - alpha * w(l);
         r(l) = rl;
         s += rl * c(l) * rl;
-      },
-      sum);
-  return sum;
+      });
 }
 
 // b = mask QQ^T (M f - A u_D), the lifted right-hand side, with `dssum` the
