@@ -59,8 +59,8 @@ double max_error(const NekboneProblem& p, const std::vector<double>& solution);
 
 // Per CG iteration (docs/sem.md): one axhelm + gather-scatter + 3 reductions +
 // 3 vector updates + Jacobi; flops and bytes for the roofline. fused_vectors:
-// the CUDA variants' three fused sweeps (nekbone_cuda.cu) instead of one
-// kernel per vector operation (Kokkos).
+// the CUDA variants' three sweeps fused with the gather-scatter
+// (nekbone_cuda.cu) instead of the Kokkos variants' four sweeps beside it.
 struct NekboneCost {
   double flops_per_iteration = 0;
   double bytes_per_iteration = 0;

@@ -87,6 +87,7 @@ struct NekboneMpiSolver::Impl {
   double tolerance = 0;
   double flops_per_iteration = 0;
   View dirichlet, mask, weight, inv_diag, b, x, r, z, p, w;
+  CgScalars<Exec> cg;  // the CG scalars the sweeps read (nekbone_vectors_kokkos.hpp)
   double exchange_seconds = 0, reduction_seconds = 0, exchange_bytes = 0;
   bool solved = false;
 
@@ -265,22 +266,23 @@ NekboneMpiResult NekboneMpiSolver::solve() {
   MPI_Barrier(s.comm);
   const auto t0 = std::chrono::steady_clock::now();
   const double initial = std::sqrt(s.dot(s.r, s.r));
-  double residual = initial, rtz_old = 1.0;
+  double residual = initial;
   int it = 0;
   // The loop of KokkosNekbone::run (nekbone_kokkos.cpp) with the exchange after
-  // the rank's gather-scatter and the inner products summed over the ranks.
+  // the rank's gather-scatter and each inner product summed over the ranks on
+  // the host, then handed to the next sweep through the device scalars.
+  CgScalars<Exec>& cg = s.cg;
   while (it < s.max_iterations && residual > s.tolerance * initial && residual > 0) {
-    // z = M^-1 r, r.z
-    const double rtz = s.sum_over_ranks(jacobi_dot<Exec>(s.z, s.r, s.inv_diag, s.weight));
-    const double beta = it == 0 ? 0.0 : rtz / rtz_old;
-    rtz_old = rtz;
-    axpby<Exec>(s.p, beta, s.z, 1.0);      // p = z + beta p
+    double mine = 0;
+    jacobi_dot<Exec>(s.z, s.r, s.inv_diag, s.weight, mine);  // z = M^-1 r, r.z
+    Kokkos::deep_copy(cg.rtz[it % 2], s.sum_over_ranks(mine));
+    search<Exec>(s.p, s.z, cg, it);        // p = z + beta p
     apply_axhelm<Exec>(s.mesh, s.p, s.w);  // w = A p
     s.dssum_all(s.w);
-    // w = mask w, w.p
-    const double alpha = rtz / s.sum_over_ranks(mask_dot<Exec>(s.w, s.mask, s.weight, s.p));
-    // x += alpha p, r -= alpha w, r.r
-    residual = std::sqrt(s.sum_over_ranks(update_dot<Exec>(s.x, s.r, s.p, s.w, alpha, s.weight)));
+    mask_dot<Exec>(s.w, s.mask, s.weight, s.p, mine);  // w = mask w, w.p
+    Kokkos::deep_copy(cg.pap, s.sum_over_ranks(mine));
+    update_dot<Exec>(s.x, s.r, s.p, s.w, cg, it, s.weight, mine);  // x, r, r.r
+    residual = std::sqrt(s.sum_over_ranks(mine));
     out.residuals.push_back(residual);
     ++it;
   }

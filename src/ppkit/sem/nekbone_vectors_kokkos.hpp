@@ -45,43 +45,77 @@ double weighted_dot(const DeviceVector<Exec>& a, const DeviceVector<Exec>& c,
       KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += a(l) * c(l) * b(l); });
 }
 
-// Fused sweeps of the CG loop: each updates its vectors and returns this
-// process's weighted inner product in one pass (the unfused loop took 23
-// vector reads and writes per iteration besides axhelm and dssum, these 19):
-// z = d r, returns sum r c z (the Jacobi step and glsc3(r, c, z)).
+// The CG scalars on the device: r.z of iteration `it` in rtz[it % 2] (the
+// previous iteration's in the other slot), p.Ap and r.r. The sweeps below read
+// beta and alpha from them, so a solve with a fixed iteration count never
+// waits for the host (as the CUDA Nekbone, nekbone_cuda.cu); the MPI solver
+// fills them from its sums over the ranks, so both run the same kernels.
 template <class Exec>
-double jacobi_dot(const DeviceVector<Exec>& z, const DeviceVector<Exec>& r,
-                  const DeviceVector<Exec>& d, const DeviceVector<Exec>& c) {
-  return sum_over<Exec>(
-      "ppkit::sem::jacobi_glsc3", z.extent(0), KOKKOS_LAMBDA(const std::int64_t l, double& s) {
+struct CgScalars {
+  using Scalar = Kokkos::View<double, typename Exec::memory_space>;
+  Scalar rtz[2] = {Scalar("sem::rtz_even"), Scalar("sem::rtz_odd")};
+  Scalar pap{"sem::pap"}, rr{"sem::rr"};
+};
+
+// Sweeps of the CG loop, each updating its vectors and reducing its weighted
+// inner product in the same pass into `out`: a host double (blocking) or a
+// device scalar (asynchronous). 19 vector reads and writes per iteration
+// besides axhelm and the gather-scatter (23 as separate kernels).
+// z = d r, out = sum r c z (the Jacobi step and glsc3(r, c, z)).
+template <class Exec, class Out>
+void jacobi_dot(const DeviceVector<Exec>& z, const DeviceVector<Exec>& r,
+                const DeviceVector<Exec>& d, const DeviceVector<Exec>& c, Out&& out) {
+  Kokkos::parallel_reduce(
+      "ppkit::sem::jacobi_glsc3", Kokkos::RangePolicy<Exec>(0, z.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l, double& s) {
         const double zl = d(l) * r(l);
         z(l) = zl;
         s += r(l) * c(l) * zl;
+      },
+      out);
+}
+// p = z + beta p, beta = rtz[it % 2] / rtz[(it + 1) % 2] (0 at it = 0).
+template <class Exec>
+void search(const DeviceVector<Exec>& p, const DeviceVector<Exec>& z, const CgScalars<Exec>& cg,
+            int it) {
+  const auto now = cg.rtz[it % 2], before = cg.rtz[(it + 1) % 2];
+  const bool first = it == 0;
+  Kokkos::parallel_for(
+      "ppkit::sem::search", Kokkos::RangePolicy<Exec>(0, p.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l) {
+        const double beta = first ? 0.0 : now() / before();
+        p(l) = beta * p(l) + z(l);
       });
 }
-// w = w m (the Dirichlet mask), returns sum w c p.
-template <class Exec>
-double mask_dot(const DeviceVector<Exec>& w, const DeviceVector<Exec>& m,
-                const DeviceVector<Exec>& c, const DeviceVector<Exec>& p) {
-  return sum_over<Exec>(
-      "ppkit::sem::mask_glsc3", w.extent(0), KOKKOS_LAMBDA(const std::int64_t l, double& s) {
+// w = w m (the Dirichlet mask), out = sum w c p.
+template <class Exec, class Out>
+void mask_dot(const DeviceVector<Exec>& w, const DeviceVector<Exec>& m, const DeviceVector<Exec>& c,
+              const DeviceVector<Exec>& p, Out&& out) {
+  Kokkos::parallel_reduce(
+      "ppkit::sem::mask_glsc3", Kokkos::RangePolicy<Exec>(0, w.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l, double& s) {
         const double wl = w(l) * m(l);
         w(l) = wl;
         s += wl * c(l) * p(l);
-      });
+      },
+      out);
 }
-// x += alpha p, r -= alpha w, returns sum r c r (the new residual's glsc3).
-template <class Exec>
-double update_dot(const DeviceVector<Exec>& x, const DeviceVector<Exec>& r,
-                  const DeviceVector<Exec>& p, const DeviceVector<Exec>& w, double alpha,
-                  const DeviceVector<Exec>& c) {
-  return sum_over<Exec>(
-      "ppkit::sem::update_glsc3", x.extent(0), KOKKOS_LAMBDA(const std::int64_t l, double& s) {
+// x += alpha p, r -= alpha w with alpha = rtz[it % 2] / pap; out = sum r c r.
+template <class Exec, class Out>
+void update_dot(const DeviceVector<Exec>& x, const DeviceVector<Exec>& r,
+                const DeviceVector<Exec>& p, const DeviceVector<Exec>& w, const CgScalars<Exec>& cg,
+                int it, const DeviceVector<Exec>& c, Out&& out) {
+  const auto rtz = cg.rtz[it % 2], pap = cg.pap;
+  Kokkos::parallel_reduce(
+      "ppkit::sem::update_glsc3", Kokkos::RangePolicy<Exec>(0, x.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l, double& s) {
+        const double alpha = rtz() / pap();
         x(l) += alpha * p(l);
         const double rl = r(l) - alpha * w(l);
         r(l) = rl;
         s += rl * c(l) * rl;
-      });
+      },
+      out);
 }
 
 // b = mask QQ^T (M f - A u_D), the lifted right-hand side, with `dssum` the
