@@ -93,12 +93,13 @@ NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, bool fu
   // p = z + beta p (2), mask (1), p.w weighted (3), x += alpha p (2),
   // r -= alpha w (2), r.r weighted (3): 17 flops per local node; dssum: 1 per copy.
   c.flops_per_iteration = ax.flops_ax + ax.flops_geo + 18 * L;
-  // Bytes (Kokkos, nekbone_vectors_kokkos.hpp): axhelm, four sweeps per local
+  // Bytes (Kokkos, nekbone_vectors_kokkos.hpp): axhelm, three sweeps per local
   // node (Jacobi + r.z: d, r, c read, z written; search: p, z read, p written;
-  // mask + w.p: w, mask, c, p read, w written; update + r.r: x, p, r, w, c
-  // read, x, r written: 19 doubles) and the gather-scatter (u read and
-  // written, an 8-byte local index and at most one 8-byte offset).
-  c.bytes_per_iteration = ax.bytes + 8.0 * 19 * L + 8.0 * 4 * L;
+  // update + r.r: x, p, r, w, c read, x, r written: 14 doubles) and the
+  // gather-scatter with the mask and w.p (w read and written, an 8-byte local
+  // index; per global node its offset, mask and p, 24 bytes counted per local
+  // node as an upper bound).
+  c.bytes_per_iteration = ax.bytes + 8.0 * 14 * L + (8.0 * 3 + 24) * L;
   // Fused (CUDA): search reads M^-1, r, p and writes p (4 doubles); gather-
   // scatter + mask reads and writes w (2) and a 4-byte local index, and per
   // global node its offset, interior flag and p (13 bytes, counted per local

@@ -67,9 +67,8 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
       jacobi_dot<Exec>(z_, r_, inv_diag_, weight_, cg_.rtz[it % 2]);  // z = M^-1 r, r.z
       search<Exec>(p_, z_, cg_, it);                                  // p = z + beta p
       apply_axhelm<Exec>(mesh_, p_, w_);                              // w = A p
-      dssum<Exec>(plan_, w_);
-      mask_dot<Exec>(w_, mask_, weight_, p_, cg_.pap);             // w = mask w, w.p
-      update_dot<Exec>(x_, r_, p_, w_, cg_, it, weight_, cg_.rr);  // x, r, r.r
+      dssum_mask_dot<Exec>(plan_, w_, mask_, p_, cg_.pap);            // w = mask QQ^T w, w.p
+      update_dot<Exec>(x_, r_, p_, w_, cg_, it, weight_, cg_.rr);     // x, r, r.r
       ++it;
       if (tolerance_ > 0) residual = read_residual();
     }

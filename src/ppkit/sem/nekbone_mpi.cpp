@@ -278,8 +278,12 @@ NekboneMpiResult NekboneMpiSolver::solve() {
     Kokkos::deep_copy(cg.rtz[it % 2], s.sum_over_ranks(mine));
     search<Exec>(s.p, s.z, cg, it);        // p = z + beta p
     apply_axhelm<Exec>(s.mesh, s.p, s.w);  // w = A p
-    s.dssum_all(s.w);
-    mask_dot<Exec>(s.w, s.mask, s.weight, s.p, mine);  // w = mask w, w.p
+    if (s.ranks == 1) {                    // no exchange: the single-process loop's pass
+      dssum_mask_dot<Exec>(s.plan, s.w, s.mask, s.p, mine);
+    } else {
+      s.dssum_all(s.w);
+      mask_dot<Exec>(s.w, s.mask, s.weight, s.p, mine);  // w = mask w, w.p
+    }
     Kokkos::deep_copy(cg.pap, s.sum_over_ranks(mine));
     update_dot<Exec>(s.x, s.r, s.p, s.w, cg, it, s.weight, mine);  // x, r, r.r
     residual = std::sqrt(s.sum_over_ranks(mine));
