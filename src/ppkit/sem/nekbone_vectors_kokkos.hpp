@@ -77,7 +77,9 @@ void jacobi_dot(const DeviceVector<Exec>& z, const DeviceVector<Exec>& r,
       },
       out);
 }
-// p = z + beta p, beta = rtz[it % 2] / rtz[(it + 1) % 2] (0 at it = 0).
+// p = z + beta p, beta = rtz[it % 2] / rtz[(it + 1) % 2] (0 at it = 0). A
+// solve whose residual reached exactly 0 keeps x (beta and alpha 0, not 0/0):
+// with tolerance 0 the loop does not read the residual to stop there.
 template <class Exec>
 void search(const DeviceVector<Exec>& p, const DeviceVector<Exec>& z, const CgScalars<Exec>& cg,
             int it) {
@@ -86,7 +88,7 @@ void search(const DeviceVector<Exec>& p, const DeviceVector<Exec>& z, const CgSc
   Kokkos::parallel_for(
       "ppkit::sem::search", Kokkos::RangePolicy<Exec>(0, p.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t l) {
-        const double beta = first ? 0.0 : now() / before();
+        const double beta = first || before() == 0.0 ? 0.0 : now() / before();
         p(l) = beta * p(l) + z(l);
       });
 }
@@ -129,7 +131,8 @@ void dssum_mask_dot(const GatherScatterPlan<typename Exec::memory_space>& plan,
       out);
 }
 
-// x += alpha p, r -= alpha w with alpha = rtz[it % 2] / pap; out = sum r c r.
+// x += alpha p, r -= alpha w with alpha = rtz[it % 2] / pap (0 if pap is 0);
+// out = sum r c r.
 template <class Exec, class Out>
 void update_dot(const DeviceVector<Exec>& x, const DeviceVector<Exec>& r,
                 const DeviceVector<Exec>& p, const DeviceVector<Exec>& w, const CgScalars<Exec>& cg,
@@ -138,7 +141,7 @@ void update_dot(const DeviceVector<Exec>& x, const DeviceVector<Exec>& r,
   Kokkos::parallel_reduce(
       "ppkit::sem::update_glsc3", Kokkos::RangePolicy<Exec>(0, x.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t l, double& s) {
-        const double alpha = rtz() / pap();
+        const double alpha = pap() == 0.0 ? 0.0 : rtz() / pap();
         x(l) += alpha * p(l);
         const double rl = r(l) - alpha * w(l);
         r(l) = rl;
