@@ -124,13 +124,15 @@ __global__ void __launch_bounds__(threads)
   if (threadIdx.x != 0) return;
   if (mode == 1) {
     scalars[pap_slot] = a;
-    scalars[alpha_slot] = scalars[rtz_slot] / a;
+    // 0, not 0/0, once the residual is exactly 0 (a fixed-iteration solve
+    // does not stop there).
+    scalars[alpha_slot] = a == 0.0 ? 0.0 : scalars[rtz_slot] / a;
     return;
   }
   scalars[rr_slot] = a;
   // Mode 0 starts the iteration: there is no previous r.z to read (the slot is
   // still unwritten then; compute-sanitizer initcheck flagged the read).
-  scalars[beta_slot] = mode == 0 ? 0.0 : b / scalars[rtz_slot];
+  scalars[beta_slot] = mode == 0 || scalars[rtz_slot] == 0.0 ? 0.0 : b / scalars[rtz_slot];
   scalars[rtz_slot] = b;
 }
 
