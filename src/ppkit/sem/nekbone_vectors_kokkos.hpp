@@ -29,21 +29,15 @@ void multiply(const DeviceVector<Exec>& y, const DeviceVector<Exec>& m) {
       "ppkit::sem::mask", Kokkos::RangePolicy<Exec>(0, y.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t l) { y(l) *= m(l); });
 }
-// sum over l of term(l, s) accumulating into s: the inner products below.
-template <class Exec, class Term>
-double sum_over(const char* name, std::int64_t n, const Term& term) {
-  double sum = 0;
-  Kokkos::parallel_reduce(name, Kokkos::RangePolicy<Exec>(0, n), term, sum);
-  return sum;
-}
-
 // sum a c b (Nekbone's glsc3; c = 1 / multiplicity counts each global node once)
 template <class Exec>
 double weighted_dot(const DeviceVector<Exec>& a, const DeviceVector<Exec>& c,
                     const DeviceVector<Exec>& b) {
-  return sum_over<Exec>(
-      "ppkit::sem::glsc3", a.extent(0),
-      KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += a(l) * c(l) * b(l); });
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "ppkit::sem::glsc3", Kokkos::RangePolicy<Exec>(0, a.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += a(l) * c(l) * b(l); }, sum);
+  return sum;
 }
 
 // The CG scalars on the device: r.z of iteration `it` in rtz[it % 2] (the
