@@ -148,7 +148,9 @@ case $part in
       --metrics gpu__time_duration.sum --csv --page raw --launch-count 40 \
       "$bundle/bin/ppkit_bench_fdtd" --benchmark_filter='768\^3/cuda/split-x1/' \
       --benchmark_min_time=0.01 > "$OUT/profile/ncu_fdtd_768_kernels.csv" 2>&1
-    echo "fdtd 768^3 kernel durations: exit $?" ;;
+    echo "fdtd 768^3 kernel durations: exit $?"
+    python3 scripts/ncu_kernel_durations.py "$OUT/profile/ncu_fdtd_768_kernels.csv" \
+      | tee "$OUT/profile/kernel_durations_768.txt" ;;
   multi) OUT="$OUT" PPKIT_BUNDLE="$bundle" scripts/h200-multi.sh ;;
   *) echo "unknown part '$part' (valid: $parts)"; exit 2 ;;
 esac
