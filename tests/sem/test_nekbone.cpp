@@ -27,6 +27,13 @@ BoxMesh mesh_of(int order, Deformation d, int ex, int ey, int ez) {
   return make_box_mesh(spec);
 }
 
+// Prepares, runs and returns one Nekbone solve of a variant.
+NekboneResult solve(const ppkit::Variant<SemNekbone>& v, const NekboneProblem& p) {
+  auto run = v.prepare(p);
+  run->run();
+  return run->result();
+}
+
 TEST(SemGatherScatter, KokkosMatchesReference) {
   using Exec = Kokkos::DefaultExecutionSpace;
   using Mem = Exec::memory_space;
@@ -140,9 +147,7 @@ TEST_P(SemNekboneTest, ConvergesSpectrallyToManufacturedSolution) {
       s.tolerance = 1e-12;
       s.max_iterations = 2000;
       const auto p = make_nekbone_problem(m, s);
-      auto run = variant().prepare(p);
-      run->run();
-      const auto r = run->result();
+      const auto r = solve(variant(), p);
       EXPECT_LT(r.iterations, s.max_iterations) << "N=" << order << " did not converge";
       EXPECT_LE(r.final_residual, 1e-12 * r.initial_residual * 1.0000001);
       errors.push_back(max_error(p, r.solution));
@@ -167,11 +172,7 @@ TEST_P(SemNekboneTest, StoredAndRecomputedTakeTheSameIterations) {
     s.equation = Equation::helmholtz;
     s.tolerance = 1e-10;
     const auto p = make_nekbone_problem(m, s);
-    auto a = variant().prepare(p);
-    auto b = stored.prepare(p);
-    a->run();
-    b->run();
-    const auto ra = a->result(), rb = b->result();
+    const auto ra = solve(variant(), p), rb = solve(stored, p);
     EXPECT_EQ(ra.iterations, rb.iterations) << to_string(d);
     EXPECT_LT(ppkit::testing::relative_l2_error(ra.solution, rb.solution), 1e-9) << to_string(d);
   }
@@ -188,14 +189,9 @@ TEST_P(SemNekboneTest, FixedIterationsPastExactConvergenceKeepTheSolution) {
   s.tolerance = 1e-12;
   s.max_iterations = 20;
   const auto p = make_nekbone_problem(m, s);
-  auto converged = variant().prepare(p);
-  converged->run();
-  const auto reference = converged->result();
+  const auto reference = solve(variant(), p);
   s.tolerance = 0;
-  const auto fixed_problem = make_nekbone_problem(m, s);
-  auto fixed = variant().prepare(fixed_problem);
-  fixed->run();
-  const auto r = fixed->result();
+  const auto r = solve(variant(), make_nekbone_problem(m, s));
   EXPECT_EQ(r.iterations, s.max_iterations);
   ASSERT_LT(reference.iterations, s.max_iterations);
   for (std::size_t l = 0; l < r.solution.size(); ++l) {
