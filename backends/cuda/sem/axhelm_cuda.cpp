@@ -69,10 +69,6 @@ void CudaAxhelmBackend::check_supported(const AxhelmProblem& p, CudaKernel kerne
 void CudaAxhelmBackend::check_launch() { PPKIT_CUDA_CHECK_LAUNCH(); }
 void CudaAxhelmBackend::synchronize() { PPKIT_CUDA_CHECK(cudaDeviceSynchronize()); }
 
-namespace {
-
-using CudaAxhelm = DeviceAxhelmRun<CudaAxhelmBackend>;
-
 Availability tensor_core_availability() {
   const Availability device = cuda::device_availability();
   if (!device.available) return device;
@@ -85,6 +81,10 @@ Availability tensor_core_availability() {
         fmt::format("fp64 WMMA needs compute capability 8.0 or newer (sm_{}x)", major));
   return Availability::yes();
 }
+
+namespace {
+
+using CudaAxhelm = DeviceAxhelmRun<CudaAxhelmBackend>;
 
 }  // namespace
 }  // namespace ppkit::sem

@@ -32,6 +32,9 @@ struct CudaAxhelmBackend {
 
 using CudaAxhelmOperator = DeviceAxhelmOperator<CudaAxhelmBackend>;
 
+// Whether the device runs the fp64 tensor-core kernel (compute capability 8.0+).
+Availability tensor_core_availability();
+
 // The CUDA sem.nekbone variants (nekbone_cuda.cpp), registered with the axhelm ones.
 void register_sem_nekbone_cuda_variants();
 

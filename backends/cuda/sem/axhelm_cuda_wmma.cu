@@ -1,176 +1,221 @@
-// cuda/trilinear-wmma (Nq = 8, sm_80+): the trilinear kernel with the r and s
-// contractions of every k-slice done as 8x8x8 matrix products on fp64 tensor
-// cores (nvcuda::wmma, m8n8k4 double fragments; Cao et al., section 4.3).
-// A block is one element of 8 x 8 threads = 2 warps. With U_k the k-slice
-// stored [j][i]:
-//   warp 0:  Qr = U_k D^T      and later  Yr = (G q)_r D
-//   warp 1:  Qs = D U_k        and later  Ys = D^T (G q)_s
-// each a sum of two m8n8k4 products; the D fragments are loaded once per block.
-// The t contractions stay on the CUDA cores with D[k][m] from constant memory.
-#include <mma.h>
+// cuda/trilinear-wmma (Nq = 8, sm_80+): axhelm with trilinear geometry
+// recomputed from the 8 vertices and the r and s contractions of every k-slice
+// as 8x8x8 matrix products on fp64 tensor cores (Cao et al., arXiv 2504.07042,
+// section 4.3), in registers: one warp per element, no shared memory for the
+// slices.
+//
+// Layout. The fp64 tensor-core instruction, mma.sync m8n8k4 (the instruction
+// behind nvcuda::wmma's double fragments), gives lane l = 4 g + q
+// (g = l / 4, q = l % 4) the entries (PTX ISA, "matrix fragments for
+// mma.m8n8k4 with .f64"):
+//   A (8x4): A(g, q)        B (4x8): B(q, g)        C (8x8): C(g, 2q), C(g, 2q+1)
+// Here a k-slice U_k is an 8x8 matrix [j][i], so the warp holds a whole slice
+// in accumulator layout when lane (g, q) owns the nodes (i, j) = (2q, g) and
+// (2q+1, g) of every slice: the two columns u(2q, g, :), u(2q+1, g, :) and the
+// matching result columns live in 32 registers, and the t contractions are
+// register FMAs with D[k][m] as constant-bank operands (k, m compile-time).
+// Per slice, with D's fragments in 4 registers per lane:
+//   u_r = U_k D^T        A = U_k (row gather)          B = D^T (registers)
+//   u_s = D U_k          A = D (registers)             B = U_k (column gather)
+//   y  += (G u)_r D  +  D^T (G u)_s   the same gathers of (G u)_r and (G u)_s,
+//                                     accumulated onto y's own registers
+// Each product's result comes back in the lane's own nodes, so the pointwise
+// work (geometry, G grad u) needs no exchange; only the operands of the four
+// products do, and each takes two double shuffles (row_gather, column_gather)
+// where a shared-memory slice costs a store, a barrier and 8 loads per
+// product and thread. The earlier one-element-per-block kernel of this
+// variant (shared slices, 4 barriers per slice) spent its time on shared
+// memory: 92% of the L1 pipe busy for cuda/trilinear at N = 7 (docs/sem.md).
+//
+// Geometry per node (recomputed elements): the cofactor rows a_r, a_s, a_t of
+// J and |J| = J_r . a_r (trilinear_jacobian.hpp, paper eq. 11-13), then
+//   G grad u = lambda0 w / |J| (a_r, a_s, a_t)^T (a_r u_r + a_s u_s + a_t u_t)
+// (G = lambda0 w |J| J^-1 J^-T and J^-1 = (a_r a_s a_t)^T / |J|): 21 flops
+// instead of forming the 6 factors (24) and applying them (15). Stored
+// elements of mixed meshes load their factors (two nodes = one 16-byte load per
+// factor). Three fields run one after another through the same registers, each
+// recomputing the geometry, so one field keeps its register budget.
+#include <cuda_runtime.h>
 
 #include "backends/cuda/sem/axhelm_cuda.hpp"
-#include "backends/cuda/sem/axhelm_gpu_kernel.cuh"
+#include "backends/cuda/sem/axhelm_gpu_columns.cuh"
 
 namespace ppkit::sem::cuda_kernels {
 namespace {
 
-using namespace ppkit::sem::dshared;
+using columns::c_D;
+using columns::c_nodes;
+using columns::c_weights;
+using columns::Column;
+using columns::static_for;
 
-// One product of an 8x8 slice per warp, each the sum of two m8n8k4 products
-// over the contraction index m = 0..3 and 4..7:
-//   warp 0:  out_r = in_r B   (in_r row-major [j][m]; B in b[0], b[1])
-//   warp 1:  out_s = A in_s   (A in a[0], a[1]; in_s row-major [m][i])
-template <class FragBPair, class FragAPair>
-__device__ __forceinline__ void slice_products(int warp, const double* in_r, const double* in_s,
-                                               const FragBPair& b, const FragAPair& a,
-                                               double* out_r, double* out_s) {
+constexpr int warps_per_block = 1;  // elements per block
+// Registers: unbounded, ptxas gives the kernel 174 per thread, 2 warps per SM
+// sub-partition (its register file holds 16,384); at 168 (104 bytes spilled)
+// 3 fit, at 128 (1,080 bytes of spill loads) 4. Measured on an H200 (N = 7,
+// 32,768 elements): 0.253 ms with 8 warps per SM, 0.218 ms with 12, 0.235 ms
+// with 16.
+constexpr int min_resident_warps = 12;
+
+// C += A B for one m8n8k4 fp64 product, fragments as in the header comment.
+__device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, double b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  using namespace nvcuda;
-  wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc;
-  wmma::fill_fragment(acc, 0.0);
-  if (warp == 0) {
-    wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> u0, u1;
-    wmma::load_matrix_sync(u0, in_r, 8);
-    wmma::load_matrix_sync(u1, in_r + 4, 8);
-    wmma::mma_sync(acc, u0, b[0], acc);
-    wmma::mma_sync(acc, u1, b[1], acc);
-    wmma::store_matrix_sync(out_r, acc, 8, wmma::mem_row_major);
-  } else {
-    wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> u0, u1;
-    wmma::load_matrix_sync(u0, in_s, 8);
-    wmma::load_matrix_sync(u1, in_s + 32, 8);
-    wmma::mma_sync(acc, a[0], u0, acc);
-    wmma::mma_sync(acc, a[1], u1, acc);
-    wmma::store_matrix_sync(out_s, acc, 8, wmma::mem_row_major);
-  }
+  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
+      : "+d"(c0), "+d"(c1)
+      : "d"(a), "d"(b));
+#else
+  (void)c0, (void)c1, (void)a, (void)b;
 #endif
 }
 
+// M held in accumulator layout (lane (g, q): m0 = M[g][2q], m1 = M[g][2q+1])
+// -> the A fragments of M for a contraction over its column index:
+// a0 = M[g][q], a1 = M[g][4+q]. Both come from lanes of the same row: in round
+// one lane p sends its slot p / 2 and lane q reads lane pi(q) = 2 (q % 2) + q / 2,
+// in round two the other slot from lane pi(q) ^ 2.
+__device__ __forceinline__ void row_gather(double m0, double m1, int g, int q, double& a0,
+                                           double& a1) {
+  const int first = 4 * g + (((q & 1) << 1) | (q >> 1));
+  const double r1 = __shfl_sync(0xffffffffu, (q >> 1) ? m1 : m0, first);
+  const double r2 = __shfl_sync(0xffffffffu, (q >> 1) ? m0 : m1, first ^ 2);
+  a0 = (q & 1) ? r2 : r1;
+  a1 = (q & 1) ? r1 : r2;
+}
+
+// M in accumulator layout -> the B fragments of M for a contraction over its
+// row index: b0 = M[q][g], b1 = M[4+q][g], held by lanes 4 q + g / 2 and
+// 16 + 4 q + g / 2 in slot g % 2. Rows 0-3 send slot 0 in round one, rows 4-7
+// slot 1, and the other slot in round two.
+__device__ __forceinline__ void column_gather(double m0, double m1, int g, int q, double& b0,
+                                              double& b1) {
+  const int first = 4 * q + (g >> 1) + ((g & 1) << 4);
+  const bool upper = g >= 4;
+  const double r1 = __shfl_sync(0xffffffffu, upper ? m1 : m0, first);
+  const double r2 = __shfl_sync(0xffffffffu, upper ? m0 : m1, first ^ 16);
+  b0 = (g & 1) ? r2 : r1;
+  b1 = (g & 1) ? r1 : r2;
+}
+
 template <int NCOL>
-__global__ void __launch_bounds__(64) axhelm_wmma_kernel(const AxhelmKernelArgs a) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  using namespace nvcuda;
+__global__ void __launch_bounds__(32 * warps_per_block, min_resident_warps / warps_per_block)
+    axhelm_mma_kernel(const AxhelmKernelArgs a) {
   constexpr int NQ = 8, NQ2 = 64, NP = 512;
-  using FragA = wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major>;
-  using FragAt = wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::col_major>;
-  using FragB = wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major>;
-  using FragBt = wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major>;
-  using FragC = wmma::fragment<wmma::accumulator, 8, 8, 4, double>;
-  __shared__ __align__(32) double s_D[NQ2];
-  __shared__ __align__(32) double s_q[NCOL][NQ2];   // U_k, later Yr
-  __shared__ __align__(32) double s_qr[NCOL][NQ2];  // Qr, then (G q)_r
-  __shared__ __align__(32) double s_qs[NCOL][NQ2];  // Qs, then (G q)_s
-  __shared__ __align__(32) double s_ys[NCOL][NQ2];  // Ys
-  __shared__ double s_C[24];
-  const int i = threadIdx.x, j = threadIdx.y, t = j * NQ + i, warp = t / 32;
-  const long long e = blockIdx.x;
+  __shared__ double s_C[warps_per_block][24];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, q = lane & 3;
+  const long long e = (long long)blockIdx.x * warps_per_block + warp;
+  if (e >= a.elements) return;  // a whole warp: no block-wide synchronisation below
   const long long slot = a.factor_slot ? a.factor_slot[e] : e;
   const bool recompute = slot < 0;
   const bool helmholtz = a.helmholtz != 0;
 
-  s_D[t] = c_D[t];
-  if (recompute) trilinear_coefficients(a.vertices, e, t, NQ2, s_C);
-  double r_q[NCOL][NQ], r_y[NCOL][NQ];
+  // This lane's entries of D's fragments: D[g][q], D[g][4+q] (B of u_r = U D^T,
+  // A of u_s = D U) and D[q][g], D[4+q][g] (B of (G u)_r D, A of D^T (G u)_s).
+  const double d_gq = c_D[g * NQ + q], d_g4q = c_D[g * NQ + 4 + q];
+  const double d_qg = c_D[q * NQ + g], d_4qg = c_D[(4 + q) * NQ + g];
+
+  Column column[2];
+  double scale_ij[2] = {0, 0};  // lambda0 w_i w_j of the two columns
+  if (recompute) {
+    gpu_common::trilinear_coefficients(a.vertices, e, lane, 32, s_C[warp]);
+    __syncwarp();
 #pragma unroll
-  for (int c = 0; c < NCOL; ++c)
+    for (int h = 0; h < 2; ++h) {
+      column[h].init(s_C[warp], c_nodes[2 * q + h], c_nodes[g]);
+      scale_ij[h] = c_weights[2 * q + h] * c_weights[g];
+    }
+  }
+  const double* factors = a.factors + (recompute ? 0 : slot) * 7 * NP + 2 * lane;
+
+#pragma unroll 1
+  for (int c = 0; c < NCOL; ++c) {
+    const double* x = a.x + c * a.field_stride + e * NP + 2 * lane;
+    double u[NQ][2], y[NQ][2];
 #pragma unroll
     for (int k = 0; k < NQ; ++k) {
-      r_q[c][k] = __ldg(a.x + c * a.field_stride + e * NP + k * NQ2 + t);
-      r_y[c][k] = 0.0;
+      const double2 v = __ldg(reinterpret_cast<const double2*>(x + k * NQ2));
+      u[k][0] = v.x;
+      u[k][1] = v.y;
+      y[k][0] = y[k][1] = 0.0;
     }
-  __syncthreads();
-
-  // D fragments, split along the contraction index m into 0..3 and 4..7.
-  FragBt dt_b[2];  // warp 0, Qr = U D^T: B(m, i) = D[i][m]
-  FragB d_b[2];    // warp 0, Yr = Gr D:  B(m, i) = D[m][i]
-  FragA d_a[2];    // warp 1, Qs = D U:   A(j, m) = D[j][m]
-  FragAt dt_a[2];  // warp 1, Ys = D^T Gs: A(j, m) = D[m][j]
-  if (warp == 0) {
-    wmma::load_matrix_sync(dt_b[0], s_D, 8);
-    wmma::load_matrix_sync(dt_b[1], s_D + 4, 8);
-    wmma::load_matrix_sync(d_b[0], s_D, 8);
-    wmma::load_matrix_sync(d_b[1], s_D + 32, 8);
-  } else {
-    wmma::load_matrix_sync(d_a[0], s_D, 8);
-    wmma::load_matrix_sync(d_a[1], s_D + 4, 8);
-    wmma::load_matrix_sync(dt_a[0], s_D, 8);
-    wmma::load_matrix_sync(dt_a[1], s_D + 32, 8);
+    static_for<NQ>([&](auto k_constant) {
+      constexpr int k = decltype(k_constant)::value;
+      // u_r = U_k D^T and u_s = D U_k, each two m8n8k4 products (m = 0..3, 4..7).
+      double ur[2] = {0, 0}, us[2] = {0, 0}, op0, op1;
+      row_gather(u[k][0], u[k][1], g, q, op0, op1);
+      mma_m8n8k4(ur[0], ur[1], op0, d_gq);
+      mma_m8n8k4(ur[0], ur[1], op1, d_g4q);
+      column_gather(u[k][0], u[k][1], g, q, op0, op1);
+      mma_m8n8k4(us[0], us[1], d_gq, op0);
+      mma_m8n8k4(us[0], us[1], d_g4q, op1);
+      double gr[2], gs[2];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        double ut = 0;
+#pragma unroll
+        for (int m = 0; m < NQ; ++m) ut = fma(c_D[k * NQ + m], u[m][h], ut);
+        double gt, mass;
+        if (recompute) {
+          double ar[3], as[3], at[3];
+          const double det = column[h].cofactors(c_nodes[k], ar, as, at);
+          const double w = scale_ij[h] * c_weights[k];
+          const double scale = a.lambda0 * w * __drcp_rn(det);
+          double v[3];
+#pragma unroll
+          for (int d = 0; d < 3; ++d)
+            v[d] = scale * fma(ar[d], ur[h], fma(as[d], us[h], at[d] * ut));
+          gr[h] = ar[0] * v[0] + ar[1] * v[1] + ar[2] * v[2];
+          gs[h] = as[0] * v[0] + as[1] * v[1] + as[2] * v[2];
+          gt = at[0] * v[0] + at[1] * v[1] + at[2] * v[2];
+          mass = a.lambda1 * w * det;
+        } else {
+          double f[7];
+#pragma unroll
+          for (int n = 0; n < 7; ++n) {
+            f[n] = 0;
+            if (n < 6 || helmholtz) {
+              const double2 pair =
+                  __ldg(reinterpret_cast<const double2*>(factors + n * NP + k * NQ2));
+              f[n] = h == 0 ? pair.x : pair.y;
+            }
+          }
+          gr[h] = a.lambda0 * (f[0] * ur[h] + f[1] * us[h] + f[2] * ut);
+          gs[h] = a.lambda0 * (f[1] * ur[h] + f[3] * us[h] + f[4] * ut);
+          gt = a.lambda0 * (f[2] * ur[h] + f[4] * us[h] + f[5] * ut);
+          mass = a.lambda1 * f[6];
+        }
+#pragma unroll
+        for (int m = 0; m < NQ; ++m) y[m][h] = fma(c_D[k * NQ + m], gt, y[m][h]);
+        if (helmholtz) y[k][h] = fma(mass, u[k][h], y[k][h]);
+      }
+      // y_k += (G u)_r D + D^T (G u)_s.
+      row_gather(gr[0], gr[1], g, q, op0, op1);
+      mma_m8n8k4(y[k][0], y[k][1], op0, d_qg);
+      mma_m8n8k4(y[k][0], y[k][1], op1, d_4qg);
+      column_gather(gs[0], gs[1], g, q, op0, op1);
+      mma_m8n8k4(y[k][0], y[k][1], d_qg, op0);
+      mma_m8n8k4(y[k][0], y[k][1], d_4qg, op1);
+    });
+    double* out = a.y + c * a.field_stride + e * NP + 2 * lane;
+#pragma unroll
+    for (int k = 0; k < NQ; ++k)
+      *reinterpret_cast<double2*>(out + k * NQ2) = make_double2(y[k][0], y[k][1]);
   }
-
-  TrilinearColumn column;
-  if (recompute) column.init(s_C, c_nodes[i], c_nodes[j], c_weights[i] * c_weights[j]);
-  const double* element_factors = a.factors + (recompute ? 0 : slot) * 7 * NP;
-
-  // Stored factors are fetched one slice ahead, so their latency overlaps the
-  // contractions of the current slice.
-  double g_next[7] = {0, 0, 0, 0, 0, 0, 0};
-  if (!recompute) load_factors(element_factors, t, NP, helmholtz, a.lambda0, a.lambda1, g_next);
-
-#pragma unroll
-  for (int k = 0; k < NQ; ++k) {
-    double g[7];
-    if (recompute) {
-      column.factors(c_nodes[k], c_weights[k], a.lambda0, a.lambda1, g);
-    } else {
-#pragma unroll
-      for (int f = 0; f < 7; ++f) g[f] = g_next[f];
-      if (k + 1 < NQ)
-        load_factors(element_factors, (k + 1) * NQ2 + t, NP, helmholtz, a.lambda0, a.lambda1,
-                     g_next);
-    }
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c) s_q[c][t] = r_q[c][k];
-    __syncthreads();
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c)
-      slice_products(warp, s_q[c], s_q[c], dt_b, d_a, s_qr[c], s_qs[c]);
-    __syncthreads();
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c) {
-      const double qr = s_qr[c][t], qs = s_qs[c][t];
-      double qt = 0;
-#pragma unroll
-      for (int m = 0; m < NQ; ++m) qt += c_D[k * NQ + m] * r_q[c][m];
-      s_qr[c][t] = g[0] * qr + g[1] * qs + g[2] * qt;
-      s_qs[c][t] = g[1] * qr + g[3] * qs + g[4] * qt;
-      const double gt = g[2] * qr + g[4] * qs + g[5] * qt;
-#pragma unroll
-      for (int m = 0; m < NQ; ++m) r_y[c][m] += c_D[k * NQ + m] * gt;
-      if (helmholtz) r_y[c][k] += g[6] * r_q[c][k];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c)
-      slice_products(warp, s_qr[c], s_qs[c], d_b, dt_a, s_q[c], s_ys[c]);
-    __syncthreads();
-#pragma unroll
-    for (int c = 0; c < NCOL; ++c) r_y[c][k] += s_q[c][t] + s_ys[c][t];
-    // The next slice overwrites s_q[c][t], which only this thread reads here.
-  }
-#pragma unroll
-  for (int c = 0; c < NCOL; ++c)
-#pragma unroll
-    for (int k = 0; k < NQ; ++k) a.y[c * a.field_stride + e * NP + k * NQ2 + t] = r_y[c][k];
-#else
-  (void)a;
-#endif
 }
 
 }  // namespace
 
 void set_constants_wmma(int nq, const double* derivative, const double* nodes,
                         const double* weights) {
-  dshared::copy_constants(nq, derivative, nodes, weights);
+  columns::copy_constants(nq, derivative, nodes, weights);
 }
 
 void launch_trilinear_wmma(const AxhelmKernelArgs& a) {
-  const dim3 block(8, 8);
-  const unsigned grid = unsigned(a.elements);
+  const unsigned grid = unsigned((a.elements + warps_per_block - 1) / warps_per_block);
   if (a.ncol == 3)
-    axhelm_wmma_kernel<3><<<grid, block>>>(a);
+    axhelm_mma_kernel<3><<<grid, 32 * warps_per_block>>>(a);
   else
-    axhelm_wmma_kernel<1><<<grid, block>>>(a);
+    axhelm_mma_kernel<1><<<grid, 32 * warps_per_block>>>(a);
 }
 
 }  // namespace ppkit::sem::cuda_kernels

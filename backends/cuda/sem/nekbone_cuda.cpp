@@ -1,7 +1,8 @@
 // cuda/stored, cuda/trilinear and cuda/trilinear-partial variants of
 // sem.nekbone: the Jacobi PCG of nekbone_kokkos.cpp (same operator, same
 // preconditioner, same inner products, so the same iterations) on the GPU with
-// the register-column axhelm kernels and fused vector sweeps
+// the register-column axhelm kernels (cuda/trilinear at Nq = 8: the
+// tensor-core kernel) and fused vector sweeps
 // (nekbone_cuda.cu). The CG scalars live on the device; the host reads the
 // residual once per iteration only when a tolerance is set (tolerance 0, the
 // benchmark mode, runs max_iterations without waiting).
@@ -33,10 +34,22 @@ std::vector<int> to_int32(const std::vector<std::int64_t>& v, const char* what) 
   return out;
 }
 
+// The trilinear solve runs the fastest recompute kernel of its order: at
+// Nq = 8 on compute capability 8.0+ the tensor-core kernel of
+// cuda/trilinear-wmma (0.218 against 0.280 ms for the register-column
+// cuda/trilinear at N = 7, 32,768 elements, H200; docs/sem.md).
+CudaKernel axhelm_kernel(const AxhelmProblem& op, CudaKernel kernel) {
+  if (kernel == CudaKernel::trilinear && op.nq() == 8 && tensor_core_availability().available)
+    return CudaKernel::trilinear_wmma;
+  return kernel;
+}
+
 class CudaNekbone final : public PreparedRun<NekboneResult> {
  public:
   CudaNekbone(const NekboneProblem& p, CudaKernel kernel)
-      : op_(p.op, kernel), max_iterations_(p.max_iterations), tolerance_(p.tolerance) {
+      : op_(p.op, axhelm_kernel(p.op, kernel)),
+        max_iterations_(p.max_iterations),
+        tolerance_(p.tolerance) {
     const std::size_t L = p.op.local_count();
     require(p.rhs.size() == L && p.dirichlet.size() == L && p.diagonal.size() == L &&
                 p.boundary.size() == L && p.global_ids.size() == L,
