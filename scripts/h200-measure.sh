@@ -123,7 +123,7 @@ case $part in
   profile)
     # Nsight Compute counters of the kernel each workload's goal rests on (one
     # launch each, clocks left as they are): FEM factored-atomic at 64^3, SEM
-    # cuda/stored and cuda/trilinear-wmma at N = 7 on nekBench's 32,768
+    # cuda/stored, cuda/trilinear and cuda/trilinear-wmma at N = 7 on nekBench's 32,768
     # elements, FDTD cuda/split-x1 interior and shell kernels at 512^3 and the
     # duration of every kernel of a 768^3 run. Reports in $OUT/profile/.
     export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
@@ -141,7 +141,8 @@ case $part in
     ncu_run sem_stored 'axhelm_columns_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/stored/'
     PPKIT_FDTD_BENCH_SIZES=512 PPKIT_FDTD_BENCH_STEPS=4 ncu_run fdtd_split_x1 'interior_(e|h)_kernel' ppkit_bench_fdtd '512\^3/cuda/split-x1/'
     PPKIT_FDTD_BENCH_SIZES=512 PPKIT_FDTD_BENCH_STEPS=4 ncu_run fdtd_shell_h 'shell_h_kernel' ppkit_bench_fdtd '512\^3/cuda/split-x1/'
-    ncu_run sem_wmma 'axhelm_wmma_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/trilinear-wmma/'
+    ncu_run sem_trilinear 'axhelm_columns_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/trilinear/'
+    ncu_run sem_wmma 'axhelm_mma_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/trilinear-wmma/'
     # Where one FDTD step's time goes: the duration of every kernel of one
     # 4-step run at 768^3 (kernels serialised, so the shell's overlap is lost).
     PPKIT_FDTD_BENCH_SIZES=768 PPKIT_FDTD_BENCH_STEPS=4 timeout 240 ncu --clock-control none \
