@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(32 * warps_per_block, min_resident_warps / war
   const double d_qg = c_D[q * NQ + g], d_4qg = c_D[(4 + q) * NQ + g];
 
   Column column[2];
-  double scale_ij[2] = {0, 0};  // lambda0 w_i w_j of the two columns
+  double scale_ij[2] = {0, 0};  // w_i w_j of the two columns
   if (recompute) {
     gpu_common::trilinear_coefficients(a.vertices, e, lane, 32, s_C[warp]);
     __syncwarp();
