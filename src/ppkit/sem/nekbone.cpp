@@ -85,26 +85,24 @@ double max_error(const NekboneProblem& p, const std::vector<double>& solution) {
   return err;
 }
 
-NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, bool fused_vectors) {
+NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, bool compact_indices) {
   const AxhelmCost ax = axhelm_cost_for(p.op, geometry);
   const double L = double(p.op.local_count());
   NekboneCost c;
-  // Vector work per iteration on L local values: z = Jacobi r (1), r.z weighted (3),
-  // p = z + beta p (2), mask (1), p.w weighted (3), x += alpha p (2),
-  // r -= alpha w (2), r.r weighted (3): 17 flops per local node; dssum: 1 per copy.
+  // Vector work per iteration on L local values: p = M^-1 r + beta p (3),
+  // mask (1), p.w weighted (3), x += alpha p (2), r -= alpha w (2), r.r
+  // weighted (3), r.z weighted with z = M^-1 r (4): 18 flops per local node;
+  // dssum: 1 per copy.
   c.flops_per_iteration = ax.flops_ax + ax.flops_geo + 18 * L;
-  // Bytes (Kokkos, nekbone_vectors_kokkos.hpp): axhelm, three sweeps per local
-  // node (Jacobi + r.z: d, r, c read, z written; search: p, z read, p written;
-  // update + r.r: x, p, r, w, c read, x, r written: 14 doubles) and the
-  // gather-scatter with the mask and w.p (w read and written, an 8-byte local
-  // index; per global node its offset, mask and p, 24 bytes counted per local
-  // node as an upper bound).
-  c.bytes_per_iteration = ax.bytes + 8.0 * 14 * L + (8.0 * 3 + 24) * L;
-  // Fused (CUDA): search reads M^-1, r, p and writes p (4 doubles); gather-
-  // scatter + mask reads and writes w (2) and a 4-byte local index, and per
-  // global node its offset, interior flag and p (13 bytes, counted per local
-  // node as an upper bound); update reads x, p, r, w, c, c M^-1 and writes x, r (8).
-  if (fused_vectors) c.bytes_per_iteration = ax.bytes + (8.0 * 14 + 4 + 13) * L;
+  // Bytes: axhelm and, per local node, search (M^-1, r, p read, p written),
+  // the gather-scatter with the mask and w.p (w read and written) and update
+  // with r.r and r.z (x, p, r, w, c, M^-1 read, x, r written): 14 doubles
+  // (nekbone_vectors_kokkos.hpp and nekbone_cuda.cu alike), plus the
+  // gather-scatter's indices: Kokkos an 8-byte local index and per global node
+  // its offset, mask and p (24 bytes), CUDA a 4-byte local index and per global
+  // node its offset, interior flag and p (13 bytes); the per-global-node bytes
+  // are counted per local node, an upper bound.
+  c.bytes_per_iteration = ax.bytes + (8.0 * 14 + (compact_indices ? 4.0 + 13.0 : 8.0 + 24.0)) * L;
   return c;
 }
 

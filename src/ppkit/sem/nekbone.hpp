@@ -58,14 +58,14 @@ std::vector<double> axhelm_local_diagonal(const AxhelmProblem& p);
 double max_error(const NekboneProblem& p, const std::vector<double>& solution);
 
 // Per CG iteration (docs/sem.md): one axhelm + gather-scatter + 3 reductions +
-// 3 vector updates + Jacobi; flops and bytes for the roofline. fused_vectors:
-// the CUDA variants' three sweeps fused with the gather-scatter
-// (nekbone_cuda.cu) instead of the Kokkos variants' four sweeps beside it.
+// 3 vector updates + Jacobi; flops and bytes for the roofline. compact_indices:
+// the CUDA variants' gather-scatter (nekbone_cuda.cu: 4-byte local indices, a
+// 1-byte interior flag) instead of the Kokkos one (8-byte indices, the mask).
 struct NekboneCost {
   double flops_per_iteration = 0;
   double bytes_per_iteration = 0;
 };
 NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry,
-                         bool fused_vectors = false);
+                         bool compact_indices = false);
 
 }  // namespace ppkit::sem

@@ -86,7 +86,7 @@ struct NekboneMpiSolver::Impl {
   int max_iterations = 0;
   double tolerance = 0;
   double flops_per_iteration = 0;
-  View dirichlet, mask, weight, inv_diag, b, x, r, z, p, w;
+  View dirichlet, mask, weight, inv_diag, b, x, r, p, w;
   CgScalars<Exec> cg;  // the CG scalars the sweeps read (nekbone_vectors_kokkos.hpp)
   double exchange_seconds = 0, reduction_seconds = 0, exchange_bytes = 0;
   bool solved = false;
@@ -119,16 +119,24 @@ struct NekboneMpiSolver::Impl {
   void finish_planes(const View& u);
   MPI_Request requests[4];
   int pending = 0;
-  // Weighted inner product over owned nodes, summed over the ranks.
-  double dot(const View& a, const View& c) {
-    return sum_over_ranks(weighted_dot<Exec>(a, weight, c));
-  }
   double sum_over_ranks(double mine) {
     const auto t0 = std::chrono::steady_clock::now();
     double all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, comm);
     reduction_seconds += seconds_since(t0);
     return all;
+  }
+  // Both residual dots in one reduction over the ranks.
+  ResidualDots sum_over_ranks(const ResidualDots& mine) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double local[2] = {mine.rr, mine.rz};
+    double all[2] = {0, 0};
+    MPI_Allreduce(local, all, 2, MPI_DOUBLE, MPI_SUM, comm);
+    reduction_seconds += seconds_since(t0);
+    ResidualDots out;
+    out.rr = all[0];
+    out.rz = all[1];
+    return out;
   }
 };
 
@@ -206,7 +214,6 @@ NekboneMpiSolver::Impl::Impl(const BoxMesh& m, const NekboneSettings& s, MPI_Com
   b = lifted_rhs<Exec>(problem.rhs, mesh, dirichlet, mask, [&](const View& v) { dssum_all(v); });
   x = View("sem::x", L);
   r = View("sem::r", L);
-  z = View("sem::z", L);
   p = View("sem::p", L);
   w = View("sem::w", L);
   Kokkos::deep_copy(x, std::numeric_limits<double>::quiet_NaN());  // poison
@@ -265,28 +272,32 @@ NekboneMpiResult NekboneMpiSolver::solve() {
   s.exchange_seconds = s.reduction_seconds = s.exchange_bytes = 0;
   MPI_Barrier(s.comm);
   const auto t0 = std::chrono::steady_clock::now();
-  const double initial = std::sqrt(s.dot(s.r, s.r));
+  CgScalars<Exec>& cg = s.cg;
+  ResidualDots dots;
+  residual_dots<Exec>(s.r, s.weight, s.inv_diag, dots);
+  dots = s.sum_over_ranks(dots);
+  Kokkos::deep_copy(cg.residual[0], dots);
+  const double initial = std::sqrt(dots.rr);
   double residual = initial;
   int it = 0;
   // The loop of KokkosNekbone::run (nekbone_kokkos.cpp) with the exchange after
   // the rank's gather-scatter and each inner product summed over the ranks on
   // the host, then handed to the next sweep through the device scalars.
-  CgScalars<Exec>& cg = s.cg;
   while (it < s.max_iterations && residual > s.tolerance * initial && residual > 0) {
+    search<Exec>(s.p, s.r, s.inv_diag, cg, it);  // p = M^-1 r + beta p
+    apply_axhelm<Exec>(s.mesh, s.p, s.w);        // w = A p
     double mine = 0;
-    jacobi_dot<Exec>(s.z, s.r, s.inv_diag, s.weight, mine);  // z = M^-1 r, r.z
-    Kokkos::deep_copy(cg.rtz[it % 2], s.sum_over_ranks(mine));
-    search<Exec>(s.p, s.z, cg, it);        // p = z + beta p
-    apply_axhelm<Exec>(s.mesh, s.p, s.w);  // w = A p
-    if (s.ranks == 1) {                    // no exchange: the single-process loop's pass
+    if (s.ranks == 1) {  // no exchange: the single-process loop's pass
       dssum_mask_dot<Exec>(s.plan, s.w, s.mask, s.p, mine);
     } else {
       s.dssum_all(s.w);
       mask_dot<Exec>(s.w, s.mask, s.weight, s.p, mine);  // w = mask w, w.p
     }
     Kokkos::deep_copy(cg.pap, s.sum_over_ranks(mine));
-    update_dot<Exec>(s.x, s.r, s.p, s.w, cg, it, s.weight, mine);  // x, r, r.r
-    residual = std::sqrt(s.sum_over_ranks(mine));
+    update_dot<Exec>(s.x, s.r, s.p, s.w, cg, it, s.weight, s.inv_diag, dots);  // x, r, r.r, r.z
+    dots = s.sum_over_ranks(dots);
+    Kokkos::deep_copy(cg.residual[(it + 1) % 2], dots);
+    residual = std::sqrt(dots.rr);
     out.residuals.push_back(residual);
     ++it;
   }

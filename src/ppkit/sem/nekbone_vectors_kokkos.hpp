@@ -5,6 +5,7 @@
 // member functions.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ppkit/sem/axhelm_kokkos.hpp"
@@ -29,61 +30,87 @@ void multiply(const DeviceVector<Exec>& y, const DeviceVector<Exec>& m) {
       "ppkit::sem::mask", Kokkos::RangePolicy<Exec>(0, y.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t l) { y(l) *= m(l); });
 }
-// sum a c b (Nekbone's glsc3; c = 1 / multiplicity counts each global node once)
-template <class Exec>
-double weighted_dot(const DeviceVector<Exec>& a, const DeviceVector<Exec>& c,
-                    const DeviceVector<Exec>& b) {
-  double sum = 0;
-  Kokkos::parallel_reduce(
-      "ppkit::sem::glsc3", Kokkos::RangePolicy<Exec>(0, a.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += a(l) * c(l) * b(l); }, sum);
-  return sum;
-}
-
-// The CG scalars on the device: r.z of iteration `it` in rtz[it % 2] (the
-// previous iteration's in the other slot), p.Ap and r.r. The sweeps below read
-// beta and alpha from them, so a solve with a fixed iteration count never
-// waits for the host (as the CUDA Nekbone, nekbone_cuda.cu); the MPI solver
-// fills them from its sums over the ranks, so both run the same kernels.
-template <class Exec>
-struct CgScalars {
-  using Scalar = Kokkos::View<double, typename Exec::memory_space>;
-  Scalar rtz[2] = {Scalar("sem::rtz_even"), Scalar("sem::rtz_odd")};
-  Scalar pap{"sem::pap"}, rr{"sem::rr"};
+// The two weighted inner products of a residual, reduced in one pass:
+// rr = sum r c r (the residual norm) and rz = sum r c M^-1 r (r.z of the
+// Jacobi-preconditioned CG). A custom Kokkos::Sum value type; the volatile
+// += is what Kokkos 3's reducers call, Kokkos 4 uses the other.
+struct ResidualDots {
+  double rr = 0, rz = 0;
+  KOKKOS_INLINE_FUNCTION ResidualDots& operator+=(const ResidualDots& o) {
+    rr += o.rr;
+    rz += o.rz;
+    return *this;
+  }
+  KOKKOS_INLINE_FUNCTION void operator+=(const volatile ResidualDots& o) volatile {
+    rr += o.rr;
+    rz += o.rz;
+  }
 };
 
-// Sweeps of the CG loop, each updating its vectors and reducing its weighted
-// inner product in the same pass into `out`: a host double (blocking) or a
-// device scalar (asynchronous). Per local node and iteration they read and
-// write 14 vectors besides axhelm and the gather-scatter, which takes the mask
-// and w.p along (dssum_mask_dot); as separate kernels it was 23 and 5 more
-// launches.
-// z = d r, out = sum r c z (the Jacobi step and glsc3(r, c, z)).
-template <class Exec, class Out>
-void jacobi_dot(const DeviceVector<Exec>& z, const DeviceVector<Exec>& r,
-                const DeviceVector<Exec>& d, const DeviceVector<Exec>& c, Out&& out) {
-  Kokkos::parallel_reduce(
-      "ppkit::sem::jacobi_glsc3", Kokkos::RangePolicy<Exec>(0, z.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t l, double& s) {
-        const double zl = d(l) * r(l);
-        z(l) = zl;
-        s += r(l) * c(l) * zl;
-      },
-      out);
-}
-// p = z + beta p, beta = rtz[it % 2] / rtz[(it + 1) % 2] (0 at it = 0). A
-// solve whose residual reached exactly 0 keeps x (beta and alpha 0, not 0/0):
-// with tolerance 0 the loop does not read the residual to stop there.
+}  // namespace ppkit::sem
+
+namespace Kokkos {
+template <>
+struct reduction_identity<ppkit::sem::ResidualDots> {
+  KOKKOS_FORCEINLINE_FUNCTION static ppkit::sem::ResidualDots sum() { return {}; }
+};
+}  // namespace Kokkos
+
+namespace ppkit::sem {
+
+// The CG scalars on the device: the residual dots of the r entering iteration
+// `it` in residual[it % 2] (the previous iteration's in the other slot), and
+// p.Ap. The sweeps below read beta and alpha from them, so a solve with a
+// fixed iteration count never waits for the host (as the CUDA Nekbone,
+// nekbone_cuda.cu); the MPI solver fills them from its sums over the ranks, so
+// both run the same kernels.
 template <class Exec>
-void search(const DeviceVector<Exec>& p, const DeviceVector<Exec>& z, const CgScalars<Exec>& cg,
-            int it) {
-  const auto now = cg.rtz[it % 2], before = cg.rtz[(it + 1) % 2];
+struct CgScalars {
+  using Dots = Kokkos::View<ResidualDots, typename Exec::memory_space>;
+  Dots residual[2] = {Dots("sem::residual_even"), Dots("sem::residual_odd")};
+  Kokkos::View<double, typename Exec::memory_space> pap{"sem::pap"};
+};
+
+// Reduces into `out`: a host value (blocking) or a device view (asynchronous).
+template <class Exec, class Out>
+auto residual_sum(Out& out) {
+  if constexpr (std::is_same_v<std::decay_t<Out>, ResidualDots>)
+    return Kokkos::Sum<ResidualDots>(out);
+  else
+    return Kokkos::Sum<ResidualDots, typename Exec::memory_space>(out);
+}
+
+// Sweeps of the CG loop as in the CUDA Nekbone (three per iteration besides
+// axhelm), each updating its vectors and reducing its inner products in the
+// same pass into `out`: a host value (blocking) or a device scalar
+// (asynchronous). Per local node and iteration they read and write 14 vectors
+// (search 4, gather-scatter 2, update 8); z = M^-1 r is never stored.
+// out = the residual dots of r (before the first iteration).
+template <class Exec, class Out>
+void residual_dots(const DeviceVector<Exec>& r, const DeviceVector<Exec>& c,
+                   const DeviceVector<Exec>& d, Out&& out) {
+  Kokkos::parallel_reduce(
+      "ppkit::sem::residual_dots", Kokkos::RangePolicy<Exec>(0, r.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l, ResidualDots& s) {
+        const double rl = r(l), zl = d(l) * rl;
+        s.rr += rl * c(l) * rl;
+        s.rz += rl * c(l) * zl;
+      },
+      residual_sum<Exec>(out));
+}
+// p = M^-1 r + beta p, beta = rz(it) / rz(it - 1) (0 at it = 0). A solve whose
+// residual reached exactly 0 keeps x (beta and alpha 0, not 0/0): with
+// tolerance 0 the loop does not read the residual to stop there.
+template <class Exec>
+void search(const DeviceVector<Exec>& p, const DeviceVector<Exec>& r, const DeviceVector<Exec>& d,
+            const CgScalars<Exec>& cg, int it) {
+  const auto now = cg.residual[it % 2], before = cg.residual[(it + 1) % 2];
   const bool first = it == 0;
   Kokkos::parallel_for(
       "ppkit::sem::search", Kokkos::RangePolicy<Exec>(0, p.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t l) {
-        const double beta = first || before() == 0.0 ? 0.0 : now() / before();
-        p(l) = beta * p(l) + z(l);
+        const double beta = first || before().rz == 0.0 ? 0.0 : now().rz / before().rz;
+        p(l) = beta * p(l) + d(l) * r(l);
       });
 }
 // w = w m (the Dirichlet mask), out = sum w c p.
@@ -125,23 +152,25 @@ void dssum_mask_dot(const GatherScatterPlan<typename Exec::memory_space>& plan,
       out);
 }
 
-// x += alpha p, r -= alpha w with alpha = rtz[it % 2] / pap (0 if pap is 0);
-// out = sum r c r.
+// x += alpha p, r -= alpha w with alpha = rz(it) / pap (0 if pap is 0);
+// out = the residual dots of the new r.
 template <class Exec, class Out>
 void update_dot(const DeviceVector<Exec>& x, const DeviceVector<Exec>& r,
                 const DeviceVector<Exec>& p, const DeviceVector<Exec>& w, const CgScalars<Exec>& cg,
-                int it, const DeviceVector<Exec>& c, Out&& out) {
-  const auto rtz = cg.rtz[it % 2], pap = cg.pap;
+                int it, const DeviceVector<Exec>& c, const DeviceVector<Exec>& d, Out&& out) {
+  const auto dots = cg.residual[it % 2];
+  const auto pap = cg.pap;
   Kokkos::parallel_reduce(
-      "ppkit::sem::update_glsc3", Kokkos::RangePolicy<Exec>(0, x.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t l, double& s) {
-        const double alpha = pap() == 0.0 ? 0.0 : rtz() / pap();
+      "ppkit::sem::update_dots", Kokkos::RangePolicy<Exec>(0, x.extent(0)),
+      KOKKOS_LAMBDA(const std::int64_t l, ResidualDots& s) {
+        const double alpha = pap() == 0.0 ? 0.0 : dots().rz / pap();
         x(l) += alpha * p(l);
-        const double rl = r(l) - alpha * w(l);
+        const double rl = r(l) - alpha * w(l), zl = d(l) * rl;
         r(l) = rl;
-        s += rl * c(l) * rl;
+        s.rr += rl * c(l) * rl;
+        s.rz += rl * c(l) * zl;
       },
-      out);
+      residual_sum<Exec>(out));
 }
 
 // b = mask QQ^T (M f - A u_D), the lifted right-hand side, with `dssum` the
