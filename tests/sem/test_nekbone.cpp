@@ -120,6 +120,56 @@ TEST(SemGatherScatter, DssumMaskDotMatchesReference) {
   }
 }
 
+// The CG update pass against serial host arithmetic on seeded vectors: x and r
+// updated with alpha = r.z / p.Ap read from the device scalars, and the new
+// residual's r.c.r and r.c.M^-1.r reduced together, into a host value and into
+// the device scalar the next iteration reads (and residual_dots of the new r
+// agrees).
+TEST(SemNekboneVectors, UpdateDotsMatchSerialSums) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  using Mem = Exec::memory_space;
+  const std::size_t n = 1000;
+  std::mt19937_64 rng(test_seed());
+  std::uniform_real_distribution<double> uniform(-1, 1), positive(0.1, 1);
+  std::vector<double> x(n), r(n), p(n), w(n), c(n), d(n);
+  for (std::size_t l = 0; l < n; ++l) {
+    x[l] = uniform(rng), r[l] = uniform(rng), p[l] = uniform(rng), w[l] = uniform(rng);
+    c[l] = positive(rng), d[l] = positive(rng);
+  }
+  const double rz = 0.75, pap = 1.5, alpha = rz / pap;
+  std::vector<double> x_ref(x), r_ref(r);
+  double rr_ref = 0, rz_ref = 0, scale = 0;
+  for (std::size_t l = 0; l < n; ++l) {
+    x_ref[l] += alpha * p[l];
+    r_ref[l] -= alpha * w[l];
+    rr_ref += r_ref[l] * c[l] * r_ref[l];
+    rz_ref += r_ref[l] * c[l] * d[l] * r_ref[l];
+    scale += c[l] * r_ref[l] * r_ref[l] * (1 + d[l]);
+  }
+  CgScalars<Exec> cg;
+  ResidualDots entering;
+  entering.rz = rz;
+  Kokkos::deep_copy(cg.residual[0], entering);
+  Kokkos::deep_copy(cg.pap, pap);
+  auto dx = to_device<double, Mem>(x, "x"), dr = to_device<double, Mem>(r, "r");
+  const auto dp = to_device<double, Mem>(p, "p"), dw = to_device<double, Mem>(w, "w");
+  const auto dc = to_device<double, Mem>(c, "c"), dd = to_device<double, Mem>(d, "d");
+  update_dot<Exec>(dx, dr, dp, dw, cg, 0, dc, dd, cg.residual[1]);
+  ResidualDots on_device;
+  Kokkos::deep_copy(on_device, cg.residual[1]);
+  EXPECT_NEAR(on_device.rr, rr_ref, 1e-13 * scale);
+  EXPECT_NEAR(on_device.rz, rz_ref, 1e-13 * scale);
+  const auto x_out = to_host(dx), r_out = to_host(dr);
+  for (std::size_t l = 0; l < n; ++l) {
+    ASSERT_NEAR(x_out[l], x_ref[l], 1e-14) << l;
+    ASSERT_NEAR(r_out[l], r_ref[l], 1e-14) << l;
+  }
+  ResidualDots on_host;
+  residual_dots<Exec>(dr, dc, dd, on_host);
+  EXPECT_NEAR(on_host.rr, rr_ref, 1e-13 * scale);
+  EXPECT_NEAR(on_host.rz, rz_ref, 1e-13 * scale);
+}
+
 TEST(SemNekboneSetup, DiagonalMatchesOperatorColumns) {
   // diag(A)_p = e_p^T A e_p, checked by applying the reference to unit vectors.
   const BoxMesh m = mesh_of(3, Deformation::mixed, 2, 1, 1);
