@@ -300,5 +300,6 @@ void register_team_gauss_loop();
 void register_ppni();
 void register_two_kernel();
 void register_factored();
+void register_tiled();
 
 }  // namespace ppkit::fem::kokkos_assembly

@@ -15,6 +15,7 @@
 // zeroed in run(); factored-colour: one launch per colour, the first element
 // to touch a block stores, later ones add, so values need no zeroing.
 #include "ppkit/fem/assemble_kokkos.hpp"
+#include "ppkit/fem/factored_element_kokkos.hpp"
 #include "ppkit/fem/factored_layout.hpp"
 
 namespace ppkit::fem::kokkos_assembly {
@@ -67,56 +68,13 @@ struct FactoredTeamKernel {
       row_start(m) = d.row_offsets(3 * std::int64_t(d.nodes(8 * e + m / 3)) + m % 3);
     });
     team.team_barrier();
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 72), [&](const int m) {
-      const int q = m / 9, k = (m % 9) / 3, i = m % 3;
-      double sum = 0;
-      for (int a = 0; a < 8; ++a) sum += d.natural_derivatives((q * 8 + a) * 3 + k) * x[3 * a + i];
-      J[m] = sum;
-    });
-    team.team_barrier();
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8), [&](const int q) {
-      const double* Jq = J + 9 * q;
-      const double det = determinant3(Jq);
-      for (int i = 0; i < 3; ++i)
-        for (int k = 0; k < 3; ++k) C[9 * q + 3 * i + k] = cofactor(Jq, i, k);
-      scale(q) = kGaussWeight / det;
-      wdet(q) = kGaussWeight * det;
-    });
-    team.team_barrier();
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 192), [&](const int m) {
-      const int q = m / 24, a = (m % 24) / 3, i = m % 3;
-      const double* Cq = C + 9 * q + 3 * i;
-      G(m) = Cq[0] * d.natural_derivatives((q * 8 + a) * 3) +
-             Cq[1] * d.natural_derivatives((q * 8 + a) * 3 + 1) +
-             Cq[2] * d.natural_derivatives((q * 8 + a) * 3 + 2);
-    });
-    team.team_barrier();
+    const FactoredElementScratch s{x, J, C, G.data(), scale.data(), wdet.data()};
+    factored_geometry(team, d.natural_derivatives, s, [&] { team.team_barrier(); });
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 32), [&](const int lane) {
-      const int a = FourThreadsPerRow::row_node(lane, 0);
-      const int b0 = FourThreadsPerRow::column_node(lane, 0), b1 = b0 + 1;
-      double M0[9], M1[9];
-      for (int m = 0; m < 9; ++m) M0[m] = M1[m] = 0;
-      for (int q = 0; q < 8; ++q) {
-        const double s = scale(q);
-        const double ha[3] = {s * G(24 * q + 3 * a), s * G(24 * q + 3 * a + 1),
-                              s * G(24 * q + 3 * a + 2)};
-        const double g0[3] = {G(24 * q + 3 * b0), G(24 * q + 3 * b0 + 1), G(24 * q + 3 * b0 + 2)};
-        const double g1[3] = {G(24 * q + 3 * b1), G(24 * q + 3 * b1 + 1), G(24 * q + 3 * b1 + 2)};
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j) {
-            M0[3 * i + j] += ha[i] * g0[j];
-            M1[3 * i + j] += ha[i] * g1[j];
-          }
-      }
-      const double trace0 = M0[0] + M0[4] + M0[8], trace1 = M1[0] + M1[4] + M1[8];
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-          const int row = (3 * a + i) * kKeStride;
-          Ke(row + 3 * b0 + j) =
-              d.lambda * M0[3 * i + j] + d.mu * M0[3 * j + i] + (i == j ? d.mu * trace0 : 0.0);
-          Ke(row + 3 * b1 + j) =
-              d.lambda * M1[3 * i + j] + d.mu * M1[3 * j + i] + (i == j ? d.mu * trace1 : 0.0);
-        }
+      // x, J and C are dead (the team passed the barrier after G), so Ke may overwrite them.
+      factored_lane_blocks(lane, s, d.lambda, d.mu, [&](int a, int b, int i, int j, double value) {
+        Ke((3 * a + i) * kKeStride + 3 * b + j) = value;
+      });
     });
     team.team_barrier();
     const std::uint64_t first_mask = kAtomic ? 0 : d.first_writer(e);
@@ -144,17 +102,8 @@ struct FactoredTeamKernel {
         }
       }
     });
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
-      const int a = m / 3, i = m % 3;
-      double f = 0;
-      for (int q = 0; q < 8; ++q) f += d.shape_values(8 * q + a) * wdet(q);
-      const double b = i == 0 ? d.body_x : (i == 1 ? d.body_y : d.body_z);
-      double* target = &d.load(3 * std::int64_t(d.nodes(8 * e + a)) + i);
-      if (kAtomic)
-        Kokkos::atomic_add(target, f * b);
-      else
-        *target += f * b;
-    });
+    const double body[3] = {d.body_x, d.body_y, d.body_z};
+    add_body_force<kAtomic>(team, d.shape_values, s.wdet, d.nodes, e, body, d.load);
   }
 };
 

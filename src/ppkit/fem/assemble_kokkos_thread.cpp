@@ -102,5 +102,6 @@ void register_fem_kokkos_variants() {
   register_ppni();
   register_two_kernel();
   register_factored();
+  register_tiled();
 }
 }  // namespace ppkit::registration
