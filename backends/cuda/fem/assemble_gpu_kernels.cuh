@@ -416,15 +416,99 @@ struct FactoredShared {
   double wdet[8];             // w det J_q
 };
 
+// Entry (i, j) of K_ab = lambda M_ab + mu M_ab^T + mu tr(M_ab) I.
+__device__ __forceinline__ double factored_entry(const double (&M)[9], int i, int j, double lambda,
+                                                 double mu) {
+  return lambda * M[3 * i + j] + mu * M[3 * j + i] + (i == j ? mu * (M[0] + M[4] + M[8]) : 0.0);
+}
+
 __device__ __forceinline__ void stage_block(double* Ke, int a, int b, const double (&M)[9],
                                             double lambda, double mu) {
-  const double trace = M[0] + M[4] + M[8];
 #pragma unroll
   for (int i = 0; i < 3; ++i)
 #pragma unroll
     for (int j = 0; j < 3; ++j)
-      Ke[(3 * a + i) * kKeStride + 3 * b + j] =
-          lambda * M[3 * i + j] + mu * M[3 * j + i] + (i == j ? mu * trace : 0.0);
+      Ke[(3 * a + i) * kKeStride + 3 * b + j] = factored_entry(M, i, j, lambda, mu);
+}
+
+// Geometry of one element on its 32-lane sub-group, from x (24 coordinates in
+// shared memory, written before a warp_sync): J (72) of the 8 Gauss points,
+// then on 8 lanes det J_q and the cofactors C (72), scale = 1 / det J_q and
+// wdet = det J_q (Gauss weights are 1), then G (192). G may alias x and J
+// (dead once C exists), never C, scale or wdet. Ends with a warp_sync.
+__device__ __forceinline__ void factored_geometry(int lane, const double* s_dN, double* x,
+                                                  double* J, double* C, double* scale, double* wdet,
+                                                  double* G) {
+  for (int m = lane; m < 72; m += 32) {  // 72 Jacobian entries of the 8 Gauss points
+    const int q = m / 9, k = (m % 9) / 3, i = m % 3;
+    double sum = 0;
+#pragma unroll
+    for (int a = 0; a < 8; ++a) sum += s_dN[(q * 8 + a) * 3 + k] * x[3 * a + i];
+    J[m] = sum;
+  }
+  gpu::warp_sync();
+  if (lane < 8) {  // 8 lanes: determinant and cofactors of one Gauss point each
+    const double* Jq = J + 9 * lane;
+    const double det = det3(Jq);
+#pragma unroll
+    for (int i = 0; i < 3; ++i)
+#pragma unroll
+      for (int k = 0; k < 3; ++k) C[9 * lane + 3 * i + k] = cofactor(Jq, i, k);
+    scale[lane] = 1.0 / det;  // Gauss weights are 1
+    wdet[lane] = det;
+  }
+  gpu::warp_sync();
+  for (int m = lane; m < 192; m += 32) {  // 6 rounds: G of 8 nodes x 8 Gauss points
+    const int q = m / 24, a = (m % 24) / 3, i = m % 3;
+    const double* dN = &s_dN[(q * 8 + a) * 3];
+    const double* Cq = &C[9 * q + 3 * i];
+    G[m] = Cq[0] * dN[0] + Cq[1] * dN[1] + Cq[2] * dN[2];
+  }
+  gpu::warp_sync();
+}
+
+// Lane owns blocks (a, b0) and (a, b0 + 1): rows of node lane/4, columns of
+// nodes 2(lane%4) + p. M_ab = sum_q (w / det J_q) G_a G_b^T.
+__device__ __forceinline__ void factored_lane_blocks(int lane, const double* G_all,
+                                                     const double* scale, double (&M0)[9],
+                                                     double (&M1)[9]) {
+  const int a = lane / 4, b0 = 2 * (lane % 4), b1 = b0 + 1;
+#pragma unroll
+  for (int m = 0; m < 9; ++m) M0[m] = M1[m] = 0;
+#pragma unroll 2
+  for (int q = 0; q < 8; ++q) {
+    const double* G = &G_all[24 * q];
+    const double s = scale[q];
+    const double ha[3] = {s * G[3 * a], s * G[3 * a + 1], s * G[3 * a + 2]};
+    const double g0[3] = {G[3 * b0], G[3 * b0 + 1], G[3 * b0 + 2]};
+    const double g1[3] = {G[3 * b1], G[3 * b1 + 1], G[3 * b1 + 2]};
+#pragma unroll
+    for (int i = 0; i < 3; ++i)
+#pragma unroll
+      for (int j = 0; j < 3; ++j) {
+        M0[3 * i + j] += ha[i] * g0[j];
+        M1[3 * i + j] += ha[i] * g1[j];
+      }
+  }
+}
+
+// Body force: lane 3a+i (< 24) adds sum_q N_a(q) w det J_q b_i to DOF
+// 3 load_node + i, where load_node is node a of the element.
+template <bool kAtomic>
+__device__ __forceinline__ void factored_body_force(int lane, std::int64_t load_node,
+                                                    const double* wdet, double body_x,
+                                                    double body_y, double body_z, double* load) {
+  if (lane < 24) {
+    const int la = lane / 3, li = lane % 3;
+    double f = 0;
+#pragma unroll
+    for (int q = 0; q < 8; ++q) f += c_N[8 * q + la] * wdet[q];
+    const double b = li == 0 ? body_x : (li == 1 ? body_y : body_z);
+    if (kAtomic)
+      gpu::atomic_add(&load[3 * load_node + li], f * b);
+    else
+      load[3 * load_node + li] += f * b;
+  }
 }
 
 template <bool kAtomic>
@@ -452,52 +536,10 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kFactoredWarps)
   const std::int64_t row_node = gpu::shfl(my_node, lane < 24 ? lane / 3 : 0, gpu::kSubgroupWidth);
   const std::int64_t my_row_start = lane < 24 ? A.row_offsets[3 * row_node + lane % 3] : 0;
   gpu::warp_sync();
-  for (int m = lane; m < 72; m += 32) {  // 72 Jacobian entries of the 8 Gauss points
-    const int q = m / 9, k = (m % 9) / 3, i = m % 3;
-    double sum = 0;
-#pragma unroll
-    for (int a = 0; a < 8; ++a) sum += s_dN[(q * 8 + a) * 3 + k] * x[3 * a + i];
-    J[m] = sum;
-  }
-  gpu::warp_sync();
-  if (lane < 8) {  // 8 lanes: determinant and cofactors of one Gauss point each
-    const double* Jq = J + 9 * lane;
-    const double det = det3(Jq);
-#pragma unroll
-    for (int i = 0; i < 3; ++i)
-#pragma unroll
-      for (int k = 0; k < 3; ++k) C[9 * lane + 3 * i + k] = cofactor(Jq, i, k);
-    S.scale[lane] = 1.0 / det;  // Gauss weights are 1
-    S.wdet[lane] = det;
-  }
-  gpu::warp_sync();
-  for (int m = lane; m < 192; m += 32) {  // 6 rounds: G of 8 nodes x 8 Gauss points
-    const int q = m / 24, a = (m % 24) / 3, i = m % 3;
-    const double* dN = &s_dN[(q * 8 + a) * 3];
-    const double* Cq = &C[9 * q + 3 * i];
-    S.G[m] = Cq[0] * dN[0] + Cq[1] * dN[1] + Cq[2] * dN[2];
-  }
-  gpu::warp_sync();
-  // Lane owns blocks (a, b0) and (a, b1): rows of node lane/4, columns of nodes 2(lane%4) + p.
+  factored_geometry(lane, s_dN, x, J, C, S.scale, S.wdet, S.G);
   const int a = lane / 4, b0 = 2 * (lane % 4), b1 = b0 + 1;
   double M0[9], M1[9];
-#pragma unroll
-  for (int m = 0; m < 9; ++m) M0[m] = M1[m] = 0;
-#pragma unroll 2
-  for (int q = 0; q < 8; ++q) {
-    const double* G = &S.G[24 * q];
-    const double s = S.scale[q];
-    const double ha[3] = {s * G[3 * a], s * G[3 * a + 1], s * G[3 * a + 2]};
-    const double g0[3] = {G[3 * b0], G[3 * b0 + 1], G[3 * b0 + 2]};
-    const double g1[3] = {G[3 * b1], G[3 * b1 + 1], G[3 * b1 + 2]};
-#pragma unroll
-    for (int i = 0; i < 3; ++i)
-#pragma unroll
-      for (int j = 0; j < 3; ++j) {
-        M0[3 * i + j] += ha[i] * g0[j];
-        M1[3 * i + j] += ha[i] * g1[j];
-      }
-  }
+  factored_lane_blocks(lane, S.G, S.scale, M0, M1);
   // x, J, C are dead (every lane passed the barrier after G), so Ke may overwrite them.
   stage_block(S.Ke, a, b0, M0, A.lambda, A.mu);
   stage_block(S.Ke, a, b1, M1, A.lambda, A.mu);
@@ -533,18 +575,96 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kFactoredWarps)
       for (int u = 0; u < kBatch; ++u) A.values[position[u]] = old[u] + value[u];
     }
   }
-  // Body force: lane 3a+i adds sum_q N_a(q) w det J_q b_i (load zeroed before).
+  // Body force (load zeroed before for the atomic version).
   const std::int64_t load_node = gpu::shfl(my_node, lane < 24 ? lane / 3 : 0, gpu::kSubgroupWidth);
-  if (lane < 24) {
-    const int la = lane / 3, li = lane % 3;
-    double f = 0;
+  factored_body_force<kAtomic>(lane, load_node, S.wdet, A.body_force[0], A.body_force[1],
+                               A.body_force[2], A.load);
+}
+
+// ---- (g) tiled: one block per Morton tile, merged in shared memory --------
+// The tile's distinct CSR blocks are an accumulator in dynamic shared memory
+// (9 doubles per block, tiled_layout.hpp). Colour by colour, each warp
+// (32-lane sub-group) computes one element with the factored algorithm and
+// adds its 18 values per lane straight into the accumulator (elements of a
+// colour share no node, hence no block: no atomics, no Ke staging); a block
+// barrier between colours. Then the block adds the accumulator to the CSR
+// values with atomics, 32-lane chunks of contiguous row segments, so each
+// reduction covers whole runs of a row instead of the element's 6-value runs.
+constexpr int kTiledWarps = 4;  // a structured 32-element tile has 8 colours of 4 elements
+static_assert(gpu::kSubgroupWidth * kTiledWarps % gpu::kWarpSize == 0,
+              "blocks hold whole warps/wavefronts");
+struct TiledElementShared {
+  double G[192];    // G[24 q + 3 a + i]; before that x (24) and J (72) alias it
+  double C[72];     // cofactors of J_q
+  double scale[8];  // 1 / det J_q
+  double wdet[8];   // det J_q
+};
+
+__global__ void __launch_bounds__(gpu::kSubgroupWidth* kTiledWarps)
+    tiled_kernel(Hex8TiledArrays A) {
+  extern __shared__ double accumulator[];  // 9 * A.max_blocks
+  __shared__ double s_dN[192];
+  __shared__ TiledElementShared element_shared[kTiledWarps];
+  const std::int64_t t = blockIdx.x;
+  const int values = 9 * A.tile_blocks[t];
+  for (int m = threadIdx.x; m < 192; m += blockDim.x) s_dN[m] = c_dN[m];
+  for (int m = threadIdx.x; m < values; m += blockDim.x) accumulator[m] = 0;
+  __syncthreads();
+  const int lane = element_lane(), warp = element_in_block();
+  TiledElementShared& S = element_shared[warp];
+  double* x = S.G;
+  double* J = S.G + 24;
+  const std::int64_t last_colour = A.tile_colours[t + 1];
+  for (std::int64_t g = A.tile_colours[t]; g < last_colour; ++g) {
+    const std::int64_t end = A.colour_offsets[g + 1];
+    // Whole sub-groups take the same trip count, so shuffles stay converged.
+    for (std::int64_t k = A.colour_offsets[g] + warp; k < end; k += kTiledWarps) {
+      if (lane < 24) x[lane] = A.coordinates[24 * k + lane];
+      const std::int32_t my_node = lane < 8 ? A.nodes[8 * k + lane] : 0;
+      // Blocks (a, 2(lane%4)) and (a, 2(lane%4) + 1) are [8a + b] = 2 lane, 2 lane + 1.
+      const std::uint32_t slot_pair =
+          reinterpret_cast<const std::uint32_t*>(A.block_slots + 64 * k)[lane];
+      gpu::warp_sync();
+      factored_geometry(lane, s_dN, x, J, S.C, S.scale, S.wdet, S.G);
+      double M0[9], M1[9];
+      factored_lane_blocks(lane, S.G, S.scale, M0, M1);
+      double* block0 = accumulator + 9 * int(slot_pair & 0xffffu);
+      double* block1 = accumulator + 9 * int(slot_pair >> 16);
 #pragma unroll
-    for (int q = 0; q < 8; ++q) f += c_N[8 * q + la] * S.wdet[q];
-    const double b = li == 0 ? A.body_force[0] : (li == 1 ? A.body_force[1] : A.body_force[2]);
-    if (kAtomic)
-      gpu::atomic_add(&A.load[3 * load_node + li], f * b);
-    else
-      A.load[3 * load_node + li] += f * b;
+      for (int i = 0; i < 3; ++i)
+#pragma unroll
+        for (int j = 0; j < 3; ++j) {
+          block0[3 * i + j] += factored_entry(M0, i, j, A.lambda, A.mu);
+          block1[3 * i + j] += factored_entry(M1, i, j, A.lambda, A.mu);
+        }
+      const std::int64_t load_node =
+          gpu::shfl(my_node, lane < 24 ? lane / 3 : 0, gpu::kSubgroupWidth);
+      factored_body_force<true>(lane, load_node, S.wdet, A.body_force[0], A.body_force[1],
+                                A.body_force[2], A.load);
+      gpu::warp_sync();  // the sub-group's next element overwrites x (aliasing G)
+    }
+    __syncthreads();
+  }
+  // Flush: lane l of a chunk adds value l - (first lane of its segment) of
+  // segment first + (segments started at lanes <= l) - 1, i.e. row s % 3 of
+  // the tile's run s / 3 (tiled_chunk()).
+  const std::int64_t first_run = A.run_offsets[t];
+  const std::int64_t last_chunk = A.chunk_offsets[t + 1];
+  for (std::int64_t c = A.chunk_offsets[t] + warp; c < last_chunk; c += kTiledWarps) {
+    const std::uint64_t word = A.chunks[c];
+    const int lanes = int((word >> 48) & 63u);
+    if (lane < lanes) {
+      const std::uint32_t below = std::uint32_t(word) & (0xffffffffu >> (31 - lane));
+      const std::int64_t segment = std::int64_t((word >> 32) & 0xffffu) + __popc(below) - 1;
+      const int value = lane - (31 - __clz(below));
+      const std::int64_t run = first_run + segment / 3;
+      const int i = int(segment % 3);
+      const std::int64_t position =
+          A.run_positions[run] + std::int64_t(i) * A.run_row_lengths[run] + value;
+      gpu::atomic_add(
+          &A.values[position],
+          accumulator[9 * (int(A.run_first_slots[run]) + value / 3) + 3 * i + value % 3]);
+    }
   }
 }
 
@@ -648,6 +768,41 @@ void Hex8Kernels<Backend>::launch_factored(const Hex8FactoredArrays& a, std::int
   else
     factored_kernel<false><<<blocks, gpu::kSubgroupWidth * kFactoredWarps>>>(a, first, count);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_tiled(const Hex8TiledArrays& a, std::int64_t tiles) {
+  if (tiles <= 0) return;
+  const std::size_t dynamic_bytes = std::size_t(9) * sizeof(double) * std::size_t(a.max_blocks);
+#if defined(PPKIT_GPU_HIP)
+  PPKIT_HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(&tiled_kernel),
+                                      hipFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(dynamic_bytes)));
+#else
+  // Above 48 KB of dynamic shared memory a kernel must opt in.
+  PPKIT_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        int(dynamic_bytes)));
+#endif
+  tiled_kernel<<<unsigned(tiles), gpu::kSubgroupWidth * kTiledWarps, dynamic_bytes>>>(a);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
+}
+
+template <class Backend>
+int Hex8Kernels<Backend>::tiled_block_capacity() {
+  int device = 0, optin = 0;
+#if defined(PPKIT_GPU_HIP)
+  hipFuncAttributes attributes{};
+  PPKIT_HIP_CHECK(hipGetDevice(&device));
+  PPKIT_HIP_CHECK(hipDeviceGetAttribute(&optin, hipDeviceAttributeMaxSharedMemoryPerBlock, device));
+  PPKIT_HIP_CHECK(hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&tiled_kernel)));
+#else
+  cudaFuncAttributes attributes{};
+  PPKIT_CUDA_CHECK(cudaGetDevice(&device));
+  PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  PPKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, tiled_kernel));
+#endif
+  const long long dynamic = (long long)optin - (long long)attributes.sharedSizeBytes;
+  return dynamic > 0 ? int(dynamic / (9 * (long long)sizeof(double))) : 0;
 }
 
 template <class Backend>

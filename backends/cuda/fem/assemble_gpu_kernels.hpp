@@ -46,6 +46,12 @@ struct Hex8Kernels {
   // (f) factored, one warp per element: atomics when a.first_writer is null (values
   // zeroed before), else first-writer stores (one launch per colour, no zeroing).
   static void launch_factored(const Hex8FactoredArrays& a, std::int64_t first, std::int64_t count);
+  // (g) tiled, one block per tile: a.values and a.load zeroed before; the
+  // accumulator takes 72 B of dynamic shared memory per block of a.max_blocks.
+  static void launch_tiled(const Hex8TiledArrays& a, std::int64_t tiles);
+  // Most accumulator blocks a tile may have on the current device: the
+  // opt-in shared memory per block less the kernel's static shared memory.
+  static int tiled_block_capacity();
   // Waits for every launched kernel (cudaDeviceSynchronize / hipDeviceSynchronize).
   static void synchronize();
 };

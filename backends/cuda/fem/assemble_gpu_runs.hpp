@@ -8,7 +8,9 @@
 // colouring: elements in input order, one launch, atomicAdd), and the factored
 // strategy (f) designed for the memory floor: factored-atomic (Morton order,
 // one launch, atomics) and factored-colour (colouring, first-writer stores, no
-// zeroing). Host-only: include from .cpp files compiled by the C++ compiler.
+// zeroing), and the tiled strategy (g): tiled (Morton tiles merged in shared
+// memory, one atomic flush per tile). Host-only: include from .cpp files compiled by the C++
+// compiler.
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -21,6 +23,7 @@
 #include "ppkit/fem/assemble.hpp"
 #include "ppkit/fem/factored_layout.hpp"
 #include "ppkit/fem/hex8_shape.hpp"
+#include "ppkit/fem/tiled_layout.hpp"
 
 namespace ppkit::fem::gpu_assembly {
 
@@ -203,6 +206,79 @@ class FactoredRun final : public PreparedRun<AssemblyResult> {
   Hex8FactoredArrays arrays_;
 };
 
+// (g) tiled: TiledLayout inputs, one block per tile, values zeroed in run().
+// The tile capacity is the layout default (1,200 blocks, 86 KB) or what the
+// device's shared memory per block holds, whichever is smaller.
+template <class Backend, class Calls>
+class TiledRun final : public PreparedRun<AssemblyResult> {
+  using Kernels = Hex8Kernels<Backend>;
+  template <class T>
+  using Buffer = DeviceBuffer<T, Calls>;
+
+ public:
+  explicit TiledRun(const AssemblyProblem& p) {
+    TiledLayoutOptions options;
+    options.max_blocks = std::min(options.max_blocks, Kernels::tiled_block_capacity());
+    const TiledLayout layout = make_tiled_layout(p, options);
+    tiles_ = layout.num_tiles();
+    coordinates_ = Buffer<double>(layout.coordinates);
+    nodes_ = Buffer<std::int32_t>(layout.nodes);
+    block_slots_ = Buffer<std::uint16_t>(layout.block_slots);
+    tile_colours_ = Buffer<std::int64_t>(layout.tile_colours);
+    colour_offsets_ = Buffer<std::int64_t>(layout.colour_offsets);
+    tile_blocks_ = Buffer<std::int32_t>(layout.tile_blocks);
+    run_offsets_ = Buffer<std::int64_t>(layout.run_offsets);
+    run_positions_ = Buffer<std::int64_t>(layout.run_positions);
+    run_row_lengths_ = Buffer<std::int32_t>(layout.run_row_lengths);
+    run_first_slots_ = Buffer<std::uint16_t>(layout.run_first_slots);
+    chunk_offsets_ = Buffer<std::int64_t>(layout.chunk_offsets);
+    chunks_ = Buffer<std::uint64_t>(layout.chunks);
+    values_ = Buffer<double>(std::size_t(p.pattern.num_nonzeros()));
+    load_ = Buffer<double>(std::size_t(p.mesh.num_dofs()));
+    values_.fill_bytes(0xFF);  // poison (NaN)
+    load_.fill_bytes(0xFF);
+    const auto dN = natural_derivative_table();
+    const auto N = shape_value_table();
+    Kernels::upload_shape_tables(dN.data(), N.data());
+    arrays_.coordinates = coordinates_.data();
+    arrays_.nodes = nodes_.data();
+    arrays_.block_slots = block_slots_.data();
+    arrays_.tile_colours = tile_colours_.data();
+    arrays_.colour_offsets = colour_offsets_.data();
+    arrays_.tile_blocks = tile_blocks_.data();
+    arrays_.run_offsets = run_offsets_.data();
+    arrays_.run_positions = run_positions_.data();
+    arrays_.run_row_lengths = run_row_lengths_.data();
+    arrays_.run_first_slots = run_first_slots_.data();
+    arrays_.chunk_offsets = chunk_offsets_.data();
+    arrays_.chunks = chunks_.data();
+    arrays_.values = values_.data();
+    arrays_.load = load_.data();
+    arrays_.lambda = p.material.lambda();
+    arrays_.mu = p.material.mu();
+    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = p.material.body_force[i];
+    arrays_.max_blocks = layout.max_blocks;
+  }
+
+  void run() override {
+    values_.fill_bytes(0);
+    load_.fill_bytes(0);
+    Kernels::launch_tiled(arrays_, tiles_);
+    Kernels::synchronize();
+  }
+
+  AssemblyResult result() override { return {values_.download(), load_.download()}; }
+
+ private:
+  std::int64_t tiles_ = 0;
+  Buffer<double> coordinates_, values_, load_;
+  Buffer<std::int32_t> nodes_, tile_blocks_, run_row_lengths_;
+  Buffer<std::uint16_t> block_slots_, run_first_slots_;
+  Buffer<std::int64_t> tile_colours_, colour_offsets_, run_offsets_, run_positions_, chunk_offsets_;
+  Buffer<std::uint64_t> chunks_;
+  Hex8TiledArrays arrays_;
+};
+
 // Registers every strategy as <backend>/<strategy>; make_variant fills the
 // backend's common fields (cuda::cuda_variant, hip::hip_variant).
 template <class Backend, class Calls>
@@ -239,6 +315,12 @@ void register_variants(Variant<FemAssemble> (*make_variant)(const std::string&, 
     };
     Registry<FemAssemble>::add(std::move(variant));
   }
+  // Below factored-atomic until measured on the GPU.
+  auto tiled = make_variant("tiled", 58);
+  tiled.prepare = [](const AssemblyProblem& p) {
+    return std::make_unique<TiledRun<Backend, Calls>>(p);
+  };
+  Registry<FemAssemble>::add(std::move(tiled));
 }
 
 }  // namespace ppkit::fem::gpu_assembly

@@ -30,4 +30,25 @@ struct Hex8FactoredArrays {
   double body_force[3] = {0, 0, 0};
 };
 
+// Inputs of the tiled strategy (g), layouts as in tiled_layout.hpp.
+struct Hex8TiledArrays {
+  const double* coordinates = nullptr;             // 24 per slot
+  const std::int32_t* nodes = nullptr;             // 8 per slot
+  const std::uint16_t* block_slots = nullptr;      // 64 per slot, [8a + b]
+  const std::int64_t* tile_colours = nullptr;      // per tile + 1: colour groups
+  const std::int64_t* colour_offsets = nullptr;    // per colour group + 1: slots
+  const std::int32_t* tile_blocks = nullptr;       // per tile: accumulator blocks
+  const std::int64_t* run_offsets = nullptr;       // per tile + 1: runs
+  const std::int64_t* run_positions = nullptr;     // per run
+  const std::int32_t* run_row_lengths = nullptr;   // per run
+  const std::uint16_t* run_first_slots = nullptr;  // per run
+  const std::int64_t* chunk_offsets = nullptr;     // per tile + 1: chunks
+  const std::uint64_t* chunks = nullptr;           // flush chunk words
+  double* values = nullptr;                        // CSR values (zeroed before)
+  double* load = nullptr;                          // load vector (zeroed before)
+  double lambda = 0, mu = 0;                       // Lame constants
+  double body_force[3] = {0, 0, 0};
+  int max_blocks = 0;  // accumulator blocks of the largest tile (dynamic shared memory)
+};
+
 }  // namespace ppkit::fem
