@@ -15,27 +15,42 @@
 // matching result columns live in 32 registers, and the t contractions are
 // register FMAs with D[k][m] as constant-bank operands (k, m compile-time).
 // Per slice, with D's fragments in 4 registers per lane:
-//   u_r = U_k D^T        A = U_k (row gather)          B = D^T (registers)
-//   u_s = D U_k          A = D (registers)             B = U_k (column gather)
-//   y  += (G u)_r D  +  D^T (G u)_s   the same gathers of (G u)_r and (G u)_s,
-//                                     accumulated onto y's own registers
+//   u_r = U_k D^T        A = U_k (loaded)                 B = D^T (registers)
+//   u_s = D U_k          A = D (registers)                B = U_k (loaded)
+//   y_k = (G u)_r D  +  D^T (G u)_s   A = (G u)_r (row gather), B = (G u)_s
+//                                     (column gather)
 // Each product's result comes back in the lane's own nodes, so the pointwise
-// work (geometry, G grad u) needs no exchange; only the operands of the four
-// products do, and each takes two double shuffles (row_gather, column_gather)
-// where a shared-memory slice costs a store, a barrier and 8 loads per
-// product and thread: the register-column cuda/trilinear keeps the L1/shared
-// pipe 92% busy at N = 7 (Nsight Compute, docs/sem.md), and the earlier kernel
-// of this variant (shared slices, 4 barriers per slice) ran 0.270 ms against
-// this one's 0.218 ms.
+// work (geometry, G grad u) needs no exchange. U_k's fragments are read
+// straight from the element (four 8-byte loads per lane and slice, L1 hits
+// after the slice loads of the t contraction) and (G u)_r, (G u)_s move by two
+// double shuffles each (row_gather, column_gather). A shared-memory slice
+// costs a store, a barrier and 8 loads per product and thread instead: the
+// register-column cuda/trilinear keeps the L1/shared pipe 92% busy at N = 7
+// (Nsight Compute, docs/sem.md).
+//
+// Registers. The t contractions are register FMAs over the lane's two
+// columns, but their operands and results are kept out of the registers of
+// the slice loop: u_t of every slice is formed first and parked in per-lane
+// shared slots (each lane uses only its own slots: no barrier, no bank
+// conflict), (G u)_t of slice k replaces u_t of slice k there, and y_k's r and
+// s terms go to a second slot array; the t transpose y_m += sum_k D[k][m]
+// (G u)_t,k runs once at the end. The slice loop then holds the column terms
+// of the geometry, D's fragments and one slice's temporaries: 168 registers
+// without spilling, 12 warps per SM. Measured on an H200 (N = 7, 32,768
+// elements): 0.177 ms against 0.221 ms with u and y (64 registers) held
+// through the loop (104 bytes spilled at 168 registers) and the u fragments moved by
+// shuffles.
 //
 // Geometry per node (recomputed elements): the cofactor rows a_r, a_s, a_t of
 // J and |J| = J_r . a_r (trilinear_jacobian.hpp, paper eq. 11-13), then
 //   G grad u = lambda0 w / |J| (a_r, a_s, a_t)^T (a_r u_r + a_s u_s + a_t u_t)
 // (G = lambda0 w |J| J^-1 J^-T and J^-1 = (a_r a_s a_t)^T / |J|): 21 FP64
-// instructions instead of 24 to form the 6 factors and 9 to apply them. Stored
-// elements of mixed meshes load their factors (two nodes = one 16-byte load per
-// factor). Three fields run one after another through the same registers, each
-// recomputing the geometry, so one field keeps its register budget.
+// instructions instead of 24 to form the 6 factors and 9 to apply them; 1/|J|
+// from the hardware approximation and one cubic Newton step (reciprocal()).
+// Stored elements of mixed meshes load their factors (two nodes = one 16-byte
+// load per factor). Three fields run one after another through the same
+// registers, each recomputing the geometry, so one field keeps its register
+// budget.
 #include <cuda_runtime.h>
 
 #include "backends/cuda/sem/axhelm_cuda.hpp"
@@ -51,11 +66,10 @@ using columns::Column;
 using columns::static_for;
 
 constexpr int warps_per_block = 1;  // elements per block
-// Registers: unbounded, ptxas gives the kernel 174 per thread, 2 warps per SM
-// sub-partition (its register file holds 16,384); at 168 (104 bytes spilled)
-// 3 fit, at 128 (1,080 bytes of spill loads) 4. Measured on an H200 (N = 7,
-// 32,768 elements): 0.253 ms with 8 warps per SM, 0.218 ms with 12, 0.235 ms
-// with 16.
+// Registers: unbounded, ptxas gives the kernel 180 per thread; at 168 (no
+// spill) 3 warps fit an SM sub-partition (its register file holds 16,384), at
+// 128 (444 bytes of spill loads) 4, at 96 5. Measured on an H200 (N = 7, 32,768
+// elements): 0.177 ms with 12 warps per SM, 0.268 ms with 20.
 constexpr int min_resident_warps = 12;
 
 // C += A B for one m8n8k4 fp64 product, fragments as in the header comment.
@@ -97,11 +111,27 @@ __device__ __forceinline__ void column_gather(double m0, double m1, int g, int q
   b1 = (g & 1) ? r1 : r2;
 }
 
+// 1 / d to full double precision without rcp.rn's slow-path test: the
+// hardware approximation x = (1 - eps) / d, then x (1 + e + e^2) with
+// e = 1 - d x = eps, whose relative error is eps^3 (one Newton step of
+// cubic order). Jacobian determinants are normal numbers (no flush to zero).
+__device__ __forceinline__ double reciprocal(double d) {
+  double x;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(x) : "d"(d));
+  const double e = fma(-d, x, 1.0);
+  return fma(x, fma(e, e, e), x);
+}
+
 template <int NCOL>
 __global__ void __launch_bounds__(32 * warps_per_block, min_resident_warps / warps_per_block)
     axhelm_mma_kernel(const AxhelmKernelArgs a) {
   constexpr int NQ = 8, NQ2 = 64, NP = 512;
   __shared__ double s_C[warps_per_block][24];
+  // Per-lane slots (lane l uses [k][l] only: no synchronisation, no bank
+  // conflicts): u_t of slice k, replaced by (G u)_t of slice k once used;
+  // and y_k's r, s (and mass) terms.
+  __shared__ double2 s_t[warps_per_block][NQ][32];
+  __shared__ double2 s_rs[warps_per_block][NQ][32];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, q = lane & 3;
   const long long e = (long long)blockIdx.x * warps_per_block + warp;
@@ -130,44 +160,56 @@ __global__ void __launch_bounds__(32 * warps_per_block, min_resident_warps / war
 
 #pragma unroll 1
   for (int c = 0; c < NCOL; ++c) {
-    const double* x = a.x + c * a.field_stride + e * NP + 2 * lane;
-    double u[NQ][2], y[NQ][2];
+    const double* xe = a.x + c * a.field_stride + e * NP;  // the element's u[k][j][i]
+    const double* x = xe + 2 * lane;                       // the lane's two columns
+    {  // u_t of every slice (register FMAs over the lane's columns) to s_t.
+      double u[NQ][2];
 #pragma unroll
-    for (int k = 0; k < NQ; ++k) {
-      const double2 v = __ldg(reinterpret_cast<const double2*>(x + k * NQ2));
-      u[k][0] = v.x;
-      u[k][1] = v.y;
-      y[k][0] = y[k][1] = 0.0;
+      for (int k = 0; k < NQ; ++k) {
+        const double2 v = __ldg(reinterpret_cast<const double2*>(x + k * NQ2));
+        u[k][0] = v.x;
+        u[k][1] = v.y;
+      }
+#pragma unroll
+      for (int k = 0; k < NQ; ++k) {
+        double2 ut = make_double2(0.0, 0.0);
+#pragma unroll
+        for (int m = 0; m < NQ; ++m) {
+          ut.x = fma(c_D[k * NQ + m], u[m][0], ut.x);
+          ut.y = fma(c_D[k * NQ + m], u[m][1], ut.y);
+        }
+        s_t[warp][k][lane] = ut;
+      }
     }
     static_for<NQ>([&](auto k_constant) {
       constexpr int k = decltype(k_constant)::value;
-      // u_r = U_k D^T and u_s = D U_k, each two m8n8k4 products (m = 0..3, 4..7).
+      // u_r = U_k D^T and u_s = D U_k, each two m8n8k4 products (m = 0..3, 4..7),
+      // their U_k fragments read from the element (L1): A(g, q) = U_k[g][q],
+      // U_k[g][4+q]; B(q, g) = U_k[q][g], U_k[4+q][g].
+      const double* xk = xe + k * NQ2;
       double ur[2] = {0, 0}, us[2] = {0, 0}, op0, op1;
-      row_gather(u[k][0], u[k][1], g, q, op0, op1);
-      mma_m8n8k4(ur[0], ur[1], op0, d_gq);
-      mma_m8n8k4(ur[0], ur[1], op1, d_g4q);
-      column_gather(u[k][0], u[k][1], g, q, op0, op1);
-      mma_m8n8k4(us[0], us[1], d_gq, op0);
-      mma_m8n8k4(us[0], us[1], d_g4q, op1);
-      double gr[2], gs[2];
+      mma_m8n8k4(ur[0], ur[1], __ldg(xk + g * NQ + q), d_gq);
+      mma_m8n8k4(ur[0], ur[1], __ldg(xk + g * NQ + 4 + q), d_g4q);
+      mma_m8n8k4(us[0], us[1], d_gq, __ldg(xk + q * NQ + g));
+      mma_m8n8k4(us[0], us[1], d_g4q, __ldg(xk + (4 + q) * NQ + g));
+      const double2 ut = s_t[warp][k][lane];
+      double gr[2], gs[2], gt[2], y[2] = {0, 0};
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        double ut = 0;
-#pragma unroll
-        for (int m = 0; m < NQ; ++m) ut = fma(c_D[k * NQ + m], u[m][h], ut);
-        double gt, mass;
+        const double u_t = h == 0 ? ut.x : ut.y;
+        double mass;
         if (recompute) {
           double ar[3], as[3], at[3];
           const double det = column[h].cofactors(c_nodes[k], ar, as, at);
           const double w = scale_ij[h] * c_weights[k];
-          const double scale = a.lambda0 * w * __drcp_rn(det);
+          const double scale = a.lambda0 * w * reciprocal(det);
           double v[3];
 #pragma unroll
           for (int d = 0; d < 3; ++d)
-            v[d] = scale * fma(ar[d], ur[h], fma(as[d], us[h], at[d] * ut));
+            v[d] = scale * fma(ar[d], ur[h], fma(as[d], us[h], at[d] * u_t));
           gr[h] = ar[0] * v[0] + ar[1] * v[1] + ar[2] * v[2];
           gs[h] = as[0] * v[0] + as[1] * v[1] + as[2] * v[2];
-          gt = at[0] * v[0] + at[1] * v[1] + at[2] * v[2];
+          gt[h] = at[0] * v[0] + at[1] * v[1] + at[2] * v[2];
           mass = a.lambda1 * w * det;
         } else {
           double f[7];
@@ -180,27 +222,43 @@ __global__ void __launch_bounds__(32 * warps_per_block, min_resident_warps / war
               f[n] = h == 0 ? pair.x : pair.y;
             }
           }
-          gr[h] = a.lambda0 * (f[0] * ur[h] + f[1] * us[h] + f[2] * ut);
-          gs[h] = a.lambda0 * (f[1] * ur[h] + f[3] * us[h] + f[4] * ut);
-          gt = a.lambda0 * (f[2] * ur[h] + f[4] * us[h] + f[5] * ut);
+          gr[h] = a.lambda0 * (f[0] * ur[h] + f[1] * us[h] + f[2] * u_t);
+          gs[h] = a.lambda0 * (f[1] * ur[h] + f[3] * us[h] + f[4] * u_t);
+          gt[h] = a.lambda0 * (f[2] * ur[h] + f[4] * us[h] + f[5] * u_t);
           mass = a.lambda1 * f[6];
         }
-#pragma unroll
-        for (int m = 0; m < NQ; ++m) y[m][h] = fma(c_D[k * NQ + m], gt, y[m][h]);
-        if (helmholtz) y[k][h] = fma(mass, u[k][h], y[k][h]);
+        if (helmholtz) y[h] = mass * __ldg(x + k * NQ2 + h);
       }
+      s_t[warp][k][lane] = make_double2(gt[0], gt[1]);
       // y_k += (G u)_r D + D^T (G u)_s.
       row_gather(gr[0], gr[1], g, q, op0, op1);
-      mma_m8n8k4(y[k][0], y[k][1], op0, d_qg);
-      mma_m8n8k4(y[k][0], y[k][1], op1, d_4qg);
+      mma_m8n8k4(y[0], y[1], op0, d_qg);
+      mma_m8n8k4(y[0], y[1], op1, d_4qg);
       column_gather(gs[0], gs[1], g, q, op0, op1);
-      mma_m8n8k4(y[k][0], y[k][1], d_qg, op0);
-      mma_m8n8k4(y[k][0], y[k][1], d_4qg, op1);
+      mma_m8n8k4(y[0], y[1], d_qg, op0);
+      mma_m8n8k4(y[0], y[1], d_4qg, op1);
+      s_rs[warp][k][lane] = make_double2(y[0], y[1]);
     });
+    // y_m = (r, s, mass terms)_m + sum_k D[k][m] (G u)_t,k: the t transpose,
+    // once per field from the lane's own slots.
+    double gt[NQ][2];
+#pragma unroll
+    for (int k = 0; k < NQ; ++k) {
+      const double2 v = s_t[warp][k][lane];
+      gt[k][0] = v.x;
+      gt[k][1] = v.y;
+    }
     double* out = a.y + c * a.field_stride + e * NP + 2 * lane;
 #pragma unroll
-    for (int k = 0; k < NQ; ++k)
-      *reinterpret_cast<double2*>(out + k * NQ2) = make_double2(y[k][0], y[k][1]);
+    for (int m = 0; m < NQ; ++m) {
+      double2 y = s_rs[warp][m][lane];
+#pragma unroll
+      for (int k = 0; k < NQ; ++k) {
+        y.x = fma(c_D[k * NQ + m], gt[k][0], y.x);
+        y.y = fma(c_D[k * NQ + m], gt[k][1], y.y);
+      }
+      *reinterpret_cast<double2*>(out + m * NQ2) = y;
+    }
   }
 }
 
