@@ -202,6 +202,26 @@ TEST(FemTiledLayout, StructuredTileIsA4x4x2BlockWith1183Blocks) {
   }
 }
 
+// The per-element counts of docs/fem.md's tile table: on an 8^3 box every
+// tile is a 4x4x2 element block (512 = 16 x 32 Morton elements), so 1,183
+// blocks per 32 elements and 8 colours per tile; each block's 3 rows are
+// flushed as parts of row segments of 1..kTiledMaxRunBlocks blocks.
+TEST(FemTiledLayout, StatsCountTheStructuredTiles) {
+  const auto problem =
+      make_assembly_problem(inputs::distorted_box({8, 8, 8}, ppkit::testing::test_seed()), {});
+  const auto L = make_tiled_layout(problem, {32, 1200});
+  const TiledLayoutStats stats = tiled_layout_stats(L);
+  ASSERT_EQ(L.num_tiles(), 16);
+  EXPECT_DOUBLE_EQ(stats.elements_per_tile, 32.0);
+  EXPECT_DOUBLE_EQ(stats.blocks_per_element, 1183.0 / 32.0);
+  EXPECT_DOUBLE_EQ(stats.colours_per_tile, 8.0);
+  EXPECT_GE(stats.segments_per_element, 3.0 * stats.blocks_per_element / kTiledMaxRunBlocks);
+  EXPECT_LE(stats.segments_per_element, 3.0 * stats.blocks_per_element);
+  // A chunk covers at most 32 values and a block has 9.
+  EXPECT_GE(stats.chunks_per_element, 9.0 * stats.blocks_per_element / 32.0);
+  EXPECT_GT(stats.metadata_bytes_per_element, 0.0);
+}
+
 // Simulates the kernels' data path on the host: random element blocks added
 // into each tile's accumulator through block_slots, flushed through the
 // decoded chunks, must equal scattering the same blocks straight through the
