@@ -1,9 +1,11 @@
 // Gather-scatter in Kokkos against the serial reference, and the Nekbone
 // Jacobi-PCG: spectral convergence to the manufactured solution, and the same
 // iterations with stored or recomputed geometric factors.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
+#include <string>
 
 #include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
@@ -102,7 +104,9 @@ TEST(SemGatherScatter, DssumMaskDotMatchesReference) {
         upload_gather_scatter_plan<Mem>(make_gather_scatter_plan(m.global_ids, m.global_count));
     auto du = to_device<double, Mem>(u, "u");
     double dot = 0;
-    dssum_mask_dot<Exec>(plan, du, to_device<double, Mem>(mask, "mask"),
+    std::vector<std::uint8_t> interior(m.global_count);
+    for (std::int64_t g = 0; g < m.global_count; ++g) interior[g] = mask_g[g] != 0.0;
+    dssum_mask_dot<Exec>(plan, du, to_device<std::uint8_t, Mem>(interior, "interior"),
                          to_device<double, Mem>(p, "p"), dot);
     const auto out = to_host(du);
     const auto sums = dssum_reference(m.global_ids, m.global_count, u);
@@ -117,6 +121,50 @@ TEST(SemGatherScatter, DssumMaskDotMatchesReference) {
     }
     EXPECT_NEAR(dot, ref_dot, 1e-13 * scale);
     EXPECT_GT(std::fabs(ref_dot), 1e-3 * scale);  // a sum that is not trivially 0
+  }
+}
+
+// Interior flags per global node: the mesh's boundary flags given on one
+// local copy only must reach the global node, whichever copy carries them,
+// and (EX N - 1)(EY N - 1)(EZ N - 1) nodes remain off the box's faces.
+TEST(SemGatherScatter, InteriorFlagsMarkTheBoxBoundary) {
+  for (int order : {1, 3}) {
+    const BoxMesh m = mesh_of(order, Deformation::trilinear, 3, 2, 2);
+    const std::size_t L = m.local_count();
+    std::vector<std::uint8_t> boundary(L, 0), global_is_boundary(m.global_count, 0);
+    std::vector<std::uint8_t> seen(m.global_count, 0);
+    for (std::size_t l = 0; l < L; ++l) {
+      const std::int64_t g = m.global_ids[l];
+      if (m.boundary[l]) {
+        global_is_boundary[g] = 1;
+        if (!seen[g]) boundary[l] = 1;
+      }
+      seen[g] = 1;
+    }
+    const auto interior = interior_global_nodes(m.global_ids, m.global_count, boundary);
+    ASSERT_EQ(std::int64_t(interior.size()), m.global_count);
+    std::int64_t inside = 0;
+    for (std::int64_t g = 0; g < m.global_count; ++g) {
+      EXPECT_EQ(interior[g], global_is_boundary[g] ? 0 : 1) << "global node " << g;
+      inside += interior[g];
+    }
+    // (EX N - 1)(EY N - 1)(EZ N - 1) nodes off the box's faces.
+    EXPECT_EQ(inside, std::int64_t(3 * order - 1) * (2 * order - 1) * (2 * order - 1));
+  }
+  EXPECT_THROW(interior_global_nodes({0, 1}, 2, {0}), ppkit::Error);
+}
+
+// The device plan's 32-bit indices: 2^31 - 1 local nodes are accepted, one
+// more is refused with a message naming the limit and the MPI solver.
+TEST(SemGatherScatter, PlansBeyond32BitIndicesAreRefused) {
+  EXPECT_NO_THROW(require_32bit_gather_scatter(2147483647u));
+  try {
+    require_32bit_gather_scatter(2147483648u);
+    ADD_FAILURE() << "2^31 local nodes were accepted";
+  } catch (const ppkit::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("2147483648"), std::string::npos) << what;
+    EXPECT_NE(what.find("nekbone-mpi"), std::string::npos) << what;
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "ppkit/core/error.hpp"
 
 namespace ppkit::sem {
@@ -22,6 +24,27 @@ GatherScatterPlanHost make_gather_scatter_plan(const std::vector<std::int64_t>& 
   std::vector<std::int64_t> next(plan.offsets.begin(), plan.offsets.end() - 1);
   for (std::size_t l = 0; l < global_ids.size(); ++l) plan.locals[next[global_ids[l]]++] = l;
   return plan;
+}
+
+std::vector<std::uint8_t> interior_global_nodes(const std::vector<std::int64_t>& global_ids,
+                                                std::int64_t global_count,
+                                                const std::vector<std::uint8_t>& boundary) {
+  require(boundary.size() == global_ids.size(),
+          fmt::format("{} boundary flags for {} local nodes", boundary.size(), global_ids.size()),
+          "one flag per local node");
+  std::vector<std::uint8_t> interior(global_count, 1);
+  for (std::size_t l = 0; l < global_ids.size(); ++l)
+    if (boundary[l]) interior[global_ids[l]] = 0;
+  return interior;
+}
+
+void require_32bit_gather_scatter(std::size_t local_count) {
+  constexpr std::size_t limit = std::numeric_limits<std::int32_t>::max();
+  require(local_count <= limit,
+          fmt::format("gather-scatter over {} local nodes on one process", local_count),
+          fmt::format("at most {} (32-bit device indices); split the mesh over MPI ranks "
+                      "(ppkit sem nekbone-mpi)",
+                      limit));
 }
 
 std::vector<double> dssum_reference(const std::vector<std::int64_t>& global_ids,

@@ -20,22 +20,37 @@ struct GatherScatterPlanHost {
 // Throws ppkit::Error if a global id is outside 0..global_count-1.
 GatherScatterPlanHost make_gather_scatter_plan(const std::vector<std::int64_t>& global_ids,
                                                std::int64_t global_count);
+// 1 for the global nodes off the Dirichlet boundary, 0 for those on it (a
+// global node is on it when any of its local copies is flagged in `boundary`).
+std::vector<std::uint8_t> interior_global_nodes(const std::vector<std::int64_t>& global_ids,
+                                                std::int64_t global_count,
+                                                const std::vector<std::uint8_t>& boundary);
+// Throws ppkit::Error when `local_count` local nodes do not fit the 32-bit
+// indices of the device plan.
+void require_32bit_gather_scatter(std::size_t local_count);
 // Serial reference: the same sum through a dense global vector.
 std::vector<double> dssum_reference(const std::vector<std::int64_t>& global_ids,
                                     std::int64_t global_count, const std::vector<double>& u);
 
+// The device plan holds 32-bit indices: the gather-scatter's index traffic
+// (per local node its number, per global node two offsets) is half that of
+// 64-bit ones. 2^31 local nodes of one rank would be 17 GB per vector, more
+// than a GPU holds for Nekbone's eight vectors.
 template <class MemSpace>
 struct GatherScatterPlan {
   std::int64_t global_count = 0;
-  Kokkos::View<std::int64_t*, MemSpace> offsets, locals;
+  Kokkos::View<std::int32_t*, MemSpace> offsets, locals;
 };
 
 template <class MemSpace>
 GatherScatterPlan<MemSpace> upload_gather_scatter_plan(const GatherScatterPlanHost& host) {
+  require_32bit_gather_scatter(host.locals.size());
   GatherScatterPlan<MemSpace> plan;
   plan.global_count = host.global_count;
-  plan.offsets = to_device<std::int64_t, MemSpace>(host.offsets, "sem::gs_offsets");
-  plan.locals = to_device<std::int64_t, MemSpace>(host.locals, "sem::gs_locals");
+  const std::vector<std::int32_t> offsets(host.offsets.begin(), host.offsets.end()),
+      locals(host.locals.begin(), host.locals.end());
+  plan.offsets = to_device<std::int32_t, MemSpace>(offsets, "sem::gs_offsets");
+  plan.locals = to_device<std::int32_t, MemSpace>(locals, "sem::gs_locals");
   return plan;
 }
 
@@ -49,8 +64,8 @@ void dssum(const GatherScatterPlan<typename Exec::memory_space>& plan,
       "ppkit::sem::dssum", Kokkos::RangePolicy<Exec>(0, plan.global_count),
       KOKKOS_LAMBDA(const std::int64_t g) {
         double sum = 0;
-        for (std::int64_t a = offsets(g); a < offsets(g + 1); ++a) sum += u(locals(a));
-        for (std::int64_t a = offsets(g); a < offsets(g + 1); ++a) u(locals(a)) = sum;
+        for (std::int32_t a = offsets(g); a < offsets(g + 1); ++a) sum += u(locals(a));
+        for (std::int32_t a = offsets(g); a < offsets(g + 1); ++a) u(locals(a)) = sum;
       });
 }
 
@@ -65,7 +80,7 @@ void gather(const GatherScatterPlan<typename Exec::memory_space>& plan,
       "ppkit::sem::gather", Kokkos::RangePolicy<Exec>(0, plan.global_count),
       KOKKOS_LAMBDA(const std::int64_t g) {
         double sum = 0;
-        for (std::int64_t a = offsets(g); a < offsets(g + 1); ++a) sum += local(locals(a));
+        for (std::int32_t a = offsets(g); a < offsets(g + 1); ++a) sum += local(locals(a));
         global(g) = sum;
       });
 }
@@ -78,7 +93,7 @@ void scatter(const GatherScatterPlan<typename Exec::memory_space>& plan,
   Kokkos::parallel_for(
       "ppkit::sem::scatter", Kokkos::RangePolicy<Exec>(0, plan.global_count),
       KOKKOS_LAMBDA(const std::int64_t g) {
-        for (std::int64_t a = offsets(g); a < offsets(g + 1); ++a) local(locals(a)) = global(g);
+        for (std::int32_t a = offsets(g); a < offsets(g + 1); ++a) local(locals(a)) = global(g);
       });
 }
 

@@ -85,7 +85,7 @@ double max_error(const NekboneProblem& p, const std::vector<double>& solution) {
   return err;
 }
 
-NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, bool compact_indices) {
+NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry) {
   const AxhelmCost ax = axhelm_cost_for(p.op, geometry);
   const double L = double(p.op.local_count());
   NekboneCost c;
@@ -98,11 +98,10 @@ NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, bool co
   // the gather-scatter with the mask and w.p (w read and written) and update
   // with r.r and r.z (x, p, r, w, c, M^-1 read, x, r written): 14 doubles
   // (nekbone_vectors_kokkos.hpp and nekbone_cuda.cu alike), plus the
-  // gather-scatter's indices: Kokkos an 8-byte local index and per global node
-  // its offset, mask and p (24 bytes), CUDA a 4-byte local index and per global
-  // node its offset, interior flag and p (13 bytes); the per-global-node bytes
-  // are counted per local node, an upper bound.
-  c.bytes_per_iteration = ax.bytes + (8.0 * 14 + (compact_indices ? 4.0 + 13.0 : 8.0 + 24.0)) * L;
+  // gather-scatter's indices: a 4-byte local index and per global node two
+  // 4-byte offsets (one new per node), the interior flag and p (13 bytes),
+  // the per-global-node bytes counted per local node, an upper bound.
+  c.bytes_per_iteration = ax.bytes + (8.0 * 14 + 4.0 + 13.0) * L;
   return c;
 }
 

@@ -58,14 +58,13 @@ std::vector<double> axhelm_local_diagonal(const AxhelmProblem& p);
 double max_error(const NekboneProblem& p, const std::vector<double>& solution);
 
 // Per CG iteration (docs/sem.md): one axhelm + gather-scatter + 3 reductions +
-// 3 vector updates + Jacobi; flops and bytes for the roofline. compact_indices:
-// the CUDA variants' gather-scatter (nekbone_cuda.cu: 4-byte local indices, a
-// 1-byte interior flag) instead of the Kokkos one (8-byte indices, the mask).
+// 3 vector updates + Jacobi; flops and bytes for the roofline (the Kokkos and
+// CUDA loops move the same bytes: 32-bit gather-scatter indices, a 1-byte
+// interior flag per global node).
 struct NekboneCost {
   double flops_per_iteration = 0;
   double bytes_per_iteration = 0;
 };
-NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry,
-                         bool compact_indices = false);
+NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry);
 
 }  // namespace ppkit::sem

@@ -44,7 +44,7 @@ void pack_face(const GatherScatterPlan<Mem>& plan, const IndexView& face, const 
           return;
         }
         double sum = 0;
-        for (std::int64_t a = offsets(g); a < offsets(g + 1); ++a) sum += u(locals(a));
+        for (std::int32_t a = offsets(g); a < offsets(g + 1); ++a) sum += u(locals(a));
         buffer(m) = sum;
       });
 }
@@ -58,7 +58,7 @@ void add_face(const GatherScatterPlan<Mem>& plan, const IndexView& face, const V
       KOKKOS_LAMBDA(const std::int64_t m) {
         const std::int64_t g = face(m);
         const double v = buffer(m);
-        for (std::int64_t a = offsets(g); a < offsets(g + 1); ++a) u(locals(a)) += v;
+        for (std::int32_t a = offsets(g); a < offsets(g + 1); ++a) u(locals(a)) += v;
       });
 }
 
@@ -87,6 +87,7 @@ struct NekboneMpiSolver::Impl {
   double tolerance = 0;
   double flops_per_iteration = 0;
   View dirichlet, mask, weight, inv_diag, b, x, r, p, w;
+  Kokkos::View<std::uint8_t*, Mem> interior;  // per global node of the rank (interior_global_nodes)
   CgScalars<Exec> cg;  // the CG scalars the sweeps read (nekbone_vectors_kokkos.hpp)
   double exchange_seconds = 0, reduction_seconds = 0, exchange_bytes = 0;
   bool solved = false;
@@ -199,6 +200,9 @@ NekboneMpiSolver::Impl::Impl(const BoxMesh& m, const NekboneSettings& s, MPI_Com
   std::vector<double> mask_host(L), ones(L, 1.0);
   for (std::size_t l = 0; l < L; ++l) mask_host[l] = problem.boundary[l] ? 0.0 : 1.0;
   mask = to_device<double, Mem>(mask_host, "sem::mask");
+  interior = to_device<std::uint8_t, Mem>(
+      interior_global_nodes(problem.global_ids, problem.global_count, problem.boundary),
+      "sem::interior");
   const auto multiplicity = dssum_reference(problem.global_ids, problem.global_count, ones);
   std::vector<double> weight_host(L);
   for (std::size_t l = 0; l < L; ++l)
@@ -288,7 +292,7 @@ NekboneMpiResult NekboneMpiSolver::solve() {
     apply_axhelm<Exec>(s.mesh, s.p, s.w);        // w = A p
     double mine = 0;
     if (s.ranks == 1) {  // no exchange: the single-process loop's pass
-      dssum_mask_dot<Exec>(s.plan, s.w, s.mask, s.p, mine);
+      dssum_mask_dot<Exec>(s.plan, s.w, s.interior, s.p, mine);
     } else {
       s.dssum_all(s.w);
       mask_dot<Exec>(s.w, s.mask, s.weight, s.p, mine);  // w = mask w, w.p

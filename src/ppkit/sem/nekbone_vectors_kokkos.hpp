@@ -15,6 +15,9 @@ namespace ppkit::sem {
 
 template <class Exec>
 using DeviceVector = Kokkos::View<double*, typename Exec::memory_space>;
+// Per global node: 1 off the Dirichlet boundary, 0 on it (interior_global_nodes).
+template <class Exec>
+using InteriorFlags = Kokkos::View<const std::uint8_t*, typename Exec::memory_space>;
 
 // y = a y + b x
 template <class Exec>
@@ -131,23 +134,27 @@ void mask_dot(const DeviceVector<Exec>& w, const DeviceVector<Exec>& m, const De
 // sum_l c_l u_l p_l for continuous u and p. For one process holding every
 // copy (the single-process loop, the MPI solver on one rank); across ranks the
 // exchange comes between the sum and the mask. A global node with one copy
-// and mask 1 keeps its value: no store.
+// off the boundary keeps its value: no store. Per global node it reads two
+// 32-bit offsets, a 1-byte flag and p at one copy (13 bytes), per local node
+// a 32-bit index, u and (shared copies only) the store.
 template <class Exec, class Out>
 void dssum_mask_dot(const GatherScatterPlan<typename Exec::memory_space>& plan,
-                    const DeviceVector<Exec>& u, const DeviceVector<Exec>& mask,
+                    const DeviceVector<Exec>& u, const InteriorFlags<Exec>& interior,
                     const DeviceVector<Exec>& p, Out&& out) {
   const auto offsets = plan.offsets;
   const auto locals = plan.locals;
   Kokkos::parallel_reduce(
       "ppkit::sem::dssum_mask_glsc3", Kokkos::RangePolicy<Exec>(0, plan.global_count),
       KOKKOS_LAMBDA(const std::int64_t g, double& s) {
-        const std::int64_t begin = offsets(g), end = offsets(g + 1), first = locals(begin);
+        const std::int32_t begin = offsets(g), end = offsets(g + 1);
+        if (begin == end) return;  // a global id no local node uses
         double sum = 0;
-        for (std::int64_t a = begin; a < end; ++a) sum += u(locals(a));
-        const double m = mask(first), value = sum * m;
-        if (end - begin > 1 || m != 1.0)
-          for (std::int64_t a = begin; a < end; ++a) u(locals(a)) = value;
-        s += value * p(first);
+        for (std::int32_t a = begin; a < end; ++a) sum += u(locals(a));
+        const bool keep = interior(g) != 0;
+        const double value = keep ? sum : 0.0;
+        if (end - begin > 1 || !keep)
+          for (std::int32_t a = begin; a < end; ++a) u(locals(a)) = value;
+        s += value * p(locals(begin));
       },
       out);
 }

@@ -112,7 +112,7 @@ std::vector<CompareRow> run_nekbone_case(CompareContext& ctx, const BoxMeshSpec&
     if (r.status != "PASS" && r.status != "FAIL") continue;
     if (next >= results.size()) break;
     const NekboneResult& result = results[next++];
-    const NekboneCost cost = nekbone_cost(problem, row_geometry_cost(r), r.backend == "cuda");
+    const NekboneCost cost = nekbone_cost(problem, row_geometry_cost(r));
     const double t = r.timing.median_s, it = std::max(1, result.iterations);
     r.extra["iterations"] = result.iterations;
     r.extra["final_residual"] = result.final_residual;
