@@ -95,18 +95,18 @@ std::array<int, 64> lane_block_order() {
 }
 std::array<int, 64> canonical_block_order();
 
+// What every Kokkos assembly kernel reads besides its element layout (filled
+// by upload_assembly_common); each strategy's device struct derives from it.
 template <class Space>
-struct DeviceAssembly {
+struct AssemblyCommon {
   using memory_space = typename Space::memory_space;
   template <class T>
   using View = Kokkos::View<T*, memory_space>;
-  View<double> coordinates;            // 24 per element, colour order
-  View<std::int32_t> nodes;            // 8 per element
-  View<std::int64_t> block_positions;  // 64 per element, in the variant's block order
-  View<std::int64_t> row_offsets;      // CSR rows
-  View<double> values, load;           // outputs
-  View<double> natural_derivatives;    // 192: [(q*8 + a)*3 + k]
-  View<double> shape_values;           // 64: [q*8 + a]
+  View<double> coordinates;          // 24 per element (slot) of the variant's order
+  View<std::int32_t> nodes;          // 8 per element (slot)
+  View<double> values, load;         // outputs
+  View<double> natural_derivatives;  // 192: [(q*8 + a)*3 + k]
+  View<double> shape_values;         // 64: [q*8 + a]
   double lambda = 0, mu = 0, body_x = 0, body_y = 0, body_z = 0;
 
   KOKKOS_INLINE_FUNCTION double dN(int q, int a, int k) const {
@@ -115,6 +115,15 @@ struct DeviceAssembly {
   KOKKOS_INLINE_FUNCTION double body(int i) const {
     return i == 0 ? body_x : (i == 1 ? body_y : body_z);
   }
+};
+
+template <class Space>
+struct DeviceAssembly : AssemblyCommon<Space> {
+  template <class T>
+  using View = typename AssemblyCommon<Space>::template View<T>;
+  View<std::int64_t> block_positions;  // 64 per element, in the variant's block order
+  View<std::int64_t> row_offsets;      // CSR rows
+
   KOKKOS_INLINE_FUNCTION std::int64_t row_length(std::int32_t node) const {
     return row_offsets(3 * std::int64_t(node) + 1) - row_offsets(3 * std::int64_t(node));
   }
@@ -130,6 +139,33 @@ Kokkos::View<T*, typename Space::memory_space> upload(const T* host, std::size_t
   return device;
 }
 
+// Fills what every Kokkos assembly reads besides its element layout:
+// coordinates and nodes in the layout's element order, the shape-function
+// tables, the material, and the outputs poisoned with NaN (a variant that
+// never ran fails verification).
+template <class Space>
+void upload_assembly_common(const AssemblyProblem& p, const std::vector<double>& coordinates,
+                            const std::vector<std::int32_t>& nodes, AssemblyCommon<Space>& d) {
+  d.coordinates = upload<double, Space>(coordinates.data(), coordinates.size(), "fem coordinates");
+  d.nodes = upload<std::int32_t, Space>(nodes.data(), nodes.size(), "fem nodes");
+  const auto dN = natural_derivative_table();
+  const auto N = shape_value_table();
+  d.natural_derivatives = upload<double, Space>(dN.data(), dN.size(), "fem dN/dxi");
+  d.shape_values = upload<double, Space>(N.data(), N.size(), "fem N");
+  using Values = Kokkos::View<double*, typename Space::memory_space>;
+  d.values = Values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fem CSR values"),
+                    p.pattern.num_nonzeros());
+  d.load = Values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fem load"), p.mesh.num_dofs());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Kokkos::deep_copy(d.values, nan);
+  Kokkos::deep_copy(d.load, nan);
+  d.lambda = p.material.lambda();
+  d.mu = p.material.mu();
+  d.body_x = p.material.body_force[0];
+  d.body_y = p.material.body_force[1];
+  d.body_z = p.material.body_force[2];
+}
+
 template <class Space>
 DeviceAssembly<Space> upload_assembly(const AssemblyProblem& p,
                                       const std::array<int, 64>& block_order) {
@@ -139,28 +175,11 @@ DeviceAssembly<Space> upload_assembly(const AssemblyProblem& p,
   std::vector<std::int64_t> blocks(c.block_positions.size());
   for (std::int64_t e = 0; e < elements; ++e)
     for (int s = 0; s < 64; ++s) blocks[64 * e + s] = c.block_positions[64 * e + block_order[s]];
-  d.coordinates =
-      upload<double, Space>(c.coordinates.data(), c.coordinates.size(), "fem coordinates");
-  d.nodes = upload<std::int32_t, Space>(c.nodes.data(), c.nodes.size(), "fem nodes");
+  upload_assembly_common<Space>(p, c.coordinates, c.nodes, d);
   d.block_positions =
       upload<std::int64_t, Space>(blocks.data(), blocks.size(), "fem CSR block positions");
   d.row_offsets = upload<std::int64_t, Space>(p.pattern.row_offsets.data(),
                                               p.pattern.row_offsets.size(), "fem CSR row offsets");
-  const auto dN = natural_derivative_table();
-  const auto N = shape_value_table();
-  d.natural_derivatives = upload<double, Space>(dN.data(), dN.size(), "fem dN/dxi");
-  d.shape_values = upload<double, Space>(N.data(), N.size(), "fem N");
-  d.values = typename DeviceAssembly<Space>::template View<double>("fem CSR values",
-                                                                   p.pattern.num_nonzeros());
-  d.load = typename DeviceAssembly<Space>::template View<double>("fem load", p.mesh.num_dofs());
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  Kokkos::deep_copy(d.values, nan);  // poison: a variant that never ran fails verification
-  Kokkos::deep_copy(d.load, nan);
-  d.lambda = p.material.lambda();
-  d.mu = p.material.mu();
-  d.body_x = p.material.body_force[0];
-  d.body_y = p.material.body_force[1];
-  d.body_z = p.material.body_force[2];
   return d;
 }
 

@@ -22,19 +22,12 @@ namespace ppkit::fem::kokkos_assembly {
 namespace {
 
 template <class Space>
-struct FactoredDevice {
-  using memory_space = typename Space::memory_space;
+struct FactoredDevice : AssemblyCommon<Space> {
   template <class T>
-  using View = Kokkos::View<T*, memory_space>;
-  View<double> coordinates;            // 24 per slot
-  View<std::int32_t> nodes;            // 8 per slot
+  using View = typename AssemblyCommon<Space>::template View<T>;
   View<std::uint16_t> column_offsets;  // 64 per slot, [8a + b]
   View<std::uint64_t> first_writer;    // per slot (colour order only)
   View<std::int64_t> row_offsets;      // CSR rows
-  View<double> values, load;           // outputs
-  View<double> natural_derivatives;    // 192: [(q*8 + a)*3 + k]
-  View<double> shape_values;           // 64: [q*8 + a]
-  double lambda = 0, mu = 0, body_x = 0, body_y = 0, body_z = 0;
 };
 
 constexpr int kKeStride = 25;  // padded row stride of the staged Ke (fewer bank conflicts)
@@ -114,9 +107,7 @@ class FactoredTeamRun final : public PreparedRun<AssemblyResult> {
       : atomic_(order == FactoredOrder::morton_atomic) {
     const FactoredLayout layout = make_factored_layout(p, order);
     launch_offsets_ = layout.launch_offsets;
-    d_.coordinates = upload<double, Space>(layout.coordinates.data(), layout.coordinates.size(),
-                                           "fem coordinates");
-    d_.nodes = upload<std::int32_t, Space>(layout.nodes.data(), layout.nodes.size(), "fem nodes");
+    upload_assembly_common<Space>(p, layout.coordinates, layout.nodes, d_);
     d_.column_offsets = upload<std::uint16_t, Space>(
         layout.column_offsets.data(), layout.column_offsets.size(), "fem CSR column offsets");
     if (!atomic_)
@@ -124,22 +115,6 @@ class FactoredTeamRun final : public PreparedRun<AssemblyResult> {
           layout.first_writer.data(), layout.first_writer.size(), "fem first-writer masks");
     d_.row_offsets = upload<std::int64_t, Space>(
         p.pattern.row_offsets.data(), p.pattern.row_offsets.size(), "fem CSR row offsets");
-    const auto dN = natural_derivative_table();
-    const auto N = shape_value_table();
-    d_.natural_derivatives = upload<double, Space>(dN.data(), dN.size(), "fem dN/dxi");
-    d_.shape_values = upload<double, Space>(N.data(), N.size(), "fem N");
-    d_.values = Kokkos::View<double*, typename Space::memory_space>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "fem CSR values"),
-        p.pattern.num_nonzeros());
-    d_.load = Kokkos::View<double*, typename Space::memory_space>("fem load", p.mesh.num_dofs());
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    Kokkos::deep_copy(d_.values, nan);  // poison: a variant that never ran fails verification
-    Kokkos::deep_copy(d_.load, nan);
-    d_.lambda = p.material.lambda();
-    d_.mu = p.material.mu();
-    d_.body_x = p.material.body_force[0];
-    d_.body_y = p.material.body_force[1];
-    d_.body_z = p.material.body_force[2];
   }
 
   void run() override {

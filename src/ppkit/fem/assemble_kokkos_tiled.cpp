@@ -28,12 +28,9 @@ namespace ppkit::fem::kokkos_assembly {
 namespace {
 
 template <class Space>
-struct TiledDevice {
-  using memory_space = typename Space::memory_space;
+struct TiledDevice : AssemblyCommon<Space> {
   template <class T>
-  using View = Kokkos::View<T*, memory_space>;
-  View<double> coordinates;             // 24 per slot
-  View<std::int32_t> nodes;             // 8 per slot
+  using View = typename AssemblyCommon<Space>::template View<T>;
   View<std::uint16_t> block_slots;      // 64 per slot, [8a + b]
   View<std::int64_t> tile_colours;      // per tile: colour groups
   View<std::int64_t> colour_offsets;    // per colour group: slots
@@ -44,10 +41,6 @@ struct TiledDevice {
   View<std::uint16_t> run_first_slots;  // per run
   View<std::int64_t> chunk_offsets;     // per tile: chunks
   View<std::uint64_t> chunks;           // tiled_chunk() words
-  View<double> values, load;            // outputs
-  View<double> natural_derivatives;     // 192: [(q*8 + a)*3 + k]
-  View<double> shape_values;            // 64: [q*8 + a]
-  double lambda = 0, mu = 0, body_x = 0, body_y = 0, body_z = 0;
 };
 
 // Scratch of one element: G (192) over x (24) and J (72), then C (72), scale, wdet.
@@ -180,8 +173,7 @@ class TiledTeamRun final : public PreparedRun<AssemblyResult> {
       using T = typename std::decay_t<decltype(host)>::value_type;
       return upload<T, Space>(host.data(), host.size(), label);
     };
-    d_.coordinates = up(layout.coordinates, "fem coordinates");
-    d_.nodes = up(layout.nodes, "fem nodes");
+    upload_assembly_common<Space>(p, layout.coordinates, layout.nodes, d_);
     d_.block_slots = up(layout.block_slots, "fem tile block slots");
     d_.tile_colours = up(layout.tile_colours, "fem tile colours");
     d_.colour_offsets = up(layout.colour_offsets, "fem tile colour offsets");
@@ -192,22 +184,6 @@ class TiledTeamRun final : public PreparedRun<AssemblyResult> {
     d_.run_first_slots = up(layout.run_first_slots, "fem tile run first slots");
     d_.chunk_offsets = up(layout.chunk_offsets, "fem tile chunk offsets");
     d_.chunks = up(layout.chunks, "fem tile flush chunks");
-    const auto dN = natural_derivative_table();
-    const auto N = shape_value_table();
-    d_.natural_derivatives = upload<double, Space>(dN.data(), dN.size(), "fem dN/dxi");
-    d_.shape_values = upload<double, Space>(N.data(), N.size(), "fem N");
-    d_.values = Kokkos::View<double*, typename Space::memory_space>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "fem CSR values"),
-        p.pattern.num_nonzeros());
-    d_.load = Kokkos::View<double*, typename Space::memory_space>("fem load", p.mesh.num_dofs());
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    Kokkos::deep_copy(d_.values, nan);  // poison: a variant that never ran fails verification
-    Kokkos::deep_copy(d_.load, nan);
-    d_.lambda = p.material.lambda();
-    d_.mu = p.material.mu();
-    d_.body_x = p.material.body_force[0];
-    d_.body_y = p.material.body_force[1];
-    d_.body_z = p.material.body_force[2];
     // Serial and OpenMP teams have one thread (team_size_max 1 in Kokkos 3.4).
     const Kernel probe{d_, accumulator_blocks_, accumulator_level_};
     team_threads_ = std::max(1, std::min(team_threads_, Policy(1, 1, 32).team_size_max(
