@@ -55,6 +55,38 @@ inline std::array<int, 64> block_order(Strategy s) {
   return order;
 }
 
+// What every run uploads besides its layout: coordinates and nodes in the
+// layout's element order, the outputs (poisoned with NaN until the first run,
+// so a variant that never ran fails verification), the shape tables and the
+// material, each also set in the kernels' argument struct `arrays`.
+template <class Backend, class Calls>
+struct ElementInputs {
+  DeviceBuffer<double, Calls> coordinates, values, load;
+  DeviceBuffer<std::int32_t, Calls> nodes;
+
+  template <class Arrays>
+  void upload(const AssemblyProblem& p, const std::vector<double>& element_coordinates,
+              const std::vector<std::int32_t>& element_nodes, Arrays& arrays) {
+    coordinates = DeviceBuffer<double, Calls>(element_coordinates);
+    nodes = DeviceBuffer<std::int32_t, Calls>(element_nodes);
+    values = DeviceBuffer<double, Calls>(std::size_t(p.pattern.num_nonzeros()));
+    load = DeviceBuffer<double, Calls>(std::size_t(p.mesh.num_dofs()));
+    values.fill_bytes(0xFF);
+    load.fill_bytes(0xFF);
+    const auto dN = natural_derivative_table();
+    const auto N = shape_value_table();
+    Hex8Kernels<Backend>::upload_shape_tables(dN.data(), N.data());
+    arrays.coordinates = coordinates.data();
+    arrays.nodes = nodes.data();
+    arrays.values = values.data();
+    arrays.load = load.data();
+    arrays.lambda = p.material.lambda();
+    arrays.mu = p.material.mu();
+    for (int i = 0; i < 3; ++i) arrays.body_force[i] = p.material.body_force[i];
+  }
+  AssemblyResult download() { return {values.download(), load.download()}; }
+};
+
 template <class Backend, class Calls>
 class AssemblyRun final : public PreparedRun<AssemblyResult> {
   using Kernels = Hex8Kernels<Backend>;
@@ -81,32 +113,17 @@ class AssemblyRun final : public PreparedRun<AssemblyResult> {
     }
     colour_offsets_ = strategy == Strategy::atomic_4tpr ? std::vector<std::int64_t>{0, elements}
                                                         : c.colour_offsets;
-    coordinates_ = Buffer<double>(coordinates);
-    nodes_ = Buffer<std::int32_t>(nodes);
+    inputs_.upload(p, coordinates, nodes, arrays_);
     blocks_ = Buffer<std::int64_t>(blocks);
     row_offsets_ = Buffer<std::int64_t>(p.pattern.row_offsets);
-    values_ = Buffer<double>(std::size_t(p.pattern.num_nonzeros()));
-    load_ = Buffer<double>(std::size_t(p.mesh.num_dofs()));
     if (strategy == Strategy::two_kernel) geometry_ = Buffer<double>(std::size_t(80 * elements));
-    values_.fill_bytes(0xFF);  // poison (NaN)
-    load_.fill_bytes(0xFF);
-    const auto dN = natural_derivative_table();
-    const auto N = shape_value_table();
-    Kernels::upload_shape_tables(dN.data(), N.data());
-    arrays_.coordinates = coordinates_.data();
-    arrays_.nodes = nodes_.data();
     arrays_.block_positions = blocks_.data();
     arrays_.row_offsets = row_offsets_.data();
-    arrays_.values = values_.data();
-    arrays_.load = load_.data();
-    arrays_.lambda = p.material.lambda();
-    arrays_.mu = p.material.mu();
-    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = p.material.body_force[i];
   }
 
   void run() override {
-    values_.fill_bytes(0);
-    load_.fill_bytes(0);
+    inputs_.values.fill_bytes(0);
+    inputs_.load.fill_bytes(0);
     if (strategy_ == Strategy::two_kernel)
       Kernels::launch_gauss_geometry(arrays_, geometry_.data(),
                                      colour_offsets_.back() - colour_offsets_.front());
@@ -136,13 +153,13 @@ class AssemblyRun final : public PreparedRun<AssemblyResult> {
     Kernels::synchronize();
   }
 
-  AssemblyResult result() override { return {values_.download(), load_.download()}; }
+  AssemblyResult result() override { return inputs_.download(); }
 
  private:
   Strategy strategy_;
   std::vector<std::int64_t> colour_offsets_;
-  Buffer<double> coordinates_, values_, load_, geometry_;
-  Buffer<std::int32_t> nodes_;
+  ElementInputs<Backend, Calls> inputs_;
+  Buffer<double> geometry_;
   Buffer<std::int64_t> blocks_, row_offsets_;
   Hex8AssemblyArrays arrays_;
 };
@@ -160,46 +177,30 @@ class FactoredRun final : public PreparedRun<AssemblyResult> {
       : atomic_(order == FactoredOrder::morton_atomic) {
     const FactoredLayout layout = make_factored_layout(p, order);
     launch_offsets_ = layout.launch_offsets;
-    coordinates_ = Buffer<double>(layout.coordinates);
-    nodes_ = Buffer<std::int32_t>(layout.nodes);
+    inputs_.upload(p, layout.coordinates, layout.nodes, arrays_);
     column_offsets_ = Buffer<std::uint16_t>(layout.column_offsets);
     if (!atomic_) first_writer_ = Buffer<std::uint64_t>(layout.first_writer);
     row_offsets_ = Buffer<std::int64_t>(p.pattern.row_offsets);
-    values_ = Buffer<double>(std::size_t(p.pattern.num_nonzeros()));
-    load_ = Buffer<double>(std::size_t(p.mesh.num_dofs()));
-    values_.fill_bytes(0xFF);  // poison (NaN)
-    load_.fill_bytes(0xFF);
-    const auto dN = natural_derivative_table();
-    const auto N = shape_value_table();
-    Kernels::upload_shape_tables(dN.data(), N.data());
-    arrays_.coordinates = coordinates_.data();
-    arrays_.nodes = nodes_.data();
     arrays_.column_offsets = column_offsets_.data();
     arrays_.first_writer = atomic_ ? nullptr : first_writer_.data();
     arrays_.row_offsets = row_offsets_.data();
-    arrays_.values = values_.data();
-    arrays_.load = load_.data();
-    arrays_.lambda = p.material.lambda();
-    arrays_.mu = p.material.mu();
-    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = p.material.body_force[i];
   }
 
   void run() override {
-    if (atomic_) values_.fill_bytes(0);  // first-writer stores need no zeroing
-    load_.fill_bytes(0);
+    if (atomic_) inputs_.values.fill_bytes(0);  // first-writer stores need no zeroing
+    inputs_.load.fill_bytes(0);
     for (std::size_t k = 0; k + 1 < launch_offsets_.size(); ++k)
       Kernels::launch_factored(arrays_, launch_offsets_[k],
                                launch_offsets_[k + 1] - launch_offsets_[k]);
     Kernels::synchronize();
   }
 
-  AssemblyResult result() override { return {values_.download(), load_.download()}; }
+  AssemblyResult result() override { return inputs_.download(); }
 
  private:
   bool atomic_;
   std::vector<std::int64_t> launch_offsets_;
-  Buffer<double> coordinates_, values_, load_;
-  Buffer<std::int32_t> nodes_;
+  ElementInputs<Backend, Calls> inputs_;
   Buffer<std::uint16_t> column_offsets_;
   Buffer<std::uint64_t> first_writer_;
   Buffer<std::int64_t> row_offsets_;
@@ -221,8 +222,7 @@ class TiledRun final : public PreparedRun<AssemblyResult> {
     options.max_blocks = std::min(options.max_blocks, Kernels::tiled_block_capacity());
     const TiledLayout layout = make_tiled_layout(p, options);
     tiles_ = layout.num_tiles();
-    coordinates_ = Buffer<double>(layout.coordinates);
-    nodes_ = Buffer<std::int32_t>(layout.nodes);
+    inputs_.upload(p, layout.coordinates, layout.nodes, arrays_);
     block_slots_ = Buffer<std::uint16_t>(layout.block_slots);
     tile_colours_ = Buffer<std::int64_t>(layout.tile_colours);
     colour_offsets_ = Buffer<std::int64_t>(layout.colour_offsets);
@@ -233,15 +233,6 @@ class TiledRun final : public PreparedRun<AssemblyResult> {
     run_first_slots_ = Buffer<std::uint16_t>(layout.run_first_slots);
     chunk_offsets_ = Buffer<std::int64_t>(layout.chunk_offsets);
     chunks_ = Buffer<std::uint64_t>(layout.chunks);
-    values_ = Buffer<double>(std::size_t(p.pattern.num_nonzeros()));
-    load_ = Buffer<double>(std::size_t(p.mesh.num_dofs()));
-    values_.fill_bytes(0xFF);  // poison (NaN)
-    load_.fill_bytes(0xFF);
-    const auto dN = natural_derivative_table();
-    const auto N = shape_value_table();
-    Kernels::upload_shape_tables(dN.data(), N.data());
-    arrays_.coordinates = coordinates_.data();
-    arrays_.nodes = nodes_.data();
     arrays_.block_slots = block_slots_.data();
     arrays_.tile_colours = tile_colours_.data();
     arrays_.colour_offsets = colour_offsets_.data();
@@ -252,27 +243,22 @@ class TiledRun final : public PreparedRun<AssemblyResult> {
     arrays_.run_first_slots = run_first_slots_.data();
     arrays_.chunk_offsets = chunk_offsets_.data();
     arrays_.chunks = chunks_.data();
-    arrays_.values = values_.data();
-    arrays_.load = load_.data();
-    arrays_.lambda = p.material.lambda();
-    arrays_.mu = p.material.mu();
-    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = p.material.body_force[i];
     arrays_.max_blocks = layout.max_blocks;
   }
 
   void run() override {
-    values_.fill_bytes(0);
-    load_.fill_bytes(0);
+    inputs_.values.fill_bytes(0);
+    inputs_.load.fill_bytes(0);
     Kernels::launch_tiled(arrays_, tiles_);
     Kernels::synchronize();
   }
 
-  AssemblyResult result() override { return {values_.download(), load_.download()}; }
+  AssemblyResult result() override { return inputs_.download(); }
 
  private:
   std::int64_t tiles_ = 0;
-  Buffer<double> coordinates_, values_, load_;
-  Buffer<std::int32_t> nodes_, tile_blocks_, run_row_lengths_;
+  ElementInputs<Backend, Calls> inputs_;
+  Buffer<std::int32_t> tile_blocks_, run_row_lengths_;
   Buffer<std::uint16_t> block_slots_, run_first_slots_;
   Buffer<std::int64_t> tile_colours_, colour_offsets_, run_offsets_, run_positions_, chunk_offsets_;
   Buffer<std::uint64_t> chunks_;
