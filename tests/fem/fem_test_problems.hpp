@@ -1,6 +1,9 @@
 #pragma once
 // Seeded problems shared by the fem tests: distorted boxes, random materials.
+#include <algorithm>
+#include <numeric>
 #include <random>
+#include <vector>
 
 #include "ppkit/fem/assemble.hpp"
 #include "ppkit/fem/hex8_shape.hpp"
@@ -23,6 +26,24 @@ inline HexMesh distorted_box(std::array<int, 3> n, unsigned seed, double perturb
   spec.perturbation = perturbation;
   spec.seed = seed;
   return make_box_mesh(spec);
+}
+
+// distorted_box with its node numbers randomly permuted: element connectivity,
+// geometry and node groups unchanged, CSR rows no longer grid lines.
+inline HexMesh renumbered_box(std::array<int, 3> n, unsigned seed) {
+  auto mesh = distorted_box(n, seed);
+  std::mt19937_64 rng(seed);
+  std::vector<std::int32_t> new_of(mesh.num_nodes());
+  std::iota(new_of.begin(), new_of.end(), 0);
+  std::shuffle(new_of.begin(), new_of.end(), rng);
+  std::vector<double> coordinates(mesh.coordinates.size());
+  for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
+    for (int i = 0; i < 3; ++i) coordinates[3 * new_of[v] + i] = mesh.coordinates[3 * v + i];
+  mesh.coordinates = coordinates;
+  for (auto& v : mesh.elements) v = new_of[v];
+  for (auto& group : mesh.node_groups)
+    for (auto& v : group.second) v = new_of[v];
+  return mesh;
 }
 
 // One distorted element's coordinates (a perturbed, scaled unit cube).

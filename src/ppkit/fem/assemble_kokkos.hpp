@@ -166,6 +166,18 @@ void upload_assembly_common(const AssemblyProblem& p, const std::vector<double>&
   d.body_z = p.material.body_force[2];
 }
 
+// K and f back to the host.
+template <class Space>
+AssemblyResult download_result(const AssemblyCommon<Space>& d) {
+  AssemblyResult r;
+  r.values.resize(d.values.extent(0));
+  r.load.resize(d.load.extent(0));
+  using Host = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Kokkos::deep_copy(Host(r.values.data(), r.values.size()), d.values);
+  Kokkos::deep_copy(Host(r.load.data(), r.load.size()), d.load);
+  return r;
+}
+
 template <class Space>
 DeviceAssembly<Space> upload_assembly(const AssemblyProblem& p,
                                       const std::array<int, 64>& block_order) {
@@ -199,20 +211,7 @@ class KokkosAssemblyRun : public PreparedRun<AssemblyResult> {
         assemble_colour(colour_offsets_[c], colour_offsets_[c + 1] - colour_offsets_[c]);
     Space().fence();
   }
-  AssemblyResult result() override {
-    AssemblyResult r;
-    r.values.resize(d_.values.extent(0));
-    r.load.resize(d_.load.extent(0));
-    Kokkos::deep_copy(
-        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-            r.values.data(), r.values.size()),
-        d_.values);
-    Kokkos::deep_copy(
-        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-            r.load.data(), r.load.size()),
-        d_.load);
-    return r;
-  }
+  AssemblyResult result() override { return download_result(d_); }
 
  protected:
   virtual void before_colours() {}

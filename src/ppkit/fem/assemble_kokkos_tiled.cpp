@@ -208,15 +208,7 @@ class TiledTeamRun final : public PreparedRun<AssemblyResult> {
     Space().fence();
   }
 
-  AssemblyResult result() override {
-    AssemblyResult r;
-    r.values.resize(d_.values.extent(0));
-    r.load.resize(d_.load.extent(0));
-    using Host = Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-    Kokkos::deep_copy(Host(r.values.data(), r.values.size()), d_.values);
-    Kokkos::deep_copy(Host(r.load.data(), r.load.size()), d_.load);
-    return r;
-  }
+  AssemblyResult result() override { return download_result(d_); }
 
  private:
   TiledDevice<Space> d_;
