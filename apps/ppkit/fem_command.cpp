@@ -1,9 +1,12 @@
-// `ppkit fem assemble ...` and `ppkit fem cantilever ...` (docs/fem.md).
+// `ppkit fem assemble ...`, `ppkit fem tiles ...` and `ppkit fem cantilever ...`
+// (docs/fem.md).
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "ppkit/command.hpp"
 #include "ppkit/core/error.hpp"
@@ -13,6 +16,7 @@
 #include "ppkit/fem/cantilever.hpp"
 #include "ppkit/fem/gmsh_reader.hpp"
 #include "ppkit/fem/matrix_market.hpp"
+#include "ppkit/fem/tiled_layout.hpp"
 #include "ppkit/fem/vtu_writer.hpp"
 
 namespace {
@@ -31,39 +35,56 @@ std::array<T, 3> parse_triple(const std::string& text, const std::string& option
   return out;
 }
 
-struct AssembleArgs {
-  std::string mesh, box, size = "1,1,1", variant = "all", export_mtx, export_rhs,
-                         body_force = "0,0,-9.81";
-  double perturb = 0, E = 0, nu = -2;
+// The mesh options shared by `assemble` and `tiles`.
+struct MeshArgs {
+  std::string mesh, box, size = "1,1,1";
+  double perturb = 0;
   unsigned seed = 1;
+
+  void add_to(CLI::App* command) {
+    command->add_option("--mesh", mesh, "Gmsh .msh 4.1 ASCII file with hexahedra (type 5)");
+    command->add_option("--box", box, "Structured box NX,NY,NZ elements");
+    command->add_option("--size", size, "Box size LX,LY,LZ (default 1,1,1)");
+    command->add_option("--perturb", perturb,
+                        "Random node perturbation, fraction of the element edge (0..0.15)");
+    command->add_option("--seed", seed, "Seed of the perturbation");
+  }
+  // The mesh and a one-line description of it.
+  HexMesh build(std::string& description) const {
+    if (mesh.empty() == box.empty())
+      throw ppkit::Error("give exactly one of --mesh and --box",
+                         "--mesh FILE.msh or --box NX,NY,NZ");
+    if (!mesh.empty() && perturb != 0) throw ppkit::Error("--perturb applies to --box meshes only");
+    if (!mesh.empty()) {
+      description = mesh;
+      return read_gmsh_file(mesh);
+    }
+    BoxMeshSpec spec;
+    spec.elements = parse_triple<int>(box, "--box", "NX,NY,NZ, e.g. 32,32,32");
+    spec.size = parse_triple<double>(size, "--size", "LX,LY,LZ, e.g. 1,1,1");
+    spec.perturbation = perturb;
+    spec.seed = seed;
+    description =
+        "box " + box + (perturb > 0 ? fmt::format(" perturbed {} (seed {})", perturb, seed) : "");
+    return make_box_mesh(spec);
+  }
+};
+
+struct AssembleArgs {
+  MeshArgs mesh;
+  std::string variant = "all", export_mtx, export_rhs, body_force = "0,0,-9.81";
+  double E = 0, nu = -2;
   int repeats = 3;
 };
 
 int run_assemble(const AssembleArgs& a) {
-  if (a.mesh.empty() == a.box.empty())
-    throw ppkit::Error("give exactly one of --mesh and --box", "--mesh FILE.msh or --box NX,NY,NZ");
-  if (!a.mesh.empty() && a.perturb != 0)
-    throw ppkit::Error("--perturb applies to --box meshes only");
   Material material;
   material.youngs_modulus = a.E;
   material.poisson_ratio = a.nu;
   material.body_force = parse_triple<double>(a.body_force, "--body-force", "BX,BY,BZ in N/m^3");
   ppkit::Runtime runtime;
-  HexMesh mesh;
   std::string description;
-  if (!a.mesh.empty()) {
-    mesh = read_gmsh_file(a.mesh);
-    description = a.mesh;
-  } else {
-    BoxMeshSpec spec;
-    spec.elements = parse_triple<int>(a.box, "--box", "NX,NY,NZ, e.g. 32,32,32");
-    spec.size = parse_triple<double>(a.size, "--size", "LX,LY,LZ, e.g. 1,1,1");
-    spec.perturbation = a.perturb;
-    spec.seed = a.seed;
-    mesh = make_box_mesh(spec);
-    description = "box " + a.box +
-                  (a.perturb > 0 ? fmt::format(" perturbed {} (seed {})", a.perturb, a.seed) : "");
-  }
+  HexMesh mesh = a.mesh.build(description);
   auto start = std::chrono::steady_clock::now();
   const auto problem = make_assembly_problem(std::move(mesh), material);
   const double setup_s = ppkit::seconds_since(start);
@@ -116,6 +137,40 @@ int run_assemble(const AssembleArgs& a) {
   return failed ? 1 : 0;
 }
 
+// Strategy (g)'s tile layout: per tile size and block capacity, the counts of
+// docs/fem.md's tile table (tiled_layout_stats).
+struct TilesArgs {
+  MeshArgs mesh;
+  std::vector<std::string> tiles{"8,400", "16,640", "32,880", "32,1200", "64,2200"};
+};
+
+int run_tiles(const TilesArgs& a) {
+  std::string description;
+  const auto problem = make_assembly_problem(a.mesh.build(description), Material{});
+  fmt::print("{}: {} elements, {} nonzeros ({:.1f} per element)\n", description,
+             problem.mesh.num_elements(), problem.pattern.num_nonzeros(),
+             double(problem.pattern.num_nonzeros()) / double(problem.mesh.num_elements()));
+  fmt::print("{:<22} {:>8} {:>12} {:>22} {:>14} {:>14} {:>10}\n", "tile (elements, blocks)",
+             "tiles", "values / el", "segments / el (values)", "chunks / el", "metadata B/el",
+             "colours");
+  for (const auto& tile : a.tiles) {
+    std::istringstream in(tile);
+    TiledLayoutOptions options;
+    char comma = 0;
+    if (!(in >> options.max_elements >> comma >> options.max_blocks) || comma != ',' ||
+        !(in >> std::ws).eof())
+      throw ppkit::Error("--tile '" + tile + "' is not two comma-separated integers",
+                         "ELEMENTS,BLOCKS, e.g. 32,1200");
+    const TiledLayout layout = make_tiled_layout(problem, options);
+    const TiledLayoutStats s = tiled_layout_stats(layout);
+    const double values = 9 * s.blocks_per_element;
+    fmt::print("{:<22} {:>8} {:>12.0f} {:>15.1f} ({:>4.1f}) {:>14.1f} {:>14.0f} {:>10.1f}\n", tile,
+               layout.num_tiles(), values, s.segments_per_element, values / s.segments_per_element,
+               s.chunks_per_element, s.metadata_bytes_per_element, s.colours_per_tile);
+  }
+  return 0;
+}
+
 struct CantileverArgs {
   std::string elements = "40,4,4", size = "10,1,1", variant = "auto", vtu;
   double E = 2e11, nu = 0.3, load = 1e5, tolerance = 1e-10;
@@ -163,12 +218,7 @@ void add_fem_command(CLI::App& app) {
   auto* as = fem->add_subcommand(
       "assemble",
       "Assemble K and f with each variant; time and verify against the serial reference");
-  as->add_option("--mesh", aa->mesh, "Gmsh .msh 4.1 ASCII file with hexahedra (type 5)");
-  as->add_option("--box", aa->box, "Structured box NX,NY,NZ elements");
-  as->add_option("--size", aa->size, "Box size LX,LY,LZ (default 1,1,1)");
-  as->add_option("--perturb", aa->perturb,
-                 "Random node perturbation, fraction of the element edge (0..0.15)");
-  as->add_option("--seed", aa->seed, "Seed of the perturbation");
+  aa->mesh.add_to(as);
   as->add_option("--E", aa->E, "Young's modulus in Pa")->required();
   as->add_option("--nu", aa->nu, "Poisson ratio")->required();
   as->add_option("--body-force", aa->body_force,
@@ -182,6 +232,14 @@ void add_fem_command(CLI::App& app) {
   as->callback([aa] {
     if (const int status = run_assemble(*aa)) std::exit(status);
   });
+
+  auto ta = std::make_shared<TilesArgs>();
+  auto* ts = fem->add_subcommand(
+      "tiles", "Strategy (g)'s tile layout: tiles, flushed values and row segments per element");
+  ta->mesh.add_to(ts);
+  ts->add_option("--tile", ta->tiles,
+                 "Tile ELEMENTS,BLOCKS (repeatable; default 8,400 16,640 32,880 32,1200 64,2200)");
+  ts->callback([ta] { run_tiles(*ta); });
 
   auto ca = std::make_shared<CantileverArgs>();
   auto* cs = fem->add_subcommand(
