@@ -6,10 +6,8 @@
 // (nekbone_cuda.cu). The CG scalars live on the device; the host reads the
 // residual once per iteration only when a tolerance is set (tolerance 0, the
 // benchmark mode, runs max_iterations without waiting).
-#include <fmt/format.h>
 
 #include <cmath>
-#include <limits>
 
 #include "backends/cuda/core/cuda_device.hpp"
 #include "backends/cuda/sem/axhelm_cuda_operator.hpp"
@@ -22,21 +20,9 @@ namespace {
 
 namespace nk = nekbone_kernels;
 
-std::vector<int> to_int32(const std::vector<std::int64_t>& v, const char* what) {
-  std::vector<int> out(v.size());
-  for (std::size_t k = 0; k < v.size(); ++k) {
-    require(v[k] >= 0 && v[k] <= std::numeric_limits<int>::max(),
-            fmt::format("the CUDA Nekbone indexes {} with 32-bit integers; value {} is too large",
-                        what, v[k]),
-            "fewer than 2^31 local nodes");
-    out[k] = int(v[k]);
-  }
-  return out;
-}
-
 // The trilinear solve runs the fastest recompute kernel of its order: at
 // Nq = 8 on compute capability 8.0+ the tensor-core kernel of
-// cuda/trilinear-wmma (0.218 against 0.280 ms for the register-column
+// cuda/trilinear-wmma (0.176 against 0.282 ms for the register-column
 // cuda/trilinear at N = 7, 32,768 elements, H200; docs/sem.md).
 CudaKernel axhelm_kernel(const AxhelmProblem& op, CudaKernel kernel) {
   if (kernel == CudaKernel::trilinear && op.nq() == 8 && tensor_core_availability().available)
@@ -66,13 +52,11 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
       c_inv_diag[l] = c[l] * inv_diag[l];
     }
     const GatherScatterPlanHost plan = make_gather_scatter_plan(p.global_ids, p.global_count);
-    std::vector<unsigned char> interior(plan.global_count, 1);
-    for (std::int64_t g = 0; g < plan.global_count; ++g)
-      for (std::int64_t a = plan.offsets[g]; a < plan.offsets[g + 1]; ++a)
-        if (p.boundary[plan.locals[a]]) interior[g] = 0;
-    offsets_ = cuda::DeviceBuffer<int>(to_int32(plan.offsets, "gather-scatter offsets"));
-    locals_ = cuda::DeviceBuffer<int>(to_int32(plan.locals, "local nodes"));
-    interior_ = cuda::DeviceBuffer<unsigned char>(interior);
+    require_32bit_gather_scatter(plan.locals.size());  // offsets <= locals.size() too
+    offsets_ = cuda::DeviceBuffer<int>(std::vector<int>(plan.offsets.begin(), plan.offsets.end()));
+    locals_ = cuda::DeviceBuffer<int>(std::vector<int>(plan.locals.begin(), plan.locals.end()));
+    interior_ = cuda::DeviceBuffer<unsigned char>(
+        interior_global_nodes(p.global_ids, p.global_count, p.boundary));
     c_ = cuda::DeviceBuffer<double>(c);
     inv_diag_ = cuda::DeviceBuffer<double>(inv_diag);
     c_inv_diag_ = cuda::DeviceBuffer<double>(c_inv_diag);
