@@ -12,6 +12,7 @@
 //                            show what the register-column rewrite gains
 //   cuda/trilinear-wmma      as cuda/trilinear-dshared, r/s contractions on fp64
 //                            tensor cores; Nq = 8 (N = 7) only, sm_80 or newer
+//   cuda/trilinear-wmma-t    the same with the t contractions on tensor cores too
 #include <fmt/format.h>
 
 #include "backends/cuda/core/cuda_device.hpp"
@@ -38,6 +39,8 @@ KernelEntry CudaAxhelmBackend::entry(CudaKernel k) {
       return {3, set_constants, launch_trilinear};
     case CudaKernel::trilinear_wmma:
       return {4, set_constants_wmma, launch_trilinear_wmma};
+    case CudaKernel::trilinear_wmma_t:
+      return {4, set_constants_wmma, launch_trilinear_wmma_t};
   }
   return {3, set_constants, launch_stored};
 }
@@ -52,6 +55,7 @@ AxhelmGeometry CudaAxhelmBackend::geometry(CudaKernel k) {
     case CudaKernel::trilinear:
     case CudaKernel::trilinear_dshared:
     case CudaKernel::trilinear_wmma:
+    case CudaKernel::trilinear_wmma_t:
       break;
   }
   return AxhelmGeometry::recompute;
@@ -59,10 +63,14 @@ AxhelmGeometry CudaAxhelmBackend::geometry(CudaKernel k) {
 
 void CudaAxhelmBackend::check_supported(const AxhelmProblem& p, CudaKernel kernel) {
   check_compiled_order(p, "CUDA");
-  if (kernel == CudaKernel::trilinear_wmma && p.nq() != 8)
+  const bool tensor_cores =
+      kernel == CudaKernel::trilinear_wmma || kernel == CudaKernel::trilinear_wmma_t;
+  if (tensor_cores && p.nq() != 8)
     throw Error(
-        fmt::format("{}cuda/trilinear-wmma runs only Nq = 8 (N = 7); this problem has N = {}",
-                    unsupported_problem_prefix, p.order),
+        fmt::format("{}cuda/{} runs only Nq = 8 (N = 7); this problem has N = {}",
+                    unsupported_problem_prefix,
+                    kernel == CudaKernel::trilinear_wmma ? "trilinear-wmma" : "trilinear-wmma-t",
+                    p.order),
         "N = 7");
 }
 
@@ -105,12 +113,16 @@ void register_sem_cuda_variants() {
   add("stored-dshared", 3, CudaKernel::stored_dshared);
   add("trilinear-dshared", 3, CudaKernel::trilinear_dshared);
   // Low preference: "auto" must not pick a variant that refuses most orders.
-  auto wmma = cuda::cuda_variant<SemAxhelm>("trilinear-wmma", 4);
-  wmma.availability = tensor_core_availability;
-  wmma.prepare = [](const AxhelmProblem& p) {
-    return std::make_unique<CudaAxhelm>(p, CudaKernel::trilinear_wmma);
+  auto add_tensor_cores = [](const char* strategy, int preference, CudaKernel kernel) {
+    auto v = cuda::cuda_variant<SemAxhelm>(strategy, preference);
+    v.availability = tensor_core_availability;
+    v.prepare = [kernel](const AxhelmProblem& p) {
+      return std::make_unique<CudaAxhelm>(p, kernel);
+    };
+    Registry<SemAxhelm>::add(std::move(v));
   };
-  Registry<SemAxhelm>::add(std::move(wmma));
+  add_tensor_cores("trilinear-wmma", 4, CudaKernel::trilinear_wmma);
+  add_tensor_cores("trilinear-wmma-t", 2, CudaKernel::trilinear_wmma_t);
   register_sem_nekbone_cuda_variants();
 }
 }  // namespace ppkit::registration

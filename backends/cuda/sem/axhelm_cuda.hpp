@@ -20,6 +20,8 @@ void launch_trilinear(const AxhelmKernelArgs& args);
 // Nq = 8 only: the r and s contractions of each k-slice as 8x8x8 products on
 // fp64 tensor cores (WMMA m8n8k4), sm_80 or newer.
 void launch_trilinear_wmma(const AxhelmKernelArgs& args);
+// The same with the t contractions on the tensor cores too (cuda/trilinear-wmma-t).
+void launch_trilinear_wmma_t(const AxhelmKernelArgs& args);
 
 // Register-column kernels (axhelm_cuda_columns.cuh), one translation unit per
 // geometry mode, each with its own constant tables.

@@ -15,7 +15,8 @@ enum class CudaKernel {
   trilinear_partial,  // register columns, trilinear elements load lambda0 w/|J| only
   stored_dshared,     // first kernels: D in shared memory, scalar loads
   trilinear_dshared,
-  trilinear_wmma  // r/s contractions on fp64 tensor cores, Nq = 8
+  trilinear_wmma,   // r/s contractions on fp64 tensor cores, Nq = 8
+  trilinear_wmma_t  // r/s and t contractions on fp64 tensor cores, Nq = 8
 };
 
 // The CUDA kernels behind DeviceAxhelmOperator (axhelm_cuda.cpp).

@@ -41,6 +41,15 @@
 // through the loop (104 bytes spilled at 168 registers) and the u fragments moved by
 // shuffles.
 //
+// cuda/trilinear-wmma-t (kTensorT) forms u_t and the t transpose as m8n8k4
+// products too, per row j of the element's columns (U_t = D U, y += D^T
+// (G u)_t), exchanging the slots across the warp; 128 registers without
+// spilling, 16 warps per SM. On Hopper the fp64 products share a pipe with the
+// FP64 FMAs (33 against 30.9 TFLOP/s measured), so this moves work rather than
+// removing it; it frees registers. Measured on an H200 only in builds that
+// also folded lambda0 into the column weights (0.187 ms against 0.199 ms for
+// this kernel with the same fold, 0.176-0.178 ms without it; docs/sem.md).
+//
 // Geometry per node (recomputed elements): the cofactor rows a_r, a_s, a_t of
 // J and |J| = J_r . a_r (trilinear_jacobian.hpp, paper eq. 11-13), then
 //   G grad u = lambda0 w / |J| (a_r, a_s, a_t)^T (a_r u_r + a_s u_s + a_t u_t)
@@ -71,6 +80,13 @@ constexpr int warps_per_block = 1;  // elements per block
 // 128 (444 bytes of spill loads) 4, at 96 5. Measured on an H200 (N = 7, 32,768
 // elements): 0.177 ms with 12 warps per SM, 0.268 ms with 20.
 constexpr int min_resident_warps = 12;
+// With the t contractions on tensor cores (kTensorT, cuda/trilinear-wmma-t)
+// the kernel needs 128 registers without spilling: 16 warps per SM.
+constexpr int min_resident_warps_tensor_t = 16;
+// Slots per slice row (32 lanes + 4 of padding): the cross-lane accesses of
+// the t products, 8 rows of 64 contiguous bytes, fall into alternating bank
+// halves; the lane-own accesses are unaffected.
+constexpr int kSlotStride = 36;
 
 // C += A B for one m8n8k4 fp64 product, fragments as in the header comment.
 __device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, double b) {
@@ -122,16 +138,18 @@ __device__ __forceinline__ double reciprocal(double d) {
   return fma(x, fma(e, e, e), x);
 }
 
-template <int NCOL>
-__global__ void __launch_bounds__(32 * warps_per_block, min_resident_warps / warps_per_block)
-    axhelm_mma_kernel(const AxhelmKernelArgs a) {
+template <int NCOL, bool kTensorT>
+__global__ void __launch_bounds__(32 * warps_per_block,
+                                  (kTensorT ? min_resident_warps_tensor_t : min_resident_warps) /
+                                      warps_per_block) axhelm_mma_kernel(const AxhelmKernelArgs a) {
   constexpr int NQ = 8, NQ2 = 64, NP = 512;
   __shared__ double s_C[warps_per_block][24];
-  // Per-lane slots (lane l uses [k][l] only: no synchronisation, no bank
-  // conflicts): u_t of slice k, replaced by (G u)_t of slice k once used;
-  // and y_k's r, s (and mass) terms.
-  __shared__ double2 s_t[warps_per_block][NQ][32];
-  __shared__ double2 s_rs[warps_per_block][NQ][32];
+  // Slots of lane l, [k][l]: u_t of slice k, replaced by (G u)_t of slice k
+  // once used; and y_k's r, s (and mass) terms. The slice loop touches only
+  // the lane's own slots; with kTensorT the t products before and after it
+  // exchange them across the warp (__syncwarp).
+  __shared__ double2 s_t[warps_per_block][NQ][kSlotStride];
+  __shared__ double2 s_rs[warps_per_block][NQ][kSlotStride];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, q = lane & 3;
   const long long e = (long long)blockIdx.x * warps_per_block + warp;
@@ -162,7 +180,22 @@ __global__ void __launch_bounds__(32 * warps_per_block, min_resident_warps / war
   for (int c = 0; c < NCOL; ++c) {
     const double* xe = a.x + c * a.field_stride + e * NP;  // the element's u[k][j][i]
     const double* x = xe + 2 * lane;                       // the lane's two columns
-    {  // u_t of every slice (register FMAs over the lane's columns) to s_t.
+    if constexpr (kTensorT) {
+      // The previous field's t transpose has read s_t and s_rs.
+      __syncwarp();
+      // u_t of every slice, U_t = D U per row j = R of the element's columns:
+      // two m8n8k4 products each, A = D (registers), B(q, g) = U[k = q][j = R][i = g];
+      // C(g, 2q + h) = u_t at (i = 2q + h, j = R, k = g) goes to the slot of
+      // its owner, lane 4 R + q.
+#pragma unroll
+      for (int R = 0; R < NQ; ++R) {
+        double c0 = 0, c1 = 0;
+        mma_m8n8k4(c0, c1, d_gq, __ldg(xe + q * NQ2 + R * NQ + g));
+        mma_m8n8k4(c0, c1, d_g4q, __ldg(xe + (4 + q) * NQ2 + R * NQ + g));
+        s_t[warp][g][4 * R + q] = make_double2(c0, c1);
+      }
+      __syncwarp();
+    } else {  // u_t of every slice (register FMAs over the lane's columns) to s_t.
       double u[NQ][2];
 #pragma unroll
       for (int k = 0; k < NQ; ++k) {
@@ -239,27 +272,54 @@ __global__ void __launch_bounds__(32 * warps_per_block, min_resident_warps / war
       mma_m8n8k4(y[0], y[1], d_4qg, op1);
       s_rs[warp][k][lane] = make_double2(y[0], y[1]);
     });
-    // y_m = (r, s, mass terms)_m + sum_k D[k][m] (G u)_t,k: the t transpose,
-    // once per field from the lane's own slots.
-    double gt[NQ][2];
+    if constexpr (kTensorT) {
+      __syncwarp();  // every lane's (G u)_t and r, s terms are in its slots
+      // y_m = (r, s, mass terms)_m + sum_k D[k][m] (G u)_t,k per row j = R:
+      // C = D^T (G u)_t + C0, two m8n8k4 products with A = D^T (registers),
+      // B(q, g) = (G u)_t at (i = g, j = R, k = q) from the slot of lane
+      // 4 R + g / 2, C0 and C(g, 2q + h) = y at (i = 2q + h, j = R, m = g): the
+      // slots of lane 4 R + q.
+      const double* s_gt = reinterpret_cast<const double*>(&s_t[warp][0][0]);
+      double* out = a.y + c * a.field_stride + e * NP;
 #pragma unroll
-    for (int k = 0; k < NQ; ++k) {
-      const double2 v = s_t[warp][k][lane];
-      gt[k][0] = v.x;
-      gt[k][1] = v.y;
-    }
-    double* out = a.y + c * a.field_stride + e * NP + 2 * lane;
-#pragma unroll
-    for (int m = 0; m < NQ; ++m) {
-      double2 y = s_rs[warp][m][lane];
+      for (int R = 0; R < NQ; ++R) {
+        double2 y = s_rs[warp][g][4 * R + q];
+        mma_m8n8k4(y.x, y.y, d_qg, s_gt[q * 2 * kSlotStride + R * NQ + g]);
+        mma_m8n8k4(y.x, y.y, d_4qg, s_gt[(4 + q) * 2 * kSlotStride + R * NQ + g]);
+        *reinterpret_cast<double2*>(out + g * NQ2 + R * NQ + 2 * q) = y;
+      }
+    } else {
+      // y_m = (r, s, mass terms)_m + sum_k D[k][m] (G u)_t,k: the t transpose,
+      // once per field from the lane's own slots.
+      double gt[NQ][2];
 #pragma unroll
       for (int k = 0; k < NQ; ++k) {
-        y.x = fma(c_D[k * NQ + m], gt[k][0], y.x);
-        y.y = fma(c_D[k * NQ + m], gt[k][1], y.y);
+        const double2 v = s_t[warp][k][lane];
+        gt[k][0] = v.x;
+        gt[k][1] = v.y;
       }
-      *reinterpret_cast<double2*>(out + m * NQ2) = y;
+      double* out = a.y + c * a.field_stride + e * NP + 2 * lane;
+#pragma unroll
+      for (int m = 0; m < NQ; ++m) {
+        double2 y = s_rs[warp][m][lane];
+#pragma unroll
+        for (int k = 0; k < NQ; ++k) {
+          y.x = fma(c_D[k * NQ + m], gt[k][0], y.x);
+          y.y = fma(c_D[k * NQ + m], gt[k][1], y.y);
+        }
+        *reinterpret_cast<double2*>(out + m * NQ2) = y;
+      }
     }
   }
+}
+
+template <bool kTensorT>
+void launch(const AxhelmKernelArgs& a) {
+  const unsigned grid = unsigned((a.elements + warps_per_block - 1) / warps_per_block);
+  if (a.ncol == 3)
+    axhelm_mma_kernel<3, kTensorT><<<grid, 32 * warps_per_block>>>(a);
+  else
+    axhelm_mma_kernel<1, kTensorT><<<grid, 32 * warps_per_block>>>(a);
 }
 
 }  // namespace
@@ -269,12 +329,7 @@ void set_constants_wmma(int nq, const double* derivative, const double* nodes,
   columns::copy_constants(nq, derivative, nodes, weights);
 }
 
-void launch_trilinear_wmma(const AxhelmKernelArgs& a) {
-  const unsigned grid = unsigned((a.elements + warps_per_block - 1) / warps_per_block);
-  if (a.ncol == 3)
-    axhelm_mma_kernel<3><<<grid, 32 * warps_per_block>>>(a);
-  else
-    axhelm_mma_kernel<1><<<grid, 32 * warps_per_block>>>(a);
-}
+void launch_trilinear_wmma(const AxhelmKernelArgs& a) { launch<false>(a); }
+void launch_trilinear_wmma_t(const AxhelmKernelArgs& a) { launch<true>(a); }
 
 }  // namespace ppkit::sem::cuda_kernels
