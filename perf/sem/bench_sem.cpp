@@ -102,7 +102,8 @@ void register_nekbone(const BoxMeshSpec& spec) {
           run->run();
           for (auto _ : state) run->run();
           const double it = double(state.iterations()) * s.max_iterations;
-          const NekboneCost cost = nekbone_cost(problem, geometry_cost_of(strategy));
+          const NekboneCost cost =
+              nekbone_cost(problem, geometry_cost_of(strategy), nekbone_layout_of(strategy));
           const double dofs = double(problem.op.elements) * order * order * order;
           using C = benchmark::Counter;
           state.counters["DOF_iter/s"] = C(dofs * it, C::kIsRate);

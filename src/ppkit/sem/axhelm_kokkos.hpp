@@ -17,8 +17,10 @@
 // lambda0 and lambda1 are folded into the factors (Helmholtz, section 3.3).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "ppkit/core/error.hpp"
 #include "ppkit/sem/axhelm.hpp"
 #include "ppkit/sem/axhelm_kokkos_columns.hpp"
 #include "ppkit/sem/geometry.hpp"
@@ -75,11 +77,24 @@ AxhelmDeviceMesh<MemSpace> upload_axhelm_mesh(const AxhelmProblem& p, bool recom
   return m;
 }
 
-// y = A x on every element, ncol fields (x, y: [ncol][E * Np]).
-template <class Exec>
-void apply_axhelm(const AxhelmDeviceMesh<typename Exec::memory_space>& m,
-                  const Kokkos::View<const double*, typename Exec::memory_space>& x,
-                  const Kokkos::View<double*, typename Exec::memory_space>& y) {
+// Input of an axhelm read through a local-to-global index: local node l of
+// the operator takes values(global_of_local(l)). The assembled-vector CG
+// (nekbone_kokkos.cpp) applies the operator to a vector of global nodes
+// without forming its local copies first.
+template <class MemSpace>
+struct GatheredInput {
+  Kokkos::View<const double*, MemSpace> values;                 // [G]
+  Kokkos::View<const std::int32_t*, MemSpace> global_of_local;  // [E * Np]
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t l) const {
+    return values(global_of_local(l));
+  }
+};
+
+// y = A x on every element, ncol fields (x, y: [ncol][E * Np]); x is a View
+// or a GatheredInput (one field).
+template <class Exec, class Input>
+void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, const Input& x,
+                        const Kokkos::View<double*, typename Exec::memory_space>& y) {
   // GPU spaces, N = 1..9: the register-column kernel (axhelm_kokkos_columns.hpp).
   if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                             typename Exec::memory_space>::accessible) {
@@ -236,6 +251,27 @@ void apply_axhelm(const AxhelmDeviceMesh<typename Exec::memory_space>& m,
   Policy policy(league, team_size);
   policy.set_scratch_size(level, Kokkos::PerTeam(scratch_bytes));
   Kokkos::parallel_for("ppkit::sem::axhelm", policy, body);
+}
+
+// y = A x, x and y local vectors ([ncol][E * Np]).
+template <class Exec>
+void apply_axhelm(const AxhelmDeviceMesh<typename Exec::memory_space>& m,
+                  const Kokkos::View<const double*, typename Exec::memory_space>& x,
+                  const Kokkos::View<double*, typename Exec::memory_space>& y) {
+  apply_axhelm_input<Exec>(m, x, y);
+}
+
+// y = A Q x: x a vector of global nodes, read at every local node through
+// global_of_local ([E * Np], 32-bit), y local; one field.
+template <class Exec>
+void apply_axhelm_gathered(
+    const AxhelmDeviceMesh<typename Exec::memory_space>& m,
+    const Kokkos::View<const std::int32_t*, typename Exec::memory_space>& global_of_local,
+    const Kokkos::View<const double*, typename Exec::memory_space>& x,
+    const Kokkos::View<double*, typename Exec::memory_space>& y) {
+  require(m.ncol == 1, "axhelm on a gathered input with " + std::to_string(m.ncol) + " fields",
+          "one field (ncol = 1)");
+  apply_axhelm_input<Exec>(m, GatheredInput<typename Exec::memory_space>{x, global_of_local}, y);
 }
 
 }  // namespace ppkit::sem

@@ -254,18 +254,25 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
   Kokkos::parallel_for("ppkit::sem::axhelm_columns", policy, body);
 }
 
+// Inputs other than Views (GatheredInput, axhelm_kokkos.hpp) hold one field:
+// no three-field kernels are compiled for them.
 template <int NQ, class Exec, class Mesh, class XView, class YView>
 bool apply_nq(const Mesh& m, const XView& x, const YView& y) {
+  constexpr bool three_fields = Kokkos::is_view<XView>::value;
   if (m.any_recompute) {
-    if (m.ncol == 3)
-      apply<NQ, 3, true, Exec>(m, x, y);
-    else
-      apply<NQ, 1, true, Exec>(m, x, y);
+    if constexpr (three_fields)
+      if (m.ncol == 3) {
+        apply<NQ, 3, true, Exec>(m, x, y);
+        return true;
+      }
+    apply<NQ, 1, true, Exec>(m, x, y);
   } else {
-    if (m.ncol == 3)
-      apply<NQ, 3, false, Exec>(m, x, y);
-    else
-      apply<NQ, 1, false, Exec>(m, x, y);
+    if constexpr (three_fields)
+      if (m.ncol == 3) {
+        apply<NQ, 3, false, Exec>(m, x, y);
+        return true;
+      }
+    apply<NQ, 1, false, Exec>(m, x, y);
   }
   return true;
 }

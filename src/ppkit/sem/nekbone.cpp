@@ -85,10 +85,31 @@ double max_error(const NekboneProblem& p, const std::vector<double>& solution) {
   return err;
 }
 
-NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry) {
+NekboneLayout nekbone_layout_of(const std::string& strategy) {
+  const std::string suffix = "-assembled";
+  return strategy.size() > suffix.size() &&
+                 strategy.compare(strategy.size() - suffix.size(), suffix.size(), suffix) == 0
+             ? NekboneLayout::assembled
+             : NekboneLayout::local;
+}
+
+NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, NekboneLayout layout) {
   const AxhelmCost ax = axhelm_cost_for(p.op, geometry);
   const double L = double(p.op.local_count());
   NekboneCost c;
+  if (layout == NekboneLayout::assembled) {
+    const double G = double(p.global_count);
+    // Per global node: search 3 flops, the masked sum's p.w 2, x and r
+    // updates 4, r.r 2, r.z 3; per local copy one add of the sum.
+    c.flops_per_iteration = ax.flops_ax + ax.flops_geo + 14 * G + L;
+    // axhelm reads p through a 4-byte index per local node instead of a local
+    // value (8 B), p itself once per global node; search reads M^-1, r, p and
+    // writes p (32 B per global node); the masked sum reads per local node its
+    // index and value (12 B), per global node an offset, the interior flag and
+    // p and writes w (21 B); update reads x, r, p, w, M^-1 and writes x, r (56 B).
+    c.bytes_per_iteration = ax.bytes + (4.0 - 8.0 + 12.0) * L + (8.0 + 32.0 + 21.0 + 56.0) * G;
+    return c;
+  }
   // Vector work per iteration on L local values: p = M^-1 r + beta p (3),
   // mask (1), p.w weighted (3), x += alpha p (2), r -= alpha w (2), r.r
   // weighted (3), r.z weighted with z = M^-1 r (4): 18 flops per local node;

@@ -9,6 +9,7 @@
 // Variants differ only in the axhelm they call (stored or recomputed factors),
 // so they must take the same iterations.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ppkit/sem/axhelm.hpp"
@@ -57,6 +58,12 @@ std::vector<double> axhelm_local_diagonal(const AxhelmProblem& p);
 // max |u - u_exact| over the local nodes.
 double max_error(const NekboneProblem& p, const std::vector<double>& solution);
 
+// Where the CG keeps its vectors: per local node as Nekbone does (every copy
+// of a shared node, inner products weighted by 1 / multiplicity), or per
+// global node (the "-assembled" strategies, nekbone_kokkos.cpp).
+enum class NekboneLayout { local, assembled };
+NekboneLayout nekbone_layout_of(const std::string& strategy);
+
 // Per CG iteration (docs/sem.md): one axhelm + gather-scatter + 3 reductions +
 // 3 vector updates + Jacobi; flops and bytes for the roofline (the Kokkos and
 // CUDA loops move the same bytes: 32-bit gather-scatter indices, a 1-byte
@@ -65,6 +72,7 @@ struct NekboneCost {
   double flops_per_iteration = 0;
   double bytes_per_iteration = 0;
 };
-NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry);
+NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry,
+                         NekboneLayout layout = NekboneLayout::local);
 
 }  // namespace ppkit::sem

@@ -83,15 +83,24 @@ auto residual_sum(Out& out) {
     return Kokkos::Sum<ResidualDots, typename Exec::memory_space>(out);
 }
 
+// Weight of every entry in the inner products of the assembled-vector CG
+// (each global node once), where the local-form loop passes 1 / multiplicity.
+struct UnitWeight {
+  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t) const { return 1.0; }
+};
+
 // Sweeps of the CG loop as in the CUDA Nekbone (three per iteration besides
 // axhelm), each updating its vectors and reducing its inner products in the
 // same pass into `out`: a host value (blocking) or a device scalar
 // (asynchronous). Per local node and iteration they read and write 14 vectors
-// (search 4, gather-scatter 2, update 8); z = M^-1 r is never stored.
-// out = the residual dots of r (before the first iteration).
-template <class Exec, class Out>
-void residual_dots(const DeviceVector<Exec>& r, const DeviceVector<Exec>& c,
-                   const DeviceVector<Exec>& d, Out&& out) {
+// (search 4, gather-scatter 2, update 8); z = M^-1 r is never stored. The
+// assembled-vector loop runs search and update on global vectors, with
+// gather_sum_mask_dot between.
+// out = the residual dots of r (before the first iteration); c a weight
+// vector or UnitWeight.
+template <class Exec, class Weight, class Out>
+void residual_dots(const DeviceVector<Exec>& r, const Weight& c, const DeviceVector<Exec>& d,
+                   Out&& out) {
   Kokkos::parallel_reduce(
       "ppkit::sem::residual_dots", Kokkos::RangePolicy<Exec>(0, r.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t l, ResidualDots& s) {
@@ -159,12 +168,35 @@ void dssum_mask_dot(const GatherScatterPlan<typename Exec::memory_space>& plan,
       out);
 }
 
-// x += alpha p, r -= alpha w with alpha = rz(it) / pap (0 if pap is 0);
-// out = the residual dots of the new r.
+// The assembled-vector loop's gather-scatter: per global node g,
+// w_g = interior_g * sum of w_local over the copies of g (Q^T w, masked), and
+// out = sum_g w_g p_g (no dot when p is empty). One thread per global node,
+// each reading its copies' 32-bit indices and values and writing w_g once.
 template <class Exec, class Out>
+void gather_sum_mask_dot(const GatherScatterPlan<typename Exec::memory_space>& plan,
+                         const DeviceVector<Exec>& w_local, const InteriorFlags<Exec>& interior,
+                         const DeviceVector<Exec>& p, const DeviceVector<Exec>& w, Out&& out) {
+  const auto offsets = plan.offsets;
+  const auto locals = plan.locals;
+  const bool dot = p.extent(0) > 0;
+  Kokkos::parallel_reduce(
+      "ppkit::sem::gather_sum_mask_glsc3", Kokkos::RangePolicy<Exec>(0, plan.global_count),
+      KOKKOS_LAMBDA(const std::int64_t g, double& s) {
+        double sum = 0;
+        for (std::int32_t a = offsets(g); a < offsets(g + 1); ++a) sum += w_local(locals(a));
+        const double value = interior(g) != 0 ? sum : 0.0;
+        w(g) = value;
+        if (dot) s += value * p(g);
+      },
+      out);
+}
+
+// x += alpha p, r -= alpha w with alpha = rz(it) / pap (0 if pap is 0);
+// out = the residual dots of the new r (weights c: a vector or UnitWeight).
+template <class Exec, class Weight, class Out>
 void update_dot(const DeviceVector<Exec>& x, const DeviceVector<Exec>& r,
                 const DeviceVector<Exec>& p, const DeviceVector<Exec>& w, const CgScalars<Exec>& cg,
-                int it, const DeviceVector<Exec>& c, const DeviceVector<Exec>& d, Out&& out) {
+                int it, const Weight& c, const DeviceVector<Exec>& d, Out&& out) {
   const auto dots = cg.residual[it % 2];
   const auto pap = cg.pap;
   Kokkos::parallel_reduce(

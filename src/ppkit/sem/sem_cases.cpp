@@ -112,7 +112,8 @@ std::vector<CompareRow> run_nekbone_case(CompareContext& ctx, const BoxMeshSpec&
     if (r.status != "PASS" && r.status != "FAIL") continue;
     if (next >= results.size()) break;
     const NekboneResult& result = results[next++];
-    const NekboneCost cost = nekbone_cost(problem, row_geometry_cost(r));
+    const NekboneCost cost = nekbone_cost(
+        problem, row_geometry_cost(r), nekbone_layout_of(r.extra.value("strategy", std::string())));
     const double t = r.timing.median_s, it = std::max(1, result.iterations);
     r.extra["iterations"] = result.iterations;
     r.extra["final_residual"] = result.final_residual;
