@@ -159,7 +159,9 @@ __host__ __device__ constexpr int factor_stages(int nq) { return nq >= 8 ? 3 : 2
 // D_IN_REGISTERS: the thread's four D vectors (rows i and j of D and of D^T)
 // are read from shared memory once into 4 Nq registers, so the r and s
 // contractions load only the slice rows (half the shared-memory loads).
-template <int NQ, int NCOL, Geometry GEOM, bool D_IN_REGISTERS>
+// GATHER (one field): x is a vector of global nodes read at local node l as
+// x[global_of_local[l]].
+template <int NQ, int NCOL, Geometry GEOM, bool D_IN_REGISTERS, bool GATHER = false>
 __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
                                   min_blocks(NQ* NQ* elements_per_block(NQ),
                                              register_budget(int(GEOM), NQ, NCOL, D_IN_REGISTERS)))
@@ -214,7 +216,10 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
   for (int c = 0; c < NCOL; ++c)
 #pragma unroll
     for (int k = 0; k < NQ; ++k) {
-      r_u[c][k] = valid ? __ldg(a.x + c * a.field_stride + e * NP + k * NQ2 + t) : 0.0;
+      if constexpr (GATHER)
+        r_u[c][k] = valid ? __ldg(a.x + __ldg(a.global_of_local + e * NP + k * NQ2 + t)) : 0.0;
+      else
+        r_u[c][k] = valid ? __ldg(a.x + c * a.field_stride + e * NP + k * NQ2 + t) : 0.0;
       r_y[c][k] = 0.0;
     }
 
@@ -290,7 +295,9 @@ void launch_columns_nq(const AxhelmKernelArgs& a) {
   constexpr int EPB = elements_per_block(NQ);
   const dim3 block(NQ, NQ, EPB);
   const unsigned grid = unsigned((a.elements + EPB - 1) / EPB);
-  if (a.ncol == 3)
+  if (a.global_of_local)  // one field (AxhelmKernelArgs)
+    axhelm_columns_kernel<NQ, 1, GEOM, d_in_registers(GEOM, NQ, 1), true><<<grid, block>>>(a);
+  else if (a.ncol == 3)
     axhelm_columns_kernel<NQ, 3, GEOM, d_in_registers(GEOM, NQ, 3)><<<grid, block>>>(a);
   else
     axhelm_columns_kernel<NQ, 1, GEOM, d_in_registers(GEOM, NQ, 1)><<<grid, block>>>(a);

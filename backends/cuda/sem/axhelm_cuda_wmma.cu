@@ -138,7 +138,28 @@ __device__ __forceinline__ double reciprocal(double d) {
   return fma(x, fma(e, e, e), x);
 }
 
-template <int NCOL, bool kTensorT>
+// Node *p of the element's input: from memory, or with kGather from the
+// element's gathered copy in shared memory (same offset from xe).
+template <bool kGather>
+__device__ __forceinline__ double input_at(const double* p, const double* xe,
+                                           const double* gathered) {
+  if constexpr (kGather)
+    return gathered[p - xe];
+  else
+    return __ldg(p);
+}
+template <bool kGather>
+__device__ __forceinline__ double2 input_pair_at(const double* p, const double* xe,
+                                                 const double* gathered) {
+  if constexpr (kGather)
+    return *reinterpret_cast<const double2*>(gathered + (p - xe));
+  else
+    return __ldg(reinterpret_cast<const double2*>(p));
+}
+
+// kGather: one field whose values are read at x[global_of_local[l]]; each
+// warp first copies its element's 512 values into dynamic shared memory.
+template <int NCOL, bool kTensorT, bool kGather>
 __global__ void __launch_bounds__(32 * warps_per_block,
                                   (kTensorT ? min_resident_warps_tensor_t : min_resident_warps) /
                                       warps_per_block) axhelm_mma_kernel(const AxhelmKernelArgs a) {
@@ -180,6 +201,20 @@ __global__ void __launch_bounds__(32 * warps_per_block,
   for (int c = 0; c < NCOL; ++c) {
     const double* xe = a.x + c * a.field_stride + e * NP;  // the element's u[k][j][i]
     const double* x = xe + 2 * lane;                       // the lane's two columns
+    extern __shared__ double2 s_gathered[];  // [warps_per_block][NP / 2], kGather only
+    const double* gathered = nullptr;
+    if constexpr (kGather) {  // lane l gathers nodes 2l, 2l + 1 of every slice
+      static_assert(NCOL == 1, "a gathered input holds one field");
+      double2* mine = s_gathered + warp * (NP / 2);
+#pragma unroll
+      for (int k = 0; k < NQ; ++k) {
+        const int2 at =
+            __ldg(reinterpret_cast<const int2*>(a.global_of_local + e * NP + k * NQ2 + 2 * lane));
+        mine[k * 32 + lane] = make_double2(__ldg(a.x + at.x), __ldg(a.x + at.y));
+      }
+      gathered = reinterpret_cast<const double*>(mine);
+      __syncwarp();
+    }
     if constexpr (kTensorT) {
       // The previous field's t transpose has read s_t and s_rs.
       __syncwarp();
@@ -190,8 +225,8 @@ __global__ void __launch_bounds__(32 * warps_per_block,
 #pragma unroll
       for (int R = 0; R < NQ; ++R) {
         double c0 = 0, c1 = 0;
-        mma_m8n8k4(c0, c1, d_gq, __ldg(xe + q * NQ2 + R * NQ + g));
-        mma_m8n8k4(c0, c1, d_g4q, __ldg(xe + (4 + q) * NQ2 + R * NQ + g));
+        mma_m8n8k4(c0, c1, d_gq, input_at<kGather>(xe + q * NQ2 + R * NQ + g, xe, gathered));
+        mma_m8n8k4(c0, c1, d_g4q, input_at<kGather>(xe + (4 + q) * NQ2 + R * NQ + g, xe, gathered));
         s_t[warp][g][4 * R + q] = make_double2(c0, c1);
       }
       __syncwarp();
@@ -199,7 +234,7 @@ __global__ void __launch_bounds__(32 * warps_per_block,
       double u[NQ][2];
 #pragma unroll
       for (int k = 0; k < NQ; ++k) {
-        const double2 v = __ldg(reinterpret_cast<const double2*>(x + k * NQ2));
+        const double2 v = input_pair_at<kGather>(x + k * NQ2, xe, gathered);
         u[k][0] = v.x;
         u[k][1] = v.y;
       }
@@ -221,10 +256,10 @@ __global__ void __launch_bounds__(32 * warps_per_block,
       // U_k[g][4+q]; B(q, g) = U_k[q][g], U_k[4+q][g].
       const double* xk = xe + k * NQ2;
       double ur[2] = {0, 0}, us[2] = {0, 0}, op0, op1;
-      mma_m8n8k4(ur[0], ur[1], __ldg(xk + g * NQ + q), d_gq);
-      mma_m8n8k4(ur[0], ur[1], __ldg(xk + g * NQ + 4 + q), d_g4q);
-      mma_m8n8k4(us[0], us[1], d_gq, __ldg(xk + q * NQ + g));
-      mma_m8n8k4(us[0], us[1], d_g4q, __ldg(xk + (4 + q) * NQ + g));
+      mma_m8n8k4(ur[0], ur[1], input_at<kGather>(xk + g * NQ + q, xe, gathered), d_gq);
+      mma_m8n8k4(ur[0], ur[1], input_at<kGather>(xk + g * NQ + 4 + q, xe, gathered), d_g4q);
+      mma_m8n8k4(us[0], us[1], d_gq, input_at<kGather>(xk + q * NQ + g, xe, gathered));
+      mma_m8n8k4(us[0], us[1], d_g4q, input_at<kGather>(xk + (4 + q) * NQ + g, xe, gathered));
       const double2 ut = s_t[warp][k][lane];
       double gr[2], gs[2], gt[2], y[2] = {0, 0};
 #pragma unroll
@@ -260,7 +295,7 @@ __global__ void __launch_bounds__(32 * warps_per_block,
           gt[h] = a.lambda0 * (f[2] * ur[h] + f[4] * us[h] + f[5] * u_t);
           mass = a.lambda1 * f[6];
         }
-        if (helmholtz) y[h] = mass * __ldg(x + k * NQ2 + h);
+        if (helmholtz) y[h] = mass * input_at<kGather>(x + k * NQ2 + h, xe, gathered);
       }
       s_t[warp][k][lane] = make_double2(gt[0], gt[1]);
       // y_k += (G u)_r D + D^T (G u)_s.
@@ -316,10 +351,13 @@ __global__ void __launch_bounds__(32 * warps_per_block,
 template <bool kTensorT>
 void launch(const AxhelmKernelArgs& a) {
   const unsigned grid = unsigned((a.elements + warps_per_block - 1) / warps_per_block);
-  if (a.ncol == 3)
-    axhelm_mma_kernel<3, kTensorT><<<grid, 32 * warps_per_block>>>(a);
+  if (a.global_of_local)  // one field (AxhelmKernelArgs)
+    axhelm_mma_kernel<1, kTensorT, true>
+        <<<grid, 32 * warps_per_block, warps_per_block * 512 * sizeof(double)>>>(a);
+  else if (a.ncol == 3)
+    axhelm_mma_kernel<3, kTensorT, false><<<grid, 32 * warps_per_block>>>(a);
   else
-    axhelm_mma_kernel<1, kTensorT><<<grid, 32 * warps_per_block>>>(a);
+    axhelm_mma_kernel<1, kTensorT, false><<<grid, 32 * warps_per_block>>>(a);
 }
 
 }  // namespace

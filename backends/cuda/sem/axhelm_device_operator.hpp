@@ -148,8 +148,10 @@ class DeviceAxhelmOperator {
   DeviceAxhelmOperator(const DeviceAxhelmOperator&) = delete;
   DeviceAxhelmOperator& operator=(const DeviceAxhelmOperator&) = delete;
 
-  // Queues y = A x (x, y: [ncol][E Np] device arrays) on the default stream.
-  void apply(const double* x, double* y) {
+  // Queues y = A x (x, y: [ncol][E Np] device arrays) on the default stream;
+  // with global_of_local ([E Np]), x is a vector of global nodes read through
+  // it (one field; the CUDA register-column and tensor-core kernels).
+  void apply(const double* x, double* y, const int* global_of_local = nullptr) {
     const KernelEntry entry = Backend::entry(kernel_);
     const void*& owner = owners()[entry.table];
     if (owner != this) {
@@ -160,6 +162,7 @@ class DeviceAxhelmOperator {
     AxhelmKernelArgs a = geometry_.args();
     a.x = x;
     a.y = y;
+    a.global_of_local = global_of_local;
     entry.launch(a);
     Backend::check_launch();
   }

@@ -7,6 +7,10 @@
 //   axhelm     w = A p                                      (register-column kernels)
 //   gs_mask    w = mask Q Q^T w, sum_l c w p  (c = 1/mult)  one thread per global node
 //   update     x += alpha p, r -= alpha w, sum c r r and sum c M^-1 r r
+// On assembled vectors (the "-assembled" variants) search and update run over
+// the global nodes with c = 1, axhelm reads p through the local-to-global
+// index, and gather_sum_mask replaces gs_mask: w_g = mask sum of the local
+// results of g's copies, written once, and sum w_g p_g.
 // Reductions: one partial per block, then one block adds the partials in a
 // fixed order (deterministic, so stored and recomputed runs see the same sums
 // for the same operator values).
@@ -40,8 +44,8 @@ __global__ void __launch_bounds__(threads)
   double rr = 0, rz = 0;
   for (long long l = blockIdx.x * (long long)threads + threadIdx.x; l < n;
        l += (long long)gridDim.x * threads) {
-    const double v = r[l];
-    rr += c[l] * v * v;
+    const double v = r[l], cl = c ? c[l] : 1.0;  // c null: every entry once
+    rr += cl * v * v;
     rz += c_inv_diag[l] * v * v;
   }
   rr = block_sum(rr);
@@ -85,6 +89,27 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
+// w_g = interior_g * sum over the copies of g of w_local; if p: partial sums
+// of sum_g w_g p_g.
+__global__ void __launch_bounds__(threads)
+    gather_sum_mask_kernel(long long global_count, const int* offsets, const int* locals,
+                           const unsigned char* interior, const double* w_local, const double* p,
+                           double* w, double* partials) {
+  double wp = 0;
+  for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < global_count;
+       g += (long long)gridDim.x * threads) {
+    double sum = 0;
+    for (int a = offsets[g]; a < offsets[g + 1]; ++a) sum += w_local[locals[a]];
+    const double value = interior[g] ? sum : 0.0;
+    w[g] = value;
+    if (p) wp += value * p[g];
+  }
+  if (p) {
+    wp = block_sum(wp);
+    if (threadIdx.x == 0) partials[blockIdx.x] = wp;
+  }
+}
+
 __global__ void __launch_bounds__(threads)
     update_kernel(long long n, const double* p, const double* w, const double* c,
                   const double* c_inv_diag, double* x, double* r, const double* scalars,
@@ -94,9 +119,9 @@ __global__ void __launch_bounds__(threads)
   for (long long l = blockIdx.x * (long long)threads + threadIdx.x; l < n;
        l += (long long)gridDim.x * threads) {
     x[l] += alpha * p[l];
-    const double v = r[l] - alpha * w[l];
+    const double v = r[l] - alpha * w[l], cl = c ? c[l] : 1.0;  // c null: every entry once
     r[l] = v;
-    rr += c[l] * v * v;
+    rr += cl * v * v;
     rz += c_inv_diag[l] * v * v;
   }
   rr = block_sum(rr);
@@ -151,13 +176,13 @@ int grid_for(long long n) {
 }
 
 void residuals(const NekboneDeviceVectors& v, double* scalars, double* partials) {
-  const int blocks = grid_for(v.local_count);
-  residuals_kernel<<<blocks, threads>>>(v.local_count, v.r, v.c, v.c_inv_diag, partials, blocks);
+  const int blocks = grid_for(v.count);
+  residuals_kernel<<<blocks, threads>>>(v.count, v.r, v.c, v.c_inv_diag, partials, blocks);
   finalize_kernel<<<1, threads>>>(0, partials, blocks, scalars);
 }
 
 void search(const NekboneDeviceVectors& v, const double* scalars) {
-  search_kernel<<<grid_for(v.local_count), threads>>>(v.local_count, v.inv_diag, v.r, v.p, scalars);
+  search_kernel<<<grid_for(v.count), threads>>>(v.count, v.inv_diag, v.r, v.p, scalars);
 }
 
 void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, double* scalars,
@@ -168,9 +193,17 @@ void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, do
   if (p) finalize_kernel<<<1, threads>>>(1, partials, blocks, scalars);
 }
 
+void gather_sum_mask(const GatherScatterDevicePlan& plan, const double* w_local, const double* p,
+                     double* w, double* scalars, double* partials) {
+  const int blocks = grid_for(plan.global_count);
+  gather_sum_mask_kernel<<<blocks, threads>>>(plan.global_count, plan.offsets, plan.locals,
+                                              plan.interior, w_local, p, w, partials);
+  if (p) finalize_kernel<<<1, threads>>>(1, partials, blocks, scalars);
+}
+
 void update(const NekboneDeviceVectors& v, double* scalars, double* partials) {
-  const int blocks = grid_for(v.local_count);
-  update_kernel<<<blocks, threads>>>(v.local_count, v.p, v.w, v.c, v.c_inv_diag, v.x, v.r, scalars,
+  const int blocks = grid_for(v.count);
+  update_kernel<<<blocks, threads>>>(v.count, v.p, v.w, v.c, v.c_inv_diag, v.x, v.r, scalars,
                                      partials, blocks);
   finalize_kernel<<<1, threads>>>(2, partials, blocks, scalars);
 }

@@ -9,9 +9,9 @@ enum ScalarSlot : int { rtz_slot = 0, beta_slot, alpha_slot, rr_slot, pap_slot, 
 constexpr int max_blocks = 2048;
 
 struct NekboneDeviceVectors {
-  long long local_count = 0;
+  long long count = 0;  // entries of each vector: local nodes, or global nodes (assembled)
   const double* inv_diag = nullptr;    // mask / assembled diagonal
-  const double* c = nullptr;           // 1 / multiplicity
+  const double* c = nullptr;           // 1 / multiplicity; null: 1 (assembled vectors)
   const double* c_inv_diag = nullptr;  // c * inv_diag
   double *x = nullptr, *r = nullptr, *p = nullptr, *w = nullptr;
 };
@@ -30,6 +30,10 @@ void search(const NekboneDeviceVectors& v, const double* scalars);
 // w = mask Q Q^T w; with p: pAp = sum c w p and alpha = rtz / pAp.
 void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, double* scalars,
              double* partials);
+// w = mask Q^T w_local (per global node, written once); with p: pAp = sum w p
+// and alpha = rtz / pAp.
+void gather_sum_mask(const GatherScatterDevicePlan& plan, const double* w_local, const double* p,
+                     double* w, double* scalars, double* partials);
 // x += alpha p, r -= alpha w; rr, rtz (the old one kept for beta), beta = rtz / rtz_old.
 void update(const NekboneDeviceVectors& v, double* scalars, double* partials);
 // out = a - b.

@@ -18,6 +18,10 @@ struct AxhelmKernelArgs {
   const double* node_scale = nullptr;      // [E][Nq^3] lambda0 w/|J| (partial recompute)
   const double* x = nullptr;
   double* y = nullptr;
+  // Set: one field, x a vector of global nodes read at local node l as
+  // x[global_of_local[l]] (the CUDA Nekbone on assembled vectors); honoured by
+  // the CUDA register-column and tensor-core kernels.
+  const int* global_of_local = nullptr;  // [E * Nq^3]
 };
 
 // Size of the constant-memory tables (Nq <= 16, N <= 15).
