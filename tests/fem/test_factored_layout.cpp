@@ -8,6 +8,8 @@
 #include "fem_test_problems.hpp"
 #include "harness/variant_test.hpp"
 #include "ppkit/fem/factored_layout.hpp"
+#include "ppkit/fem/hex8_shape.hpp"
+#include "ppkit/fem/ke_entry_order.hpp"
 
 namespace {
 using namespace ppkit::fem;
@@ -75,6 +77,51 @@ TEST(FemFactoredLayout, EveryCsrBlockHasExactlyOneFirstWriterInAnEarlierOrSameCo
       }
   // Blocks = nonzeros / 9 (3x3 per node pair).
   EXPECT_EQ(claimed * 9, problem.pattern.num_nonzeros());
+}
+
+// Both orders of strategy (f)'s adds cover the 576 entries of Ke exactly once.
+TEST(FemKeEntryOrder, EveryOrderAddsEachEntryOnce) {
+  for (const KeEntryOrder order : {KeEntryOrder::row_major, KeEntryOrder::node_pair_runs}) {
+    std::vector<int> seen(576, 0);
+    for (int round = 0; round < ke_entry_rounds(order); ++round)
+      for (int lane = 0; lane < 32; ++lane) {
+        const KeEntry entry = ke_entry(order, round, lane);
+        if (!entry.active) continue;
+        ASSERT_TRUE(entry.row >= 0 && entry.row < 24 && entry.column >= 0 && entry.column < 24);
+        ++seen[24 * entry.row + entry.column];
+      }
+    for (int m = 0; m < 576; ++m) EXPECT_EQ(seen[m], 1) << "entry " << m;
+  }
+}
+
+// node_pair_runs: every round is up to 5 runs of 6 lanes (30 and 31 idle), each run
+// one row of Ke and the components 0, 1, 2 of two nodes that differ only in
+// the first natural coordinate, the lower one first: the CSR order of their
+// columns when nodes are numbered along that axis.
+TEST(FemKeEntryOrder, NodePairRunsFollowTheFirstAxis) {
+  for (int round = 0; round < ke_entry_rounds(KeEntryOrder::node_pair_runs); ++round) {
+    EXPECT_FALSE(ke_entry(KeEntryOrder::node_pair_runs, round, 30).active);
+    EXPECT_FALSE(ke_entry(KeEntryOrder::node_pair_runs, round, 31).active);
+    for (int run = 0; run < 5; ++run) {
+      const KeEntry lead = ke_entry(KeEntryOrder::node_pair_runs, round, 6 * run);
+      if (5 * round + run >= 96) {  // 96 runs: the last round holds one
+        EXPECT_FALSE(lead.active) << "round " << round << " run " << run;
+        continue;
+      }
+      const int lower = lead.column / 3,
+                upper = ke_entry(KeEntryOrder::node_pair_runs, round, 6 * run + 3).column / 3;
+      EXPECT_EQ(kNodeSigns[lower][0], -1) << "round " << round << " run " << run;
+      EXPECT_EQ(kNodeSigns[upper][0], 1);
+      EXPECT_EQ(kNodeSigns[lower][1], kNodeSigns[upper][1]);
+      EXPECT_EQ(kNodeSigns[lower][2], kNodeSigns[upper][2]);
+      for (int k = 0; k < 6; ++k) {
+        const KeEntry entry = ke_entry(KeEntryOrder::node_pair_runs, round, 6 * run + k);
+        ASSERT_TRUE(entry.active);
+        EXPECT_EQ(entry.row, lead.row);
+        EXPECT_EQ(entry.column, 3 * (k < 3 ? lower : upper) + k % 3);
+      }
+    }
+  }
 }
 
 }  // namespace

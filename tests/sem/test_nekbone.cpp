@@ -329,8 +329,16 @@ TEST_P(SemNekboneTest, ConvergesSpectrallyToManufacturedSolution) {
   }
 }
 
+// Against the stored variant of the same backend and vector layout (the
+// assembled ones against stored-assembled): the same inner products, so the
+// same iterations. Near the 1e-10 tolerance the two residuals differ by a few
+// per cent (CG's rounding, the operators differing in the last bits); in the
+// assembled layout a seeded mesh was seen to cross it one iteration apart
+// (125 and 126 iterations, final ratios 9.99e-11 and 8.38e-11), so there
+// one iteration of difference is allowed.
 TEST_P(SemNekboneTest, StoredAndRecomputedTakeTheSameIterations) {
-  const auto stored_name = variant().backend + "/stored";
+  const bool assembled = nekbone_layout_of(variant().strategy) == NekboneLayout::assembled;
+  const auto stored_name = variant().backend + (assembled ? "/stored-assembled" : "/stored");
   const auto names = ppkit::Registry<SemNekbone>::names();
   if (std::find(names.begin(), names.end(), stored_name) == names.end())
     GTEST_SKIP() << "no stored variant on " << variant().backend;
@@ -344,10 +352,36 @@ TEST_P(SemNekboneTest, StoredAndRecomputedTakeTheSameIterations) {
       s.tolerance = 1e-10;
       const auto p = make_nekbone_problem(m, s);
       const auto ra = solve(variant(), p), rb = solve(stored, p);
-      EXPECT_EQ(ra.iterations, rb.iterations) << to_string(d) << " N=" << order;
+      if (assembled)
+        EXPECT_LE(std::abs(ra.iterations - rb.iterations), 1) << to_string(d) << " N=" << order;
+      else
+        EXPECT_EQ(ra.iterations, rb.iterations) << to_string(d) << " N=" << order;
       EXPECT_LT(ppkit::testing::relative_l2_error(ra.solution, rb.solution), 1e-9)
           << to_string(d) << " N=" << order;
     }
+}
+
+// The assembled-vector loop against the local form of the same backend and
+// operator: equal in exact arithmetic; the inner products sum in another
+// order, so the tolerance may be crossed one iteration apart.
+TEST_P(SemNekboneTest, AssembledAndLocalFormsAgree) {
+  const std::string suffix = "-assembled";
+  const std::string& strategy = variant().strategy;
+  if (nekbone_layout_of(strategy) != NekboneLayout::assembled)
+    GTEST_SKIP() << "a local-form variant";
+  const auto& local = ppkit::Registry<SemNekbone>::find(
+      variant().backend + "/" + strategy.substr(0, strategy.size() - suffix.size()));
+  for (Deformation d : {Deformation::trilinear, Deformation::mixed}) {
+    const BoxMesh m = mesh_of(7, d, 3, 2, 2);
+    NekboneSettings s;
+    s.equation = Equation::helmholtz;
+    s.tolerance = 1e-10;
+    const auto p = make_nekbone_problem(m, s);
+    const auto ra = solve(variant(), p), rb = solve(local, p);
+    EXPECT_LE(std::abs(ra.iterations - rb.iterations), 1) << to_string(d);
+    EXPECT_LT(ppkit::testing::relative_l2_error(ra.solution, rb.solution), 1e-9) << to_string(d);
+    EXPECT_NEAR(ra.initial_residual, rb.initial_residual, 1e-12 * rb.initial_residual);
+  }
 }
 
 // A fixed-iteration solve (tolerance 0, Nekbone's benchmark mode) reads no

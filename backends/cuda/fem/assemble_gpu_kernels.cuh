@@ -511,9 +511,13 @@ __device__ __forceinline__ void factored_body_force(int lane, std::int64_t load_
   }
 }
 
-template <bool kAtomic>
+// ORDER: the order of the Ke entries over the rounds of adds (ke_entry_order.hpp);
+// node-pair runs with atomics only.
+template <bool kAtomic, KeEntryOrder ORDER = KeEntryOrder::row_major>
 __global__ void __launch_bounds__(gpu::kSubgroupWidth* kFactoredWarps)
     factored_kernel(Hex8FactoredArrays A, std::int64_t first, std::int64_t count) {
+  static_assert(kAtomic || ORDER == KeEntryOrder::row_major,
+                "node-pair runs are for the atomic order only");
   __shared__ double s_dN[192];
   __shared__ FactoredShared shared[kFactoredWarps];
   for (int m = threadIdx.x; m < 192; m += blockDim.x) s_dN[m] = c_dN[m];
@@ -544,35 +548,60 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kFactoredWarps)
   stage_block(S.Ke, a, b0, M0, A.lambda, A.mu);
   stage_block(S.Ke, a, b1, M1, A.lambda, A.mu);
   gpu::warp_sync();
-  // 18 rounds of 32 consecutive row-major entries: whole CSR row segments per
-  // instruction. Batches of 6 rounds: all loads of a batch are issued before
-  // its stores (positions within an element are distinct), so a lane has 6
-  // read-modify-writes in flight instead of one.
-  constexpr int kBatch = 6;
+  if constexpr (ORDER == KeEntryOrder::row_major) {
+    // 18 rounds of 32 consecutive row-major entries: whole CSR row segments per
+    // instruction. Batches of 6 rounds: all loads of a batch are issued before
+    // its stores (positions within an element are distinct), so a lane has 6
+    // read-modify-writes in flight instead of one.
+    constexpr int kBatch = 6;
 #pragma unroll
-  for (int t0 = 0; t0 < 18; t0 += kBatch) {
-    std::int64_t position[kBatch];
-    double value[kBatch];
-    bool first_writer[kBatch];
+    for (int t0 = 0; t0 < 18; t0 += kBatch) {
+      std::int64_t position[kBatch];
+      double value[kBatch];
+      bool first_writer[kBatch];
 #pragma unroll
-    for (int u = 0; u < kBatch; ++u) {
-      const int m = 32 * (t0 + u) + lane, r = m / 24, c = m % 24;
-      const int block = 8 * (r / 3) + c / 3;
-      const std::uint32_t pair = gpu::shfl(offset_pair, block / 2, gpu::kSubgroupWidth);
-      const int offset = int((block & 1) ? pair >> 16 : pair & 0xffffu);
-      position[u] = gpu::shfl(my_row_start, r, gpu::kSubgroupWidth) + offset + c % 3;
-      value[u] = S.Ke[r * kKeStride + c];
-      first_writer[u] = (first_mask >> block) & 1;
+      for (int u = 0; u < kBatch; ++u) {
+        const int m = 32 * (t0 + u) + lane, r = m / 24, c = m % 24;
+        const int block = 8 * (r / 3) + c / 3;
+        const std::uint32_t pair = gpu::shfl(offset_pair, block / 2, gpu::kSubgroupWidth);
+        const int offset = int((block & 1) ? pair >> 16 : pair & 0xffffu);
+        position[u] = gpu::shfl(my_row_start, r, gpu::kSubgroupWidth) + offset + c % 3;
+        value[u] = S.Ke[r * kKeStride + c];
+        first_writer[u] = (first_mask >> block) & 1;
+      }
+      if (kAtomic) {
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) gpu::atomic_add(&A.values[position[u]], value[u]);
+      } else {
+        double old[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) old[u] = first_writer[u] ? 0.0 : A.values[position[u]];
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) A.values[position[u]] = old[u] + value[u];
+      }
     }
-    if (kAtomic) {
+  } else {
+    // 20 rounds of 5 whole node-pair runs (ke_entry_order.hpp), in batches of
+    // 5 rounds; idle lanes take part in the shuffles and add nothing.
+    constexpr int kRounds = ke_entry_rounds(ORDER), kBatch = 5;
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u) gpu::atomic_add(&A.values[position[u]], value[u]);
-    } else {
-      double old[kBatch];
+    for (int t0 = 0; t0 < kRounds; t0 += kBatch) {
+      std::int64_t position[kBatch];
+      double value[kBatch];
+      bool active[kBatch];
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u) old[u] = first_writer[u] ? 0.0 : A.values[position[u]];
+      for (int u = 0; u < kBatch; ++u) {
+        const KeEntry entry = ke_entry(ORDER, t0 + u, lane);
+        const int r = entry.row, c = entry.column, block = 8 * (r / 3) + c / 3;
+        const std::uint32_t pair = gpu::shfl(offset_pair, block / 2, gpu::kSubgroupWidth);
+        const int offset = int((block & 1) ? pair >> 16 : pair & 0xffffu);
+        position[u] = gpu::shfl(my_row_start, r, gpu::kSubgroupWidth) + offset + c % 3;
+        value[u] = S.Ke[r * kKeStride + c];
+        active[u] = entry.active;
+      }
 #pragma unroll
-      for (int u = 0; u < kBatch; ++u) A.values[position[u]] = old[u] + value[u];
+      for (int u = 0; u < kBatch; ++u)
+        if (active[u]) gpu::atomic_add(&A.values[position[u]], value[u]);
     }
   }
   // Body force (load zeroed before for the atomic version).
@@ -760,10 +789,13 @@ void Hex8Kernels<Backend>::launch_entries(const Hex8AssemblyArrays& a, const dou
 
 template <class Backend>
 void Hex8Kernels<Backend>::launch_factored(const Hex8FactoredArrays& a, std::int64_t first,
-                                           std::int64_t count) {
+                                           std::int64_t count, KeEntryOrder order) {
   if (count <= 0) return;
   const unsigned blocks = blocks_for(count, kFactoredWarps);
-  if (a.first_writer == nullptr)
+  if (a.first_writer == nullptr && order == KeEntryOrder::node_pair_runs)
+    factored_kernel<true, KeEntryOrder::node_pair_runs>
+        <<<blocks, gpu::kSubgroupWidth * kFactoredWarps>>>(a, first, count);
+  else if (a.first_writer == nullptr)
     factored_kernel<true><<<blocks, gpu::kSubgroupWidth * kFactoredWarps>>>(a, first, count);
   else
     factored_kernel<false><<<blocks, gpu::kSubgroupWidth * kFactoredWarps>>>(a, first, count);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "ppkit/fem/assembly_device_arrays.hpp"
+#include "ppkit/fem/ke_entry_order.hpp"
 
 namespace ppkit::fem {
 
@@ -45,7 +46,9 @@ struct Hex8Kernels {
                              std::int64_t first, std::int64_t count);
   // (f) factored, one warp per element: atomics when a.first_writer is null (values
   // zeroed before), else first-writer stores (one launch per colour, no zeroing).
-  static void launch_factored(const Hex8FactoredArrays& a, std::int64_t first, std::int64_t count);
+  // order: how the atomic adds walk Ke (ke_entry_order.hpp; row-major for stores).
+  static void launch_factored(const Hex8FactoredArrays& a, std::int64_t first, std::int64_t count,
+                              KeEntryOrder order = KeEntryOrder::row_major);
   // (g) tiled, one block per tile: a.values and a.load zeroed before; the
   // accumulator takes 72 B of dynamic shared memory per block of a.max_blocks.
   static void launch_tiled(const Hex8TiledArrays& a, std::int64_t tiles);
