@@ -409,6 +409,24 @@ TEST_P(SemNekboneTest, FixedIterationsPastExactConvergenceKeepTheSolution) {
   EXPECT_EQ(r.final_residual, 0.0);
 }
 
+// The vector layout follows the strategy name; the assembled loop's byte
+// count per iteration (nekbone_cost) is below the local form's at N = 7,
+// where 1 - (7/8)^3 of the local nodes are copies.
+TEST(SemNekboneSetup, LayoutOfStrategiesAndTheirBytes) {
+  EXPECT_EQ(nekbone_layout_of("stored"), NekboneLayout::local);
+  EXPECT_EQ(nekbone_layout_of("trilinear-partial"), NekboneLayout::local);
+  EXPECT_EQ(nekbone_layout_of("stored-assembled"), NekboneLayout::assembled);
+  EXPECT_EQ(nekbone_layout_of("trilinear-assembled"), NekboneLayout::assembled);
+  EXPECT_EQ(nekbone_layout_of("-assembled"), NekboneLayout::local);  // no geometry named
+  const NekboneProblem p = make_nekbone_problem(mesh_of(7, Deformation::trilinear, 4, 4, 4), {});
+  for (GeometryCost g : {GeometryCost::stored, GeometryCost::recompute}) {
+    const double local = nekbone_cost(p, g).bytes_per_iteration,
+                 assembled = nekbone_cost(p, g, NekboneLayout::assembled).bytes_per_iteration;
+    EXPECT_LT(assembled, local);
+    EXPECT_GT(assembled, axhelm_cost_for(p.op, g).bytes);
+  }
+}
+
 TEST(SemNekboneSetup, BadSettingsAreRejected) {
   const BoxMesh m = mesh_of(2, Deformation::none, 1, 1, 1);
   NekboneSettings s;
