@@ -9,8 +9,9 @@
 //   rounds. A round covers a row and a third, so one run of contiguous CSR
 //   values in three is split between two instructions.
 // node_pair_runs: round t covers 5 whole runs of 6 entries (lanes 30 and 31
-//   idle), 20 rounds for the 96 runs (the last holds one). A run is one row of Ke and the 3 columns each of two
-//   nodes adjacent along the element's first axis, lower one first
+//   idle), 20 rounds for the 96 runs (the last holds one). A run is one
+//   row of Ke and the 3 columns each of two nodes adjacent along the
+//   element's first axis, lower one first
 //   ({0,1}, {3,2}, {4,5}, {7,6} in Gmsh's hex8 order, hex8_shape.hpp). Where
 //   the node numbering runs along that axis (a structured box) the two nodes'
 //   columns are adjacent in the CSR row: 6 contiguous values, 48 B in 2 or 3
