@@ -126,11 +126,7 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     if (layout_ == NekboneLayout::local) {
       Kokkos::deep_copy(u, x_);
     } else {  // u_L = x at the local node's global node
-      const auto x = x_;
-      const auto global_of_local = global_of_local_;
-      Kokkos::parallel_for(
-          "ppkit::sem::gather", Kokkos::RangePolicy<Exec>(0, u.extent(0)),
-          KOKKOS_LAMBDA(const std::int64_t l) { u(l) = x(global_of_local(l)); });
+      scatter<Exec>(plan_, x_, u);
     }
     axpby<Exec>(u, 1.0, dirichlet_, 1.0);
     out.solution = to_host(u);
