@@ -3,7 +3,6 @@
 // iterations with stored or recomputed geometric factors.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -193,67 +192,6 @@ TEST(SemNekboneVectors, GatheredAxhelmMatchesLocalCopies) {
       const auto a = to_host(gathered), b = to_host(local);
       for (std::size_t l = 0; l < a.size(); ++l)
         ASSERT_EQ(a[l], b[l]) << "N=" << order << " recompute=" << recompute << " local " << l;
-    }
-}
-
-// axhelm with the search direction formed at its input (the fused search of
-// the assembled Nekbone) equals axhelm on the direction p = beta p_previous +
-// inv_diag r formed on the host, and stores exactly that p once per global
-// node, whichever local copy is marked to store it.
-TEST(SemNekboneVectors, FusedSearchFormsTheDirectionAndItsProduct) {
-  using Exec = Kokkos::DefaultExecutionSpace;
-  using Mem = Exec::memory_space;
-  for (int order : {3, 7})
-    for (bool recompute : {false, true}) {
-      const BoxMesh m = mesh_of(order, Deformation::trilinear, 2, 2, 1);
-      NekboneSettings s;
-      s.equation = Equation::helmholtz;
-      const NekboneProblem problem = make_nekbone_problem(m, s);
-      std::mt19937_64 rng(test_seed() + std::uint64_t(order) + (recompute ? 100u : 0u));
-      std::uniform_real_distribution<double> uniform(-1, 1);
-      const std::size_t G = std::size_t(m.global_count), L = m.local_count();
-      std::vector<double> p_previous(G), r(G), inv_diag(G), p_host(G), p_local(L);
-      for (std::size_t g = 0; g < G; ++g) {
-        p_previous[g] = uniform(rng);
-        r[g] = uniform(rng);
-        inv_diag[g] = uniform(rng) > 0 ? 0.5 + uniform(rng) : 0.0;  // some masked nodes
-      }
-      const double beta = 0.5 + 0.25 * uniform(rng);
-      for (std::size_t g = 0; g < G; ++g) p_host[g] = beta * p_previous[g] + inv_diag[g] * r[g];
-      // Mark a random copy of each global node (not always the first).
-      std::vector<std::vector<std::size_t>> copies(G);
-      for (std::size_t l = 0; l < L; ++l) copies[m.global_ids[l]].push_back(l);
-      std::vector<std::int32_t> marked(L);
-      for (std::size_t l = 0; l < L; ++l) {
-        marked[l] = -1 - std::int32_t(m.global_ids[l]);
-        p_local[l] = p_host[m.global_ids[l]];
-      }
-      for (std::size_t g = 0; g < G; ++g)
-        marked[copies[g][std::size_t(rng() % copies[g].size())]] = std::int32_t(g);
-      const auto mesh = upload_axhelm_mesh<Mem>(problem.op, recompute);
-      Kokkos::View<double, Mem> beta_device("beta");
-      Kokkos::deep_copy(beta_device, beta);
-      Kokkos::View<double*, Mem> p_next("p_next", G), fused("fused", L), local("local", L);
-      Kokkos::deep_copy(p_next, std::numeric_limits<double>::quiet_NaN());
-      const SearchGatheredInput<Mem> input{to_device<double, Mem>(p_previous, "p_previous"),
-                                           to_device<double, Mem>(r, "r"),
-                                           to_device<double, Mem>(inv_diag, "inv_diag"),
-                                           beta_device,
-                                           p_next,
-                                           to_device<std::int32_t, Mem>(marked, "marked")};
-      apply_axhelm_search_gathered<Exec>(mesh, input, fused);
-      apply_axhelm<Exec>(mesh, to_device<double, Mem>(p_local, "p_local"), local);
-      // Device code may fuse the multiply-add: rounding-level differences only.
-      const auto a = to_host(fused), b = to_host(local), stored = to_host(p_next);
-      double scale = 0;
-      for (double v : b) scale = std::max(scale, std::fabs(v));
-      for (std::size_t l = 0; l < L; ++l)
-        ASSERT_NEAR(a[l], b[l], 1e-13 * scale)
-            << "N=" << order << " recompute=" << recompute << " local " << l;
-      for (std::size_t g = 0; g < G; ++g)
-        ASSERT_NEAR(stored[g], p_host[g],
-                    1e-15 * (std::fabs(beta * p_previous[g]) + std::fabs(inv_diag[g] * r[g])))
-            << "N=" << order << " global node " << g;
     }
 }
 

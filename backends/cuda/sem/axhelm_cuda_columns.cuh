@@ -160,8 +160,7 @@ __host__ __device__ constexpr int factor_stages(int nq) { return nq >= 8 ? 3 : 2
 // are read from shared memory once into 4 Nq registers, so the r and s
 // contractions load only the slice rows (half the shared-memory loads).
 // GATHER (one field): x is a vector of global nodes read at local node l as
-// x[global_of_local[l]], or the fused search direction formed from it
-// (gathered_input).
+// x[global_of_local[l]].
 template <int NQ, int NCOL, Geometry GEOM, bool D_IN_REGISTERS, bool GATHER = false>
 __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
                                   min_blocks(NQ* NQ* elements_per_block(NQ),
@@ -218,7 +217,7 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
 #pragma unroll
     for (int k = 0; k < NQ; ++k) {
       if constexpr (GATHER)
-        r_u[c][k] = valid ? gpu_common::gathered_input(a, e * NP + k * NQ2 + t) : 0.0;
+        r_u[c][k] = valid ? __ldg(a.x + __ldg(a.global_of_local + e * NP + k * NQ2 + t)) : 0.0;
       else
         r_u[c][k] = valid ? __ldg(a.x + c * a.field_stride + e * NP + k * NQ2 + t) : 0.0;
       r_y[c][k] = 0.0;

@@ -157,9 +157,8 @@ __device__ __forceinline__ double2 input_pair_at(const double* p, const double* 
     return __ldg(reinterpret_cast<const double2*>(p));
 }
 
-// kGather: one field whose values are read at x[global_of_local[l]] (or the
-// fused search direction formed from it, gathered_input); each warp first
-// copies its element's 512 values into dynamic shared memory.
+// kGather: one field whose values are read at x[global_of_local[l]]; each
+// warp first copies its element's 512 values into dynamic shared memory.
 template <int NCOL, bool kTensorT, bool kGather>
 __global__ void __launch_bounds__(32 * warps_per_block,
                                   (kTensorT ? min_resident_warps_tensor_t : min_resident_warps) /
@@ -209,9 +208,9 @@ __global__ void __launch_bounds__(32 * warps_per_block,
       double2* mine = s_gathered + warp * (NP / 2);
 #pragma unroll
       for (int k = 0; k < NQ; ++k) {
-        const long long l = e * NP + k * NQ2 + 2 * lane;
-        mine[k * 32 + lane] =
-            make_double2(gpu_common::gathered_input(a, l), gpu_common::gathered_input(a, l + 1));
+        const int2 at =
+            __ldg(reinterpret_cast<const int2*>(a.global_of_local + e * NP + k * NQ2 + 2 * lane));
+        mine[k * 32 + lane] = make_double2(__ldg(a.x + at.x), __ldg(a.x + at.y));
       }
       gathered = reinterpret_cast<const double*>(mine);
       __syncwarp();

@@ -150,11 +150,8 @@ class DeviceAxhelmOperator {
 
   // Queues y = A x (x, y: [ncol][E Np] device arrays) on the default stream;
   // with global_of_local ([E Np]), x is a vector of global nodes read through
-  // it (one field; the CUDA register-column and tensor-core kernels), and
-  // with search.r set the kernel gathers the fused PCG search direction
-  // formed from x instead (AxhelmKernelArgs::FusedSearch).
-  void apply(const double* x, double* y, const int* global_of_local = nullptr,
-             const AxhelmKernelArgs::FusedSearch& search = {}) {
+  // it (one field; the CUDA register-column and tensor-core kernels).
+  void apply(const double* x, double* y, const int* global_of_local = nullptr) {
     const KernelEntry entry = Backend::entry(kernel_);
     const void*& owner = owners()[entry.table];
     if (owner != this) {
@@ -166,7 +163,6 @@ class DeviceAxhelmOperator {
     a.x = x;
     a.y = y;
     a.global_of_local = global_of_local;
-    a.search = search;
     entry.launch(a);
     Backend::check_launch();
   }

@@ -52,22 +52,6 @@ __device__ inline void trilinear_coefficients(const double* vertices, long long 
   }
 }
 
-// Input of a gathered axhelm (AxhelmKernelArgs::global_of_local) at local node
-// l: x at l's global node, or with a fused search the new search direction
-// p_g = inv_diag_g r_g + beta x_g (the formula of the Nekbone search sweep,
-// nekbone_cuda.cu), which the copy marked first stores to p_next (every
-// element reads only x, the previous direction, so no element sees a
-// half-updated p).
-__device__ __forceinline__ double gathered_input(const AxhelmKernelArgs& a, long long l) {
-  const int at = __ldg(a.global_of_local + l);
-  if (!a.search.r) return __ldg(a.x + at);
-  const int g = at < 0 ? -1 - at : at;
-  const double p =
-      fma(__ldg(a.search.inv_diag + g), __ldg(a.search.r + g), *a.search.beta * __ldg(a.x + g));
-  if (at >= 0) a.search.p_next[g] = p;
-  return p;
-}
-
 using ppkit::sem::JacobianColumn;  // ppkit/sem/trilinear_jacobian.hpp
 
 }  // namespace ppkit::sem::gpu_common

@@ -9,16 +9,10 @@
 // The "-assembled" variants run the same PCG on vectors of global nodes as
 // nekbone_kokkos.cpp does: axhelm reads p through the local-to-global index
 // (AxhelmKernelArgs::global_of_local), gather_sum_mask sums the copies of its
-// local result per global node with the mask and p.w, and update sees each
-// global node once (weights 1). The search sweep is fused into axhelm's
-// gather (AxhelmKernelArgs::FusedSearch): the kernel forms
-// p = M^-1 r + beta p_previous per node as it reads it and the global node's
-// first copy stores it, so p alternates between two buffers and one sweep
-// over the global vectors (r, M^-1, p read, p written) goes per iteration.
+// local result per global node with the mask and p.w, and search and update
+// see each global node once (weights 1).
 
 #include <cmath>
-#include <cstdint>
-#include <utility>
 
 #include "backends/cuda/core/cuda_device.hpp"
 #include "backends/cuda/sem/axhelm_cuda_operator.hpp"
@@ -33,12 +27,11 @@ namespace nk = nekbone_kernels;
 
 // The trilinear solve runs the fastest recompute kernel of its order: at
 // Nq = 8 on compute capability 8.0+ the tensor-core kernel of
-// cuda/trilinear-wmma-t (0.171 ms against 0.180 ms for cuda/trilinear-wmma
-// and 0.28 ms for the register-column cuda/trilinear at N = 7, 32,768
-// elements, H200; docs/sem.md).
+// cuda/trilinear-wmma (0.176 against 0.282 ms for the register-column
+// cuda/trilinear at N = 7, 32,768 elements, H200; docs/sem.md).
 CudaKernel axhelm_kernel(const AxhelmProblem& op, CudaKernel kernel) {
   if (kernel == CudaKernel::trilinear && op.nq() == 8 && tensor_core_availability().available)
-    return CudaKernel::trilinear_wmma_t;
+    return CudaKernel::trilinear_wmma;
   return kernel;
 }
 
@@ -71,13 +64,8 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     const std::size_t n = assembled ? G : L;
     std::vector<double> inv_diag(n, 0.0), c, c_inv_diag(n);
     if (assembled) {
-      // g at the copy that stores the fused search direction (the plan's
-      // first), -1 - g at the others (AxhelmKernelArgs::FusedSearch).
-      std::vector<int> marked(L);
-      for (std::size_t l = 0; l < L; ++l) marked[l] = -1 - int(p.global_ids[l]);
-      for (std::int64_t g = 0; g < plan.global_count; ++g)
-        marked[plan.locals[plan.offsets[g]]] = int(g);
-      global_of_local_ = cuda::DeviceBuffer<int>(marked);
+      global_of_local_ =
+          cuda::DeviceBuffer<int>(std::vector<int>(p.global_ids.begin(), p.global_ids.end()));
       for (std::size_t l = 0; l < L; ++l) {
         const std::int64_t g = p.global_ids[l];
         inv_diag[g] = interior[g] ? 1.0 / diag[l] : 0.0;
@@ -100,7 +88,6 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     x_ = cuda::DeviceBuffer<double>(n);
     r_ = cuda::DeviceBuffer<double>(n);
     p_ = cuda::DeviceBuffer<double>(n);
-    if (assembled) p_next_ = cuda::DeviceBuffer<double>(n);
     w_ = cuda::DeviceBuffer<double>(L);  // axhelm's local result
     if (assembled) w_global_ = cuda::DeviceBuffer<double>(G);
     scalars_ = cuda::DeviceBuffer<double>(nk::scalar_count);
@@ -133,9 +120,7 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
   void run() override {
     const std::size_t bytes = sizeof(double) * vectors_.count;
     PPKIT_CUDA_CHECK(cudaMemsetAsync(x_.data(), 0, bytes));
-    PPKIT_CUDA_CHECK(cudaMemsetAsync(p_.data(), 0, bytes));  // beta p with beta = 0
-    double* p = p_.data();
-    double* p_next = p_next_.data();
+    PPKIT_CUDA_CHECK(cudaMemsetAsync(p_.data(), 0, bytes));
     PPKIT_CUDA_CHECK(
         cudaMemcpyAsync(r_.data(), b_.data(), bytes, cudaMemcpyDeviceToDevice, nullptr));
     nk::residuals(vectors_, scalars_.data(), partials_.data());
@@ -144,21 +129,13 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     int it = 0;
     const bool assembled = layout_ == NekboneLayout::assembled;
     while (it < max_iterations_ && residual > tolerance_ * initial_ && residual > 0) {
+      nk::search(vectors_, scalars_.data());  // p = M^-1 r + beta p
       if (assembled) {
-        // p_next = M^-1 r + beta p and w_L = A_L Q p_next in one kernel.
-        AxhelmKernelArgs::FusedSearch search;
-        search.r = r_.data();
-        search.inv_diag = inv_diag_.data();
-        search.beta = scalars_.data() + nk::beta_slot;
-        search.p_next = p_next;
-        op_.apply(p, w_.data(), global_of_local_.data(), search);
-        std::swap(p, p_next);
-        vectors_.p = p;
-        nk::gather_sum_mask(plan_, w_.data(), p, w_global_.data(), scalars_.data(),
+        op_.apply(p_.data(), w_.data(), global_of_local_.data());  // w_L = A_L Q p
+        nk::gather_sum_mask(plan_, w_.data(), p_.data(), w_global_.data(), scalars_.data(),
                             partials_.data());  // w = mask Q^T w_L, p.w
       } else {
-        nk::search(vectors_, scalars_.data());  // p = M^-1 r + beta p
-        op_.apply(p_.data(), w_.data());        // w = A p
+        op_.apply(p_.data(), w_.data());  // w = A p
         nk::gs_mask(plan_, w_.data(), p_.data(), scalars_.data(), partials_.data());
       }
       nk::update(vectors_, scalars_.data(), partials_.data());
@@ -176,9 +153,9 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     const auto x = x_.download(), dirichlet = dirichlet_.download();
     out.solution = dirichlet;
     if (layout_ == NekboneLayout::assembled) {  // u_L = x at the local node's global node
-      const auto marked = global_of_local_.download();
+      const auto global_of_local = global_of_local_.download();
       for (std::size_t l = 0; l < out.solution.size(); ++l)
-        out.solution[l] += x[marked[l] < 0 ? -1 - marked[l] : marked[l]];
+        out.solution[l] += x[global_of_local[l]];
     } else {
       for (std::size_t l = 0; l < out.solution.size(); ++l) out.solution[l] += x[l];
     }
@@ -202,8 +179,8 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
   double tolerance_;
   cuda::DeviceBuffer<int> offsets_, locals_, global_of_local_;
   cuda::DeviceBuffer<unsigned char> interior_;
-  cuda::DeviceBuffer<double> c_, inv_diag_, c_inv_diag_, dirichlet_, b_, x_, r_, p_, p_next_, w_,
-      w_global_, scalars_, partials_;
+  cuda::DeviceBuffer<double> c_, inv_diag_, c_inv_diag_, dirichlet_, b_, x_, r_, p_, w_, w_global_,
+      scalars_, partials_;
   nk::GatherScatterDevicePlan plan_;
   nk::NekboneDeviceVectors vectors_;
   int iterations_ = 0;

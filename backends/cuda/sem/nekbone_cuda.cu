@@ -7,12 +7,10 @@
 //   axhelm     w = A p                                      (register-column kernels)
 //   gs_mask    w = mask Q Q^T w, sum_l c w p  (c = 1/mult)  one thread per global node
 //   update     x += alpha p, r -= alpha w, sum c r r and sum c M^-1 r r
-// On assembled vectors (the "-assembled" variants) update runs over the
-// global nodes with c = 1, axhelm reads p through the local-to-global index
-// and forms it there (the search sweep fused into axhelm's gather, one
-// store per global node: gathered_input in axhelm_gpu_common.cuh), and
-// gather_sum_mask replaces gs_mask: w_g = mask sum of the local results of
-// g's copies, written once, and sum w_g p_g.
+// On assembled vectors (the "-assembled" variants) search and update run over
+// the global nodes with c = 1, axhelm reads p through the local-to-global
+// index, and gather_sum_mask replaces gs_mask: w_g = mask sum of the local
+// results of g's copies, written once, and sum w_g p_g.
 // Reductions: one partial per block, then one block adds the partials in a
 // fixed order (deterministic, so stored and recomputed runs see the same sums
 // for the same operator values).
@@ -65,7 +63,7 @@ __global__ void __launch_bounds__(threads)
   const double beta = scalars[beta_slot];
   for (long long l = blockIdx.x * (long long)threads + threadIdx.x; l < n;
        l += (long long)gridDim.x * threads)
-    p[l] = fma(inv_diag[l], r[l], beta * p[l]);  // as gathered_input's fused search
+    p[l] = inv_diag[l] * r[l] + beta * p[l];
 }
 
 // w <- mask Q Q^T w; if p: partial sums of sum_l c_l w_l p_l = sum_g w_g p_g

@@ -22,17 +22,6 @@ struct AxhelmKernelArgs {
   // x[global_of_local[l]] (the CUDA Nekbone on assembled vectors); honoured by
   // the CUDA register-column and tensor-core kernels.
   const int* global_of_local = nullptr;  // [E * Nq^3]
-  // Set with global_of_local: the PCG search direction is formed as the input
-  // is gathered (the CUDA Nekbone's fused search, nekbone_cuda.cpp). The input
-  // at global node g is then p_g = inv_diag_g r_g + beta x_g (x: the previous
-  // direction), and global_of_local holds g at the copy that stores p_g to
-  // p_next and -1 - g at the others (gathered_input, axhelm_gpu_common.cuh).
-  struct FusedSearch {
-    const double* r = nullptr;         // [G]
-    const double* inv_diag = nullptr;  // [G]
-    const double* beta = nullptr;      // device scalar
-    double* p_next = nullptr;          // [G], not x
-  } search;
 };
 
 // Size of the constant-memory tables (Nq <= 16, N <= 15).

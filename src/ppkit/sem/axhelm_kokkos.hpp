@@ -90,30 +90,8 @@ struct GatheredInput {
   }
 };
 
-// The PCG search direction formed as axhelm gathers its input (the Nekbone
-// search sweep fused into axhelm, as the CUDA AxhelmKernelArgs::FusedSearch):
-// at a local copy of global node g the input is
-//   p_g = beta p_previous_g + inv_diag_g r_g
-// (the formula of the search sweep, nekbone_vectors_kokkos.hpp), and the copy
-// marked first (marked(l) = g; the others hold -1 - g) stores it to p_next.
-// Every axhelm kernel reads each local node's input once, and every element
-// reads only p_previous, so no element sees a half-updated direction.
-template <class MemSpace>
-struct SearchGatheredInput {
-  Kokkos::View<const double*, MemSpace> p_previous, r, inv_diag;  // [G]
-  Kokkos::View<const double, MemSpace> beta;
-  Kokkos::View<double*, MemSpace> p_next;              // [G]
-  Kokkos::View<const std::int32_t*, MemSpace> marked;  // [E * Np]
-  KOKKOS_INLINE_FUNCTION double operator()(std::int64_t l) const {
-    const std::int32_t at = marked(l), g = at < 0 ? -1 - at : at;
-    const double p = beta() * p_previous(g) + inv_diag(g) * r(g);
-    if (at >= 0) p_next(g) = p;
-    return p;
-  }
-};
-
 // y = A x on every element, ncol fields (x, y: [ncol][E * Np]); x is a View
-// or a GatheredInput or SearchGatheredInput (one field).
+// or a GatheredInput (one field).
 template <class Exec, class Input>
 void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, const Input& x,
                         const Kokkos::View<double*, typename Exec::memory_space>& y) {
@@ -294,17 +272,6 @@ void apply_axhelm_gathered(
   require(m.ncol == 1, "axhelm on a gathered input with " + std::to_string(m.ncol) + " fields",
           "one field (ncol = 1)");
   apply_axhelm_input<Exec>(m, GatheredInput<typename Exec::memory_space>{x, global_of_local}, y);
-}
-
-// y = A Q p_next with p_next = beta p_previous + inv_diag r formed on the way
-// (SearchGatheredInput); one field.
-template <class Exec>
-void apply_axhelm_search_gathered(const AxhelmDeviceMesh<typename Exec::memory_space>& m,
-                                  const SearchGatheredInput<typename Exec::memory_space>& input,
-                                  const Kokkos::View<double*, typename Exec::memory_space>& y) {
-  require(m.ncol == 1, "axhelm on a gathered input with " + std::to_string(m.ncol) + " fields",
-          "one field (ncol = 1)");
-  apply_axhelm_input<Exec>(m, input, y);
 }
 
 }  // namespace ppkit::sem

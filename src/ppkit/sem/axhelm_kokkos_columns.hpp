@@ -254,7 +254,7 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
   Kokkos::parallel_for("ppkit::sem::axhelm_columns", policy, body);
 }
 
-// Inputs other than Views (GatheredInput, SearchGatheredInput, axhelm_kokkos.hpp) hold one field:
+// Inputs other than Views (GatheredInput, axhelm_kokkos.hpp) hold one field:
 // no three-field kernels are compiled for them.
 template <int NQ, class Exec, class Mesh, class XView, class YView>
 bool apply_nq(const Mesh& m, const XView& x, const YView& y) {

@@ -5,18 +5,14 @@
 // 1 / multiplicity.
 // kokkos-<space>/stored-assembled, kokkos-<space>/trilinear-assembled: the same
 // PCG on vectors of global nodes (G, about (N/(N+1))^3 of the local count): axhelm
-// forms p = beta p + M^-1 r at its input as it reads it through the
-// local-to-global index (SearchGatheredInput: the search sweep fused into
-// axhelm, the global node's first copy storing it, p alternating between two
-// vectors), its local result is summed over the copies of each global node
-// and masked in one pass with p.w, and update touches each global node once. Same operator, same
+// reads p through the local-to-global index (GatheredInput), its local result
+// is summed over the copies of each global node and masked in one pass with
+// p.w, and search and update touch each global node once. Same operator, same
 // preconditioner, same inner products in exact arithmetic, so the same
 // iterations as the local form (tests/sem/test_nekbone.cpp); fewer bytes per
 // iteration (nekbone_cost, docs/sem.md).
 #include <cmath>
 #include <limits>
-#include <utility>
-#include <vector>
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/health_kokkos.hpp"
@@ -73,18 +69,14 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     int it = 0;
     // With tolerance 0 (the benchmark) nothing here waits for the device.
     while (it < max_iterations_ && residual > tolerance_ * initial_ && residual > 0) {
+      search<Exec>(p_, r_, inv_diag_, cg_, it);  // p = M^-1 r + beta p
       const auto next = cg_.residual[(it + 1) % 2];
       if (local) {
-        search<Exec>(p_, r_, inv_diag_, cg_, it);                 // p = M^-1 r + beta p
         apply_axhelm<Exec>(mesh_, p_, w_);                        // w = A p
         dssum_mask_dot<Exec>(plan_, w_, interior_, p_, cg_.pap);  // w = mask QQ^T w, w.p
         update_dot<Exec>(x_, r_, p_, w_, cg_, it, weight_, inv_diag_, next);  // x, r, r.r, r.z
       } else {
-        search_beta<Exec>(cg_, it);
-        // p_next = M^-1 r + beta p and w_L = A_L Q p_next in one kernel.
-        apply_axhelm_search_gathered<Exec>(
-            mesh_, SearchGatheredInput<Mem>{p_, r_, inv_diag_, cg_.beta, p_next_, marked_}, w_);
-        std::swap(p_, p_next_);
+        apply_axhelm_gathered<Exec>(mesh_, global_of_local_, p_, w_);             // w_L = A_L Q p
         gather_sum_mask_dot<Exec>(plan_, w_, interior_, p_, w_global_, cg_.pap);  // mask Q^T w_L
         update_dot<Exec>(x_, r_, p_, w_global_, cg_, it, UnitWeight{}, inv_diag_, next);
       }
@@ -174,16 +166,8 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
                         const std::vector<std::uint8_t>& interior) {
     const std::size_t L = p.op.local_count(), G = std::size_t(p.global_count);
     require_32bit_gather_scatter(L);
-    // g at the first local copy of global node g (it stores the fused search
-    // direction), -1 - g at the others (SearchGatheredInput).
-    std::vector<std::int32_t> marked(L);
-    std::vector<bool> seen(G, false);
-    for (std::size_t l = 0; l < L; ++l) {
-      const auto g = std::int32_t(p.global_ids[l]);
-      marked[l] = seen[g] ? -1 - g : g;
-      seen[g] = true;
-    }
-    marked_ = to_device<std::int32_t, Mem>(marked, "sem::marked_global_of_local");
+    const std::vector<std::int32_t> global_of_local(p.global_ids.begin(), p.global_ids.end());
+    global_of_local_ = to_device<std::int32_t, Mem>(global_of_local, "sem::global_of_local");
     std::vector<double> inv_diag(G, 0.0);
     for (std::size_t l = 0; l < L; ++l) {
       const std::int64_t g = p.global_ids[l];
@@ -200,7 +184,6 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     x_ = View("sem::x", G);
     r_ = View("sem::r", G);
     p_ = View("sem::p", G);
-    p_next_ = View("sem::p_next", G);
     w_ = View("sem::w_local", L);
     w_global_ = View("sem::w", G);
   }
@@ -212,9 +195,9 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
   double tolerance_;
   // x, r, p, b, inv_diag: per local node (local form) or per global node
   // (assembled); w: per local node (axhelm's result) in both.
-  View dirichlet_, mask_, weight_, inv_diag_, b_, x_, r_, p_, p_next_, w_, w_global_;
-  Kokkos::View<std::uint8_t*, Mem> interior_;  // per global node
-  Kokkos::View<std::int32_t*, Mem> marked_;    // assembled form: SearchGatheredInput::marked
+  View dirichlet_, mask_, weight_, inv_diag_, b_, x_, r_, p_, w_, w_global_;
+  Kokkos::View<std::uint8_t*, Mem> interior_;         // per global node
+  Kokkos::View<std::int32_t*, Mem> global_of_local_;  // assembled form
   CgScalars<Exec> cg_;
   int iterations_ = 0;
   double initial_ = 0, final_ = 0;

@@ -72,7 +72,6 @@ struct CgScalars {
   using Dots = Kokkos::View<ResidualDots, typename Exec::memory_space>;
   Dots residual[2] = {Dots("sem::residual_even"), Dots("sem::residual_odd")};
   Kokkos::View<double, typename Exec::memory_space> pap{"sem::pap"};
-  Kokkos::View<double, typename Exec::memory_space> beta{"sem::beta"};  // fused search only
 };
 
 // Reduces into `out`: a host value (blocking) or a device view (asynchronous).
@@ -124,18 +123,6 @@ void search(const DeviceVector<Exec>& p, const DeviceVector<Exec>& r, const Devi
       KOKKOS_LAMBDA(const std::int64_t l) {
         const double beta = first || before().rz == 0.0 ? 0.0 : now().rz / before().rz;
         p(l) = beta * p(l) + d(l) * r(l);
-      });
-}
-// cg.beta = rz(it) / rz(it - 1) as search computes it, for the search fused
-// into axhelm (SearchGatheredInput): one work item instead of a sweep.
-template <class Exec>
-void search_beta(const CgScalars<Exec>& cg, int it) {
-  const auto now = cg.residual[it % 2], before = cg.residual[(it + 1) % 2];
-  const auto beta = cg.beta;
-  const bool first = it == 0;
-  Kokkos::parallel_for(
-      "ppkit::sem::search_beta", Kokkos::RangePolicy<Exec>(0, 1), KOKKOS_LAMBDA(const int) {
-        beta() = first || before().rz == 0.0 ? 0.0 : now().rz / before().rz;
       });
 }
 // w = w m (the Dirichlet mask), out = sum w c p.
