@@ -121,8 +121,8 @@ void register_sem_cuda_variants() {
     };
     Registry<SemAxhelm>::add(std::move(v));
   };
-  add_tensor_cores("trilinear-wmma", 4, CudaKernel::trilinear_wmma);
-  add_tensor_cores("trilinear-wmma-t", 2, CudaKernel::trilinear_wmma_t);
+  add_tensor_cores("trilinear-wmma", 2, CudaKernel::trilinear_wmma);
+  add_tensor_cores("trilinear-wmma-t", 4, CudaKernel::trilinear_wmma_t);
   register_sem_nekbone_cuda_variants();
 }
 }  // namespace ppkit::registration

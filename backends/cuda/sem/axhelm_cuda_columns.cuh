@@ -159,8 +159,10 @@ __host__ __device__ constexpr int factor_stages(int nq) { return nq >= 8 ? 3 : 2
 // D_IN_REGISTERS: the thread's four D vectors (rows i and j of D and of D^T)
 // are read from shared memory once into 4 Nq registers, so the r and s
 // contractions load only the slice rows (half the shared-memory loads).
-// GATHER (one field): x is a vector of global nodes read at local node l as
-// x[global_of_local[l]].
+// GATHER (one field): the assembled operator (AxhelmKernelArgs::global_of_local):
+// x is a vector of global nodes read at local node l as x[global_of_local[l]],
+// the results are added to y at their global nodes, and element_dots[e] =
+// x_e . y_e (the column sums reduced in shared memory, in a fixed order).
 template <int NQ, int NCOL, Geometry GEOM, bool D_IN_REGISTERS, bool GATHER = false>
 __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
                                   min_blocks(NQ* NQ* elements_per_block(NQ),
@@ -269,6 +271,24 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     contract_slice<k>(i, j, z, s_u, s_uT, s_gr, s_gsT, r_u, r_y, g, mass, helmholtz, dot_d,
                       [](int m) { return c_D[k * NQ + m]; });
   });
+  if constexpr (GATHER) {
+    double dot = 0;
+#pragma unroll
+    for (int k = 0; k < NQ; ++k) {
+      dot += r_u[0][k] * r_y[0][k];
+      if (valid) atomicAdd(a.y + __ldg(a.global_of_local + e * NP + k * NQ2 + t), r_y[0][k]);
+    }
+    double(&s_dot)[EPB][NQ2] = reinterpret_cast<double(&)[EPB][NQ2]>(s_stage[0][0][0]);
+    __syncthreads();  // every thread is past its last read of s_stage
+    s_dot[z][t] = dot;
+    __syncthreads();
+    if (valid && t == 0) {
+      double sum = 0;
+      for (int n = 0; n < NQ2; ++n) sum += s_dot[z][n];
+      a.element_dots[e] = sum;
+    }
+    return;
+  }
   if (!valid) return;
 #pragma unroll
   for (int c = 0; c < NCOL; ++c)

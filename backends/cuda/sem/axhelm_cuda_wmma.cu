@@ -157,8 +157,28 @@ __device__ __forceinline__ double2 input_pair_at(const double* p, const double* 
     return __ldg(reinterpret_cast<const double2*>(p));
 }
 
-// kGather: one field whose values are read at x[global_of_local[l]]; each
-// warp first copies its element's 512 values into dynamic shared memory.
+// The assembled operator's output (kGather): adds the results y of local
+// nodes l, l + 1 to their global nodes and returns their share of x_e . y_e
+// (x: the gathered input of the two nodes).
+__device__ __forceinline__ double scatter_add_pair(const AxhelmKernelArgs& a, long long l,
+                                                   double2 y, const double* x) {
+  const int2 at = __ldg(reinterpret_cast<const int2*>(a.global_of_local + l));
+  atomicAdd(a.y + at.x, y.x);
+  atomicAdd(a.y + at.y, y.y);
+  return x[0] * y.x + x[1] * y.y;
+}
+// element_dots[e] = the sum of the warp's shares, in a fixed order.
+__device__ __forceinline__ void store_element_dot(const AxhelmKernelArgs& a, long long e, int lane,
+                                                  double dot) {
+  for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, offset);
+  if (lane == 0) a.element_dots[e] = dot;
+}
+
+// kGather: the assembled operator (AxhelmKernelArgs::global_of_local): one
+// field whose values are read at x[global_of_local[l]], each warp first
+// copying its element's 512 values into dynamic shared memory; the results
+// are added to y at their global nodes (red.global.add.f64) and the warp
+// reduces x_e . y_e into element_dots[e].
 template <int NCOL, bool kTensorT, bool kGather>
 __global__ void __launch_bounds__(32 * warps_per_block,
                                   (kTensorT ? min_resident_warps_tensor_t : min_resident_warps) /
@@ -316,13 +336,19 @@ __global__ void __launch_bounds__(32 * warps_per_block,
       // slots of lane 4 R + q.
       const double* s_gt = reinterpret_cast<const double*>(&s_t[warp][0][0]);
       double* out = a.y + c * a.field_stride + e * NP;
+      double dot = 0;  // kGather: this lane's share of x_e . y_e
 #pragma unroll
       for (int R = 0; R < NQ; ++R) {
         double2 y = s_rs[warp][g][4 * R + q];
         mma_m8n8k4(y.x, y.y, d_qg, s_gt[q * 2 * kSlotStride + R * NQ + g]);
         mma_m8n8k4(y.x, y.y, d_4qg, s_gt[(4 + q) * 2 * kSlotStride + R * NQ + g]);
-        *reinterpret_cast<double2*>(out + g * NQ2 + R * NQ + 2 * q) = y;
+        const int node = g * NQ2 + R * NQ + 2 * q;
+        if constexpr (kGather)
+          dot += scatter_add_pair(a, e * NP + node, y, gathered + node);
+        else
+          *reinterpret_cast<double2*>(out + node) = y;
       }
+      if constexpr (kGather) store_element_dot(a, e, lane, dot);
     } else {
       // y_m = (r, s, mass terms)_m + sum_k D[k][m] (G u)_t,k: the t transpose,
       // once per field from the lane's own slots.
@@ -334,6 +360,7 @@ __global__ void __launch_bounds__(32 * warps_per_block,
         gt[k][1] = v.y;
       }
       double* out = a.y + c * a.field_stride + e * NP + 2 * lane;
+      double dot = 0;  // kGather: this lane's share of x_e . y_e
 #pragma unroll
       for (int m = 0; m < NQ; ++m) {
         double2 y = s_rs[warp][m][lane];
@@ -342,8 +369,12 @@ __global__ void __launch_bounds__(32 * warps_per_block,
           y.x = fma(c_D[k * NQ + m], gt[k][0], y.x);
           y.y = fma(c_D[k * NQ + m], gt[k][1], y.y);
         }
-        *reinterpret_cast<double2*>(out + m * NQ2) = y;
+        if constexpr (kGather)
+          dot += scatter_add_pair(a, e * NP + m * NQ2 + 2 * lane, y, gathered + m * NQ2 + 2 * lane);
+        else
+          *reinterpret_cast<double2*>(out + m * NQ2) = y;
       }
+      if constexpr (kGather) store_element_dot(a, e, lane, dot);
     }
   }
 }

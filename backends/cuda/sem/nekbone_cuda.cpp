@@ -7,12 +7,16 @@
 // residual once per iteration only when a tolerance is set (tolerance 0, the
 // benchmark mode, runs max_iterations without waiting).
 // The "-assembled" variants run the same PCG on vectors of global nodes as
-// nekbone_kokkos.cpp does: axhelm reads p through the local-to-global index
-// (AxhelmKernelArgs::global_of_local), gather_sum_mask sums the copies of its
-// local result per global node with the mask and p.w, and search and update
-// see each global node once (weights 1).
+// nekbone_kokkos.cpp does, with the assembled operator of the kernels
+// (AxhelmKernelArgs::global_of_local): axhelm reads p through the
+// local-to-global index and adds its local results to w at their global
+// nodes (atomics, so sums of copies may round differently from run to run),
+// each element leaving p_e . A_e p_e for p.w; update masks w and zeroes it
+// for the next iteration; search and update see each global node once
+// (weights 1). No gather-scatter sweep runs in the loop.
 
 #include <cmath>
+#include <cstdint>
 
 #include "backends/cuda/core/cuda_device.hpp"
 #include "backends/cuda/sem/axhelm_cuda_operator.hpp"
@@ -27,11 +31,12 @@ namespace nk = nekbone_kernels;
 
 // The trilinear solve runs the fastest recompute kernel of its order: at
 // Nq = 8 on compute capability 8.0+ the tensor-core kernel of
-// cuda/trilinear-wmma (0.176 against 0.282 ms for the register-column
-// cuda/trilinear at N = 7, 32,768 elements, H200; docs/sem.md).
+// cuda/trilinear-wmma-t (0.170-0.171 ms against 0.179-0.180 ms for
+// cuda/trilinear-wmma and 0.28 ms for the register-column cuda/trilinear at
+// N = 7, 32,768 elements, H200; docs/sem.md).
 CudaKernel axhelm_kernel(const AxhelmProblem& op, CudaKernel kernel) {
   if (kernel == CudaKernel::trilinear && op.nq() == 8 && tensor_core_availability().available)
-    return CudaKernel::trilinear_wmma;
+    return CudaKernel::trilinear_wmma_t;
   return kernel;
 }
 
@@ -89,7 +94,10 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     r_ = cuda::DeviceBuffer<double>(n);
     p_ = cuda::DeviceBuffer<double>(n);
     w_ = cuda::DeviceBuffer<double>(L);  // axhelm's local result
-    if (assembled) w_global_ = cuda::DeviceBuffer<double>(G);
+    if (assembled) {
+      w_global_ = cuda::DeviceBuffer<double>(G);
+      element_dots_ = cuda::DeviceBuffer<double>(p.op.elements);
+    }
     scalars_ = cuda::DeviceBuffer<double>(nk::scalar_count);
     partials_ = cuda::DeviceBuffer<double>(2 * nk::max_blocks);
     vectors_.count = (long long)n;
@@ -121,6 +129,8 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     const std::size_t bytes = sizeof(double) * vectors_.count;
     PPKIT_CUDA_CHECK(cudaMemsetAsync(x_.data(), 0, bytes));
     PPKIT_CUDA_CHECK(cudaMemsetAsync(p_.data(), 0, bytes));
+    if (layout_ == NekboneLayout::assembled)  // the assembled axhelm adds into w
+      PPKIT_CUDA_CHECK(cudaMemsetAsync(w_global_.data(), 0, bytes));
     PPKIT_CUDA_CHECK(
         cudaMemcpyAsync(r_.data(), b_.data(), bytes, cudaMemcpyDeviceToDevice, nullptr));
     nk::residuals(vectors_, scalars_.data(), partials_.data());
@@ -131,14 +141,16 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     while (it < max_iterations_ && residual > tolerance_ * initial_ && residual > 0) {
       nk::search(vectors_, scalars_.data());  // p = M^-1 r + beta p
       if (assembled) {
-        op_.apply(p_.data(), w_.data(), global_of_local_.data());  // w_L = A_L Q p
-        nk::gather_sum_mask(plan_, w_.data(), p_.data(), w_global_.data(), scalars_.data(),
-                            partials_.data());  // w = mask Q^T w_L, p.w
+        // w += Q^T A_L Q p, p_e . A_e p_e per element; pAp, alpha; update
+        // with the mask, w = 0 again.
+        op_.apply(p_.data(), w_global_.data(), global_of_local_.data(), element_dots_.data());
+        nk::finalize_pap(element_dots_.data(), std::int64_t(element_dots_.size()), scalars_.data());
+        nk::update_assembled(vectors_, interior_.data(), scalars_.data(), partials_.data());
       } else {
         op_.apply(p_.data(), w_.data());  // w = A p
         nk::gs_mask(plan_, w_.data(), p_.data(), scalars_.data(), partials_.data());
+        nk::update(vectors_, scalars_.data(), partials_.data());
       }
-      nk::update(vectors_, scalars_.data(), partials_.data());
       PPKIT_CUDA_CHECK_LAUNCH();
       ++it;
       if (tolerance_ > 0) residual = std::sqrt(read_scalar(nk::rr_slot));
@@ -180,7 +192,7 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
   cuda::DeviceBuffer<int> offsets_, locals_, global_of_local_;
   cuda::DeviceBuffer<unsigned char> interior_;
   cuda::DeviceBuffer<double> c_, inv_diag_, c_inv_diag_, dirichlet_, b_, x_, r_, p_, w_, w_global_,
-      scalars_, partials_;
+      element_dots_, scalars_, partials_;
   nk::GatherScatterDevicePlan plan_;
   nk::NekboneDeviceVectors vectors_;
   int iterations_ = 0;
@@ -200,9 +212,9 @@ void register_sem_nekbone_cuda_variants() {
   add("stored", 5, CudaKernel::stored, NekboneLayout::local);
   add("trilinear", 7, CudaKernel::trilinear, NekboneLayout::local);
   add("trilinear-partial", 6, CudaKernel::trilinear_partial, NekboneLayout::local);
-  // Not measured on a GPU yet: below the local form for "auto".
-  add("stored-assembled", 4, CudaKernel::stored, NekboneLayout::assembled);
-  add("trilinear-assembled", 4, CudaKernel::trilinear, NekboneLayout::assembled);
+  // Faster than the local form on an H200 (docs/sem.md): first for "auto".
+  add("stored-assembled", 8, CudaKernel::stored, NekboneLayout::assembled);
+  add("trilinear-assembled", 9, CudaKernel::trilinear, NekboneLayout::assembled);
 }
 
 }  // namespace ppkit::sem

@@ -8,9 +8,15 @@
 //   gs_mask    w = mask Q Q^T w, sum_l c w p  (c = 1/mult)  one thread per global node
 //   update     x += alpha p, r -= alpha w, sum c r r and sum c M^-1 r r
 // On assembled vectors (the "-assembled" variants) search and update run over
-// the global nodes with c = 1, axhelm reads p through the local-to-global
-// index, and gather_sum_mask replaces gs_mask: w_g = mask sum of the local
-// results of g's copies, written once, and sum w_g p_g.
+// the global nodes with c = 1, and axhelm is the assembled operator: it reads
+// p through the local-to-global index, adds its local results to w at their
+// global nodes (atomics) and leaves each element's p_e . w_e, so no
+// gather-scatter sweep runs:
+//   search     p = (M^-1 r) + beta p
+//   axhelm     w += Q^T A_L Q p, element_dots = p_e . (A_e p_e)
+//   finalize   pAp = sum_e element_dots (= p . mask w: p is 0 on the mask)
+//   update_assembled  x += alpha p, r -= alpha mask w, w = 0 (for the next
+//              axhelm), sum r r and sum M^-1 r r
 // Reductions: one partial per block, then one block adds the partials in a
 // fixed order (deterministic, so stored and recomputed runs see the same sums
 // for the same operator values).
@@ -133,6 +139,33 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
+// update on assembled vectors: w is axhelm's unmasked sum, masked here and
+// zeroed for the next iteration's atomic adds.
+__global__ void __launch_bounds__(threads)
+    update_assembled_kernel(long long n, const double* p, double* w, const unsigned char* interior,
+                            const double* inv_diag, double* x, double* r, const double* scalars,
+                            double* partials, int blocks) {
+  const double alpha = scalars[alpha_slot];
+  double rr = 0, rz = 0;
+  for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < n;
+       g += (long long)gridDim.x * threads) {
+    x[g] += alpha * p[g];
+    const double wg = interior[g] ? w[g] : 0.0;
+    w[g] = 0.0;
+    const double v = r[g] - alpha * wg;
+    r[g] = v;
+    rr += v * v;
+    rz += inv_diag[g] * v * v;
+  }
+  rr = block_sum(rr);
+  __syncthreads();
+  rz = block_sum(rz);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = rr;
+    partials[blocks + blockIdx.x] = rz;
+  }
+}
+
 // One block: sums partials[0..blocks) (and [blocks..2 blocks)), then the CG
 // scalars. mode 0: after the initial residual; 1: after gs_mask (alpha);
 // 2: after update (residual, beta).
@@ -205,6 +238,18 @@ void update(const NekboneDeviceVectors& v, double* scalars, double* partials) {
   const int blocks = grid_for(v.count);
   update_kernel<<<blocks, threads>>>(v.count, v.p, v.w, v.c, v.c_inv_diag, v.x, v.r, scalars,
                                      partials, blocks);
+  finalize_kernel<<<1, threads>>>(2, partials, blocks, scalars);
+}
+
+void finalize_pap(const double* element_dots, long long elements, double* scalars) {
+  finalize_kernel<<<1, threads>>>(1, element_dots, int(elements), scalars);
+}
+
+void update_assembled(const NekboneDeviceVectors& v, const unsigned char* interior, double* scalars,
+                      double* partials) {
+  const int blocks = grid_for(v.count);
+  update_assembled_kernel<<<blocks, threads>>>(v.count, v.p, v.w, interior, v.inv_diag, v.x, v.r,
+                                               scalars, partials, blocks);
   finalize_kernel<<<1, threads>>>(2, partials, blocks, scalars);
 }
 

@@ -36,6 +36,12 @@ void gather_sum_mask(const GatherScatterDevicePlan& plan, const double* w_local,
                      double* w, double* scalars, double* partials);
 // x += alpha p, r -= alpha w; rr, rtz (the old one kept for beta), beta = rtz / rtz_old.
 void update(const NekboneDeviceVectors& v, double* scalars, double* partials);
+// pAp = sum of element_dots[0..elements) in a fixed order, alpha = rtz / pAp.
+void finalize_pap(const double* element_dots, long long elements, double* scalars);
+// update on assembled vectors after the assembled axhelm (w its unmasked sum
+// over the copies): x += alpha p, r -= alpha mask w, w = 0; rr, rtz, beta.
+void update_assembled(const NekboneDeviceVectors& v, const unsigned char* interior, double* scalars,
+                      double* partials);
 // out = a - b.
 void subtract(long long n, const double* a, const double* b, double* out);
 

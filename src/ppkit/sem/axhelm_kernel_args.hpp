@@ -18,10 +18,15 @@ struct AxhelmKernelArgs {
   const double* node_scale = nullptr;      // [E][Nq^3] lambda0 w/|J| (partial recompute)
   const double* x = nullptr;
   double* y = nullptr;
-  // Set: one field, x a vector of global nodes read at local node l as
-  // x[global_of_local[l]] (the CUDA Nekbone on assembled vectors); honoured by
-  // the CUDA register-column and tensor-core kernels.
+  // Set: the assembled operator (the CUDA Nekbone on assembled vectors), one
+  // field: x and y are vectors of global nodes, x read at local node l as
+  // x[global_of_local[l]], and each local result added to y at its global
+  // node (atomic adds: y = y + Q^T A_L Q x, unmasked, so y must hold zeros
+  // first), and element_dots[e] = x_e . (A_e x_e), the element's share of
+  // x . Q^T A_L Q x. Honoured by the CUDA register-column and tensor-core
+  // kernels.
   const int* global_of_local = nullptr;  // [E * Nq^3]
+  double* element_dots = nullptr;        // [E], with global_of_local
 };
 
 // Size of the constant-memory tables (Nq <= 16, N <= 15).
