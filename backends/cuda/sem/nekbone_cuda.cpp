@@ -11,9 +11,9 @@
 // (AxhelmKernelArgs::global_of_local): axhelm reads p through the
 // local-to-global index and adds its local results to w at their global
 // nodes (atomics, so sums of copies may round differently from run to run),
-// each element leaving p_e . A_e p_e for p.w; update masks w and zeroes it
-// for the next iteration; search and update see each global node once
-// (weights 1). No gather-scatter sweep runs in the loop.
+// each element leaving p_e . A_e p_e for p.w; search zeroes w for it and
+// update masks it; search and update see each global node once (weights 1).
+// No gather-scatter sweep runs in the loop.
 
 #include <cmath>
 #include <cstdint>
@@ -129,8 +129,6 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     const std::size_t bytes = sizeof(double) * vectors_.count;
     PPKIT_CUDA_CHECK(cudaMemsetAsync(x_.data(), 0, bytes));
     PPKIT_CUDA_CHECK(cudaMemsetAsync(p_.data(), 0, bytes));
-    if (layout_ == NekboneLayout::assembled)  // the assembled axhelm adds into w
-      PPKIT_CUDA_CHECK(cudaMemsetAsync(w_global_.data(), 0, bytes));
     PPKIT_CUDA_CHECK(
         cudaMemcpyAsync(r_.data(), b_.data(), bytes, cudaMemcpyDeviceToDevice, nullptr));
     nk::residuals(vectors_, scalars_.data(), partials_.data());
@@ -139,15 +137,16 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     int it = 0;
     const bool assembled = layout_ == NekboneLayout::assembled;
     while (it < max_iterations_ && residual > tolerance_ * initial_ && residual > 0) {
-      nk::search(vectors_, scalars_.data());  // p = M^-1 r + beta p
       if (assembled) {
-        // w += Q^T A_L Q p, p_e . A_e p_e per element; pAp, alpha; update
-        // with the mask, w = 0 again.
+        // p = M^-1 r + beta p, w = 0; w += Q^T A_L Q p, p_e . A_e p_e per
+        // element; pAp, alpha; update with the mask.
+        nk::search_assembled(vectors_, scalars_.data());
         op_.apply(p_.data(), w_global_.data(), global_of_local_.data(), element_dots_.data());
         nk::finalize_pap(element_dots_.data(), std::int64_t(element_dots_.size()), scalars_.data());
         nk::update_assembled(vectors_, interior_.data(), scalars_.data(), partials_.data());
       } else {
-        op_.apply(p_.data(), w_.data());  // w = A p
+        nk::search(vectors_, scalars_.data());  // p = M^-1 r + beta p
+        op_.apply(p_.data(), w_.data());        // w = A p
         nk::gs_mask(plan_, w_.data(), p_.data(), scalars_.data(), partials_.data());
         nk::update(vectors_, scalars_.data(), partials_.data());
       }

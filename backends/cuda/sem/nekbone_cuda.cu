@@ -12,15 +12,18 @@
 // p through the local-to-global index, adds its local results to w at their
 // global nodes (atomics) and leaves each element's p_e . w_e, so no
 // gather-scatter sweep runs:
-//   search     p = (M^-1 r) + beta p
+//   search_assembled  p = (M^-1 r) + beta p, w = 0 (for axhelm's adds)
 //   axhelm     w += Q^T A_L Q p, element_dots = p_e . (A_e p_e)
 //   finalize   pAp = sum_e element_dots (= p . mask w: p is 0 on the mask)
-//   update_assembled  x += alpha p, r -= alpha mask w, w = 0 (for the next
-//              axhelm), sum r r and sum M^-1 r r
+//   update_assembled  x += alpha p, r -= alpha mask w, sum r r, sum M^-1 r r
+// w is zeroed by the search sweep, not by update after reading it: on an H200
+// the update sweep that also stored w = 0 ran 85-195 us against 39 us
+// without the store (20^3 elements, N = 7; docs/sem.md).
 // Reductions: one partial per block, then one block adds the partials in a
 // fixed order (deterministic, so stored and recomputed runs see the same sums
 // for the same operator values).
 #include <cuda_runtime.h>
+#include <cstdlib>
 
 #include "backends/cuda/sem/nekbone_cuda.hpp"
 
@@ -60,6 +63,19 @@ __global__ void __launch_bounds__(threads)
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = rr;
     partials[blocks + blockIdx.x] = rz;
+  }
+}
+
+// search on assembled vectors, also zeroing w for the assembled axhelm's adds.
+__global__ void __launch_bounds__(threads)
+    search_assembled_kernel(long long n, const double* __restrict__ inv_diag,
+                            const double* __restrict__ r, double* __restrict__ p,
+                            double* __restrict__ w, const double* __restrict__ scalars) {
+  const double beta = scalars[beta_slot];
+  for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < n;
+       g += (long long)gridDim.x * threads) {
+    p[g] = inv_diag[g] * r[g] + beta * p[g];
+    w[g] = 0.0;
   }
 }
 
@@ -139,23 +155,25 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
-// update on assembled vectors: w is axhelm's unmasked sum, masked here and
-// zeroed for the next iteration's atomic adds.
+// update on assembled vectors: w is axhelm's unmasked sum, masked here.
+// Every load first (restrict: no aliasing), then the stores.
 __global__ void __launch_bounds__(threads)
-    update_assembled_kernel(long long n, const double* p, double* w, const unsigned char* interior,
-                            const double* inv_diag, double* x, double* r, const double* scalars,
-                            double* partials, int blocks) {
+    update_assembled_kernel(long long n, const double* __restrict__ p, const double* __restrict__ w,
+                            const unsigned char* __restrict__ interior,
+                            const double* __restrict__ inv_diag, double* __restrict__ x,
+                            double* __restrict__ r, const double* __restrict__ scalars,
+                            double* __restrict__ partials, int blocks) {
   const double alpha = scalars[alpha_slot];
   double rr = 0, rz = 0;
   for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < n;
        g += (long long)gridDim.x * threads) {
-    x[g] += alpha * p[g];
-    const double wg = interior[g] ? w[g] : 0.0;
-    w[g] = 0.0;
-    const double v = r[g] - alpha * wg;
+    const double pg = p[g], xg = x[g], wg = w[g], rg = r[g], dg = inv_diag[g];
+    const bool in = interior[g] != 0;
+    x[g] = xg + alpha * pg;
+    const double v = rg - alpha * (in ? wg : 0.0);
     r[g] = v;
     rr += v * v;
-    rz += inv_diag[g] * v * v;
+    rz += dg * v * v;
   }
   rr = block_sum(rr);
   __syncthreads();
@@ -216,6 +234,17 @@ void residuals(const NekboneDeviceVectors& v, double* scalars, double* partials)
 
 void search(const NekboneDeviceVectors& v, const double* scalars) {
   search_kernel<<<grid_for(v.count), threads>>>(v.count, v.inv_diag, v.r, v.p, scalars);
+}
+
+void search_assembled(const NekboneDeviceVectors& v, const double* scalars) {
+  static const bool exp_memset = std::getenv("PPKIT_EXP_ZERO") != nullptr;
+  if (exp_memset) {
+    cudaMemsetAsync(v.w, 0, sizeof(double) * v.count);
+    search_kernel<<<grid_for(v.count), threads>>>(v.count, v.inv_diag, v.r, v.p, scalars);
+    return;
+  }
+  search_assembled_kernel<<<grid_for(v.count), threads>>>(v.count, v.inv_diag, v.r, v.p, v.w,
+                                                          scalars);
 }
 
 void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, double* scalars,

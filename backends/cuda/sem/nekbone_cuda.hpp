@@ -27,6 +27,8 @@ struct GatherScatterDevicePlan {
 void residuals(const NekboneDeviceVectors& v, double* scalars, double* partials);
 // p = M^-1 r + beta p.
 void search(const NekboneDeviceVectors& v, const double* scalars);
+// p = M^-1 r + beta p and w = 0 (assembled vectors: the assembled axhelm adds into w).
+void search_assembled(const NekboneDeviceVectors& v, const double* scalars);
 // w = mask Q Q^T w; with p: pAp = sum c w p and alpha = rtz / pAp.
 void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, double* scalars,
              double* partials);
@@ -39,7 +41,7 @@ void update(const NekboneDeviceVectors& v, double* scalars, double* partials);
 // pAp = sum of element_dots[0..elements) in a fixed order, alpha = rtz / pAp.
 void finalize_pap(const double* element_dots, long long elements, double* scalars);
 // update on assembled vectors after the assembled axhelm (w its unmasked sum
-// over the copies): x += alpha p, r -= alpha mask w, w = 0; rr, rtz, beta.
+// over the copies): x += alpha p, r -= alpha mask w; rr, rtz, beta.
 void update_assembled(const NekboneDeviceVectors& v, const unsigned char* interior, double* scalars,
                       double* partials);
 // out = a - b.
