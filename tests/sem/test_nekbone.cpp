@@ -195,6 +195,59 @@ TEST(SemNekboneVectors, GatheredAxhelmMatchesLocalCopies) {
     }
 }
 
+// The assembled operator adds Q^T A_L Q x to what y holds (the sum over the
+// copies of each global node of axhelm on the local copies, formed here on
+// the host) and leaves each element's x_e . (A_e x_e).
+TEST(SemNekboneVectors, AssembledOperatorAddsTheSumOverCopies) {
+  using Exec = Kokkos::DefaultExecutionSpace;
+  using Mem = Exec::memory_space;
+  for (int order : {3, 7})
+    for (bool recompute : {false, true}) {
+      const BoxMesh m = mesh_of(order, Deformation::trilinear, 2, 2, 1);
+      NekboneSettings s;
+      s.equation = Equation::helmholtz;
+      const NekboneProblem problem = make_nekbone_problem(m, s);
+      std::mt19937_64 rng(test_seed() + std::uint64_t(10 * order) + (recompute ? 1u : 0u));
+      std::uniform_real_distribution<double> uniform(-1, 1);
+      const std::size_t G = std::size_t(m.global_count), L = m.local_count();
+      std::vector<double> x(G), y0(G), x_local(L);
+      for (auto& v : x) v = uniform(rng);
+      for (auto& v : y0) v = uniform(rng);
+      std::vector<std::int32_t> global_of_local(L);
+      for (std::size_t l = 0; l < L; ++l) {
+        x_local[l] = x[m.global_ids[l]];
+        global_of_local[l] = std::int32_t(m.global_ids[l]);
+      }
+      const auto mesh = upload_axhelm_mesh<Mem>(problem.op, recompute);
+      Kokkos::View<double*, Mem> local("local", L), dots("dots", problem.op.elements);
+      Kokkos::View<double*, Mem> y = to_device<double, Mem>(y0, "y");
+      apply_axhelm_assembled<Exec>(mesh, to_device<std::int32_t, Mem>(global_of_local, "index"),
+                                   to_device<double, Mem>(x, "x"), y, dots);
+      apply_axhelm<Exec>(mesh, to_device<double, Mem>(x_local, "x_local"), local);
+      const auto a = to_host(y), element_dots = to_host(dots), y_local = to_host(local);
+      std::vector<double> expected = y0;
+      double scale = 0;
+      for (std::size_t l = 0; l < L; ++l) {
+        expected[m.global_ids[l]] += y_local[l];
+        scale = std::max(scale, std::fabs(y_local[l]));
+      }
+      for (std::size_t g = 0; g < G; ++g)
+        ASSERT_NEAR(a[g], expected[g], 1e-13 * scale)
+            << "N=" << order << " recompute=" << recompute << " global node " << g;
+      const std::size_t np = L / std::size_t(problem.op.elements);
+      for (std::int64_t e = 0; e < problem.op.elements; ++e) {
+        double dot = 0, size = 0;
+        for (std::size_t n = 0; n < np; ++n) {
+          const std::size_t l = std::size_t(e) * np + n;
+          dot += x_local[l] * y_local[l];
+          size += std::fabs(x_local[l] * y_local[l]);
+        }
+        ASSERT_NEAR(element_dots[std::size_t(e)], dot, 1e-13 * size)
+            << "N=" << order << " recompute=" << recompute << " element " << e;
+      }
+    }
+}
+
 // Interior flags per global node: the mesh's boundary flags given on one
 // local copy only must reach the global node, whichever copy carries them,
 // and (EX N - 1)(EY N - 1)(EZ N - 1) nodes remain off the box's faces.

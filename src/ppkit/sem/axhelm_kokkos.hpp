@@ -91,10 +91,10 @@ struct GatheredInput {
 };
 
 // y = A x on every element, ncol fields (x, y: [ncol][E * Np]); x is a View
-// or a GatheredInput (one field).
-template <class Exec, class Input>
+// or a GatheredInput, y a View or an AssembledOutput (one field).
+template <class Exec, class Input, class Output>
 void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, const Input& x,
-                        const Kokkos::View<double*, typename Exec::memory_space>& y) {
+                        const Output& y) {
   // GPU spaces, N = 1..9: the register-column kernel (axhelm_kokkos_columns.hpp).
   if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                             typename Exec::memory_space>::accessible) {
@@ -224,8 +224,9 @@ void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, 
     });
     team.team_barrier();
 
-    // Transposed gradient: y_ijk = sum_m D_mi gr_mjk + D_mj gs_imk + D_mk gt_ijm (+ mass).
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nq2), [&](int ij) {
+    // Transposed gradient: y_ijk = sum_m D_mi gr_mjk + D_mj gs_imk + D_mk gt_ijm (+ mass);
+    // dot accumulates x . y (the assembled operator's element_dots).
+    auto transposed = [&](int ij, double& dot) {
       const int i = ij % nq, j = ij / nq;
       for (int c = 0; c < ncol; ++c) {
         const double* gr = sgr + c * np;
@@ -237,10 +238,21 @@ void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, 
             sum += sD[m2 * nq + i] * gr[m2 + nq * j + nq2 * k] +
                    sD[m2 * nq + j] * gs[i + nq * m2 + nq2 * k] +
                    sD[m2 * nq + k] * gt[ij + nq2 * m2];
-          y(c * stride + e * np + ij + nq2 * k) = sum;
+          store_result(y, c * stride + e * np + ij + nq2 * k, sum);
+          dot += su[c * np + ij + nq2 * k] * sum;
         }
       }
-    });
+    };
+    if constexpr (is_assembled_output<Output>::value) {
+      double dot = 0;
+      Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, nq2), transposed, dot);
+      Kokkos::single(Kokkos::PerTeam(team), [&] { y.element_dots(e) = dot; });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nq2), [&](int ij) {
+        double unused = 0;
+        transposed(ij, unused);
+      });
+    }
   };
 
   const int league = int(m.elements);
@@ -272,6 +284,23 @@ void apply_axhelm_gathered(
   require(m.ncol == 1, "axhelm on a gathered input with " + std::to_string(m.ncol) + " fields",
           "one field (ncol = 1)");
   apply_axhelm_input<Exec>(m, GatheredInput<typename Exec::memory_space>{x, global_of_local}, y);
+}
+
+// The assembled operator on vectors of global nodes: y += Q^T A_L Q x (atomic
+// adds at the global nodes, unmasked; y holds zeros first) and
+// element_dots(e) = x_e . (A_e x_e) (AssembledOutput); one field.
+template <class Exec>
+void apply_axhelm_assembled(
+    const AxhelmDeviceMesh<typename Exec::memory_space>& m,
+    const Kokkos::View<const std::int32_t*, typename Exec::memory_space>& global_of_local,
+    const Kokkos::View<const double*, typename Exec::memory_space>& x,
+    const Kokkos::View<double*, typename Exec::memory_space>& y,
+    const Kokkos::View<double*, typename Exec::memory_space>& element_dots) {
+  require(m.ncol == 1, "axhelm on assembled vectors with " + std::to_string(m.ncol) + " fields",
+          "one field (ncol = 1)");
+  using Mem = typename Exec::memory_space;
+  apply_axhelm_input<Exec>(m, GatheredInput<Mem>{x, global_of_local},
+                           AssembledOutput<Mem>{y, global_of_local, element_dots});
 }
 
 }  // namespace ppkit::sem

@@ -28,6 +28,35 @@
 
 #include "ppkit/sem/trilinear_jacobian.hpp"
 
+namespace ppkit::sem {
+
+// Output of the assembled operator (the Nekbone on assembled vectors, as the
+// CUDA kernels' AxhelmKernelArgs::global_of_local): each local result is
+// added to y at its global node (atomic adds: y = y + Q^T A_L Q x, unmasked,
+// so y holds zeros first) and element_dots(e) = x_e . (A_e x_e), the
+// element's share of x . Q^T A_L Q x. One field.
+template <class MemSpace>
+struct AssembledOutput {
+  Kokkos::View<double*, MemSpace> y;                            // [G]
+  Kokkos::View<const std::int32_t*, MemSpace> global_of_local;  // [E * Np]
+  Kokkos::View<double*, MemSpace> element_dots;                 // [E]
+};
+template <class T>
+struct is_assembled_output : std::false_type {};
+template <class MemSpace>
+struct is_assembled_output<AssembledOutput<MemSpace>> : std::true_type {};
+
+// The result v of local node l: y(l) = v, or the assembled operator's add.
+template <class Output>
+KOKKOS_INLINE_FUNCTION void store_result(const Output& y, std::int64_t l, double v) {
+  if constexpr (is_assembled_output<Output>::value)
+    Kokkos::atomic_add(&y.y(y.global_of_local(l)), v);
+  else
+    y(l) = v;
+}
+
+}  // namespace ppkit::sem
+
 namespace ppkit::sem::kokkos_columns {
 
 // Padded scratch row: the smallest S >= Nq with S = 2 (mod 4) (16-byte rows,
@@ -246,7 +275,20 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
         r_y[c][k] += dot_d(s_gr + c * slice + j * S, 2) + dot_d(s_gsT + c * slice + i * S, 3);
     });
     for (int c = 0; c < NCOL; ++c)
-      for (int k = 0; k < NQ; ++k) y(c * stride + e * NP + k * NQ2 + lane) = r_y[c][k];
+      for (int k = 0; k < NQ; ++k) store_result(y, c * stride + e * NP + k * NQ2 + lane, r_y[c][k]);
+    if constexpr (is_assembled_output<YView>::value) {
+      // x_e . y_e: the column sums through scratch (s_u is no longer read:
+      // the last slice's barrier is behind every thread), added in a fixed order.
+      double dot = 0;
+      for (int k = 0; k < NQ; ++k) dot += r_u[0][k] * r_y[0][k];
+      s_u[lane] = dot;
+      team.team_barrier();
+      if (lane == 0) {
+        double sum = 0;
+        for (int n = 0; n < NQ2; ++n) sum += s_u[n];
+        y.element_dots(e) = sum;
+      }
+    }
   };
 
   Policy policy(int(m.elements), NQ2);
@@ -254,11 +296,12 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
   Kokkos::parallel_for("ppkit::sem::axhelm_columns", policy, body);
 }
 
-// Inputs other than Views (GatheredInput, axhelm_kokkos.hpp) hold one field:
-// no three-field kernels are compiled for them.
+// Inputs other than Views (GatheredInput, axhelm_kokkos.hpp) and outputs
+// other than Views (AssembledOutput) hold one field: no three-field kernels
+// are compiled for them.
 template <int NQ, class Exec, class Mesh, class XView, class YView>
 bool apply_nq(const Mesh& m, const XView& x, const YView& y) {
-  constexpr bool three_fields = Kokkos::is_view<XView>::value;
+  constexpr bool three_fields = Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value;
   if (m.any_recompute) {
     if constexpr (three_fields)
       if (m.ncol == 3) {

@@ -98,16 +98,21 @@ NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, Nekbone
   const double L = double(p.op.local_count());
   NekboneCost c;
   if (layout == NekboneLayout::assembled) {
-    const double G = double(p.global_count);
-    // Per global node: search 3 flops, the masked sum's p.w 2, x and r
-    // updates 4, r.r 2, r.z 3; per local copy one add of the sum.
-    c.flops_per_iteration = ax.flops_ax + ax.flops_geo + 14 * G + L;
-    // axhelm reads p through a 4-byte index per local node instead of a local
-    // value (8 B), p itself once per global node; search reads M^-1, r, p and
-    // writes p (32 B per global node); the masked sum reads per local node its
-    // index and value (12 B), per global node an offset, the interior flag and
-    // p and writes w (21 B); update reads x, r, p, w, M^-1 and writes x, r (56 B).
-    c.bytes_per_iteration = ax.bytes + (4.0 - 8.0 + 12.0) * L + (8.0 + 32.0 + 21.0 + 56.0) * G;
+    const double G = double(p.global_count), E = double(p.op.elements);
+    // The assembled operator (apply_axhelm_assembled, the CUDA kernels'
+    // global_of_local): per global node search 3 flops, x and r updates 4,
+    // r.r 2, r.z 3; per local node the add into w and x_l y_l (3); per
+    // element the sum of its dot.
+    c.flops_per_iteration = ax.flops_ax + ax.flops_geo + 12 * G + 3 * L + E;
+    // axhelm reads a 4-byte index per local node instead of a local value
+    // (8 B) and adds into w instead of writing a local result (8 B): p once
+    // per global node, w read and written once per global node in L2's
+    // atomic adds (24 B), 8 B per element dot; search reads M^-1, r, p and
+    // writes p and w = 0 (40 B per global node); the sum of the element dots
+    // reads 8 B per element; update reads x, r, p, w, M^-1 and the interior
+    // flag and writes x, r (57 B).
+    c.bytes_per_iteration =
+        ax.bytes + (4.0 - 8.0 - 8.0) * L + (24.0 + 40.0 + 57.0) * G + (8.0 + 8.0) * E;
     return c;
   }
   // Vector work per iteration on L local values: p = M^-1 r + beta p (3),

@@ -5,9 +5,12 @@
 // 1 / multiplicity.
 // kokkos-<space>/stored-assembled, kokkos-<space>/trilinear-assembled: the same
 // PCG on vectors of global nodes (G, about (N/(N+1))^3 of the local count): axhelm
-// reads p through the local-to-global index (GatheredInput), its local result
-// is summed over the copies of each global node and masked in one pass with
-// p.w, and search and update touch each global node once. Same operator, same
+// is the assembled operator (apply_axhelm_assembled): it reads p through the
+// local-to-global index and adds its local results to w at their global nodes
+// (atomic adds, so sums of copies may round differently from run to run),
+// each element leaving p_e . A_e p_e for p.Ap; search zeroes w for it and
+// update reads it through the mask; search and update touch each global node
+// once. No gather-scatter sweep runs in the loop (as the CUDA Nekbone). Same operator, same
 // preconditioner, same inner products in exact arithmetic, so the same
 // iterations as the local form (tests/sem/test_nekbone.cpp); fewer bytes per
 // iteration (nekbone_cost, docs/sem.md).
@@ -69,16 +72,19 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     int it = 0;
     // With tolerance 0 (the benchmark) nothing here waits for the device.
     while (it < max_iterations_ && residual > tolerance_ * initial_ && residual > 0) {
-      search<Exec>(p_, r_, inv_diag_, cg_, it);  // p = M^-1 r + beta p
       const auto next = cg_.residual[(it + 1) % 2];
       if (local) {
+        search<Exec>(p_, r_, inv_diag_, cg_, it);                 // p = M^-1 r + beta p
         apply_axhelm<Exec>(mesh_, p_, w_);                        // w = A p
         dssum_mask_dot<Exec>(plan_, w_, interior_, p_, cg_.pap);  // w = mask QQ^T w, w.p
         update_dot<Exec>(x_, r_, p_, w_, cg_, it, weight_, inv_diag_, next);  // x, r, r.r, r.z
       } else {
-        apply_axhelm_gathered<Exec>(mesh_, global_of_local_, p_, w_);             // w_L = A_L Q p
-        gather_sum_mask_dot<Exec>(plan_, w_, interior_, p_, w_global_, cg_.pap);  // mask Q^T w_L
-        update_dot<Exec>(x_, r_, p_, w_global_, cg_, it, UnitWeight{}, inv_diag_, next);
+        search<Exec>(p_, r_, inv_diag_, cg_, it, w_global_);  // p = M^-1 r + beta p, w = 0
+        // w += Q^T A_L Q p, p_e . A_e p_e per element; p.Ap = p . mask w (p is 0 on the mask).
+        apply_axhelm_assembled<Exec>(mesh_, global_of_local_, p_, w_global_, element_dots_);
+        sum_of<Exec>(element_dots_, cg_.pap);
+        update_dot<Exec>(x_, r_, p_, MaskedVector<Exec>{w_global_, interior_}, cg_, it,
+                         UnitWeight{}, inv_diag_, next);
       }
       ++it;
       if (tolerance_ > 0) residual = read_residual(it);
@@ -186,6 +192,7 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     p_ = View("sem::p", G);
     w_ = View("sem::w_local", L);
     w_global_ = View("sem::w", G);
+    element_dots_ = View("sem::element_dots", p.op.elements);
   }
 
   AxhelmDeviceMesh<Mem> mesh_;
@@ -195,7 +202,7 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
   double tolerance_;
   // x, r, p, b, inv_diag: per local node (local form) or per global node
   // (assembled); w: per local node (axhelm's result) in both.
-  View dirichlet_, mask_, weight_, inv_diag_, b_, x_, r_, p_, w_, w_global_;
+  View dirichlet_, mask_, weight_, inv_diag_, b_, x_, r_, p_, w_, w_global_, element_dots_;
   Kokkos::View<std::uint8_t*, Mem> interior_;         // per global node
   Kokkos::View<std::int32_t*, Mem> global_of_local_;  // assembled form
   CgScalars<Exec> cg_;
