@@ -219,7 +219,9 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
 #pragma unroll
     for (int k = 0; k < NQ; ++k) {
       if constexpr (GATHER)
-        r_u[c][k] = valid ? __ldg(a.x + __ldg(a.global_of_local + e * NP + k * NQ2 + t)) : 0.0;
+        r_u[c][k] = valid ? __ldg(a.x + gpu_common::global_node(
+                                            __ldg(a.global_of_local + e * NP + k * NQ2 + t)))
+                          : 0.0;
       else
         r_u[c][k] = valid ? __ldg(a.x + c * a.field_stride + e * NP + k * NQ2 + t) : 0.0;
       r_y[c][k] = 0.0;
@@ -276,7 +278,9 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
 #pragma unroll
     for (int k = 0; k < NQ; ++k) {
       dot += r_u[0][k] * r_y[0][k];
-      if (valid) atomicAdd(a.y + __ldg(a.global_of_local + e * NP + k * NQ2 + t), r_y[0][k]);
+      if (valid)
+        gpu_common::assemble_result(a.y, __ldg(a.global_of_local + e * NP + k * NQ2 + t),
+                                    r_y[0][k]);
     }
     double(&s_dot)[EPB][NQ2] = reinterpret_cast<double(&)[EPB][NQ2]>(s_stage[0][0][0]);
     __syncthreads();  // every thread is past its last read of s_stage

@@ -163,8 +163,8 @@ __device__ __forceinline__ double2 input_pair_at(const double* p, const double* 
 __device__ __forceinline__ double scatter_add_pair(const AxhelmKernelArgs& a, long long l,
                                                    double2 y, const double* x) {
   const int2 at = __ldg(reinterpret_cast<const int2*>(a.global_of_local + l));
-  atomicAdd(a.y + at.x, y.x);
-  atomicAdd(a.y + at.y, y.y);
+  gpu_common::assemble_result(a.y, at.x, y.x);
+  gpu_common::assemble_result(a.y, at.y, y.y);
   return x[0] * y.x + x[1] * y.y;
 }
 // element_dots[e] = the sum of the warp's shares, in a fixed order.
@@ -230,7 +230,8 @@ __global__ void __launch_bounds__(32 * warps_per_block,
       for (int k = 0; k < NQ; ++k) {
         const int2 at =
             __ldg(reinterpret_cast<const int2*>(a.global_of_local + e * NP + k * NQ2 + 2 * lane));
-        mine[k * 32 + lane] = make_double2(__ldg(a.x + at.x), __ldg(a.x + at.y));
+        mine[k * 32 + lane] = make_double2(__ldg(a.x + gpu_common::global_node(at.x)),
+                                           __ldg(a.x + gpu_common::global_node(at.y)));
       }
       gathered = reinterpret_cast<const double*>(mine);
       __syncwarp();

@@ -10,7 +10,8 @@
 // nekbone_kokkos.cpp does, with the assembled operator of the kernels
 // (AxhelmKernelArgs::global_of_local): axhelm reads p through the
 // local-to-global index and adds its local results to w at their global
-// nodes (atomics, so sums of copies may round differently from run to run),
+// nodes (atomics, so sums of copies may round differently from run to run;
+// a node's only copy stores its result, assembled_operator_index),
 // each element leaving p_e . A_e p_e for p.w; search zeroes w for it and
 // update masks it; search and update see each global node once (weights 1).
 // No gather-scatter sweep runs in the loop.
@@ -69,8 +70,8 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     const std::size_t n = assembled ? G : L;
     std::vector<double> inv_diag(n, 0.0), c, c_inv_diag(n);
     if (assembled) {
-      global_of_local_ =
-          cuda::DeviceBuffer<int>(std::vector<int>(p.global_ids.begin(), p.global_ids.end()));
+      const auto index = assembled_operator_index(p.global_ids, p.global_count);
+      global_of_local_ = cuda::DeviceBuffer<int>(std::vector<int>(index.begin(), index.end()));
       for (std::size_t l = 0; l < L; ++l) {
         const std::int64_t g = p.global_ids[l];
         inv_diag[g] = interior[g] ? 1.0 / diag[l] : 0.0;
@@ -166,7 +167,7 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     if (layout_ == NekboneLayout::assembled) {  // u_L = x at the local node's global node
       const auto global_of_local = global_of_local_.download();
       for (std::size_t l = 0; l < out.solution.size(); ++l)
-        out.solution[l] += x[global_of_local[l]];
+        out.solution[l] += x[decode_global_of_local(global_of_local[l])];
     } else {
       for (std::size_t l = 0; l < out.solution.size(); ++l) out.solution[l] += x[l];
     }

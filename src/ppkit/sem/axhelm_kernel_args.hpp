@@ -19,12 +19,14 @@ struct AxhelmKernelArgs {
   const double* x = nullptr;
   double* y = nullptr;
   // Set: the assembled operator (the CUDA Nekbone on assembled vectors), one
-  // field: x and y are vectors of global nodes, x read at local node l as
-  // x[global_of_local[l]], and each local result added to y at its global
-  // node (atomic adds: y = y + Q^T A_L Q x, unmasked, so y must hold zeros
-  // first), and element_dots[e] = x_e . (A_e x_e), the element's share of
-  // x . Q^T A_L Q x. Honoured by the CUDA register-column and tensor-core
-  // kernels.
+  // field: x and y are vectors of global nodes, x read at local node l's
+  // global node g, and each local result added to y at g (atomic adds:
+  // y = y + Q^T A_L Q x, unmasked, so y must hold zeros first) or, where l
+  // is g's only copy, stored there; element_dots[e] = x_e . (A_e x_e), the
+  // element's share of x . Q^T A_L Q x. global_of_local[l] is g for a node
+  // with several copies and -1 - g for a single copy (assembled_operator_index,
+  // gather_scatter.hpp). Honoured by the CUDA register-column and
+  // tensor-core kernels.
   const int* global_of_local = nullptr;  // [E * Nq^3]
   double* element_dots = nullptr;        // [E], with global_of_local
 };

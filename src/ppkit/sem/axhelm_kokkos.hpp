@@ -78,7 +78,8 @@ AxhelmDeviceMesh<MemSpace> upload_axhelm_mesh(const AxhelmProblem& p, bool recom
 }
 
 // Input of an axhelm read through a local-to-global index: local node l of
-// the operator takes values(global_of_local(l)). The assembled-vector CG
+// the operator takes values(g), g = global_of_local(l) or, in the assembled
+// operator's index, decode_global_of_local of it (gather_scatter.hpp). The assembled-vector CG
 // (nekbone_kokkos.cpp) applies the operator to a vector of global nodes
 // without forming its local copies first.
 template <class MemSpace>
@@ -86,7 +87,7 @@ struct GatheredInput {
   Kokkos::View<const double*, MemSpace> values;                 // [G]
   Kokkos::View<const std::int32_t*, MemSpace> global_of_local;  // [E * Np]
   KOKKOS_INLINE_FUNCTION double operator()(std::int64_t l) const {
-    return values(global_of_local(l));
+    return values(decode_global_of_local(global_of_local(l)));
   }
 };
 

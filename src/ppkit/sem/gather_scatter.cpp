@@ -47,6 +47,25 @@ void require_32bit_gather_scatter(std::size_t local_count) {
                       limit));
 }
 
+std::vector<std::int32_t> assembled_operator_index(const std::vector<std::int64_t>& global_ids,
+                                                   std::int64_t global_count) {
+  require_32bit_gather_scatter(global_ids.size());
+  require(global_count <= std::numeric_limits<std::int32_t>::max(),
+          fmt::format("{} global nodes on one process", global_count),
+          "at most 2^31 - 1 (32-bit device indices)");
+  std::vector<std::int32_t> copies(std::size_t(global_count), 0), index(global_ids.size());
+  for (const std::int64_t g : global_ids) {
+    require(g >= 0 && g < global_count, fmt::format("global id {}", g),
+            fmt::format("0..{}", global_count - 1));
+    ++copies[std::size_t(g)];
+  }
+  for (std::size_t l = 0; l < global_ids.size(); ++l) {
+    const auto g = std::int32_t(global_ids[l]);
+    index[l] = copies[std::size_t(g)] > 1 ? g : -1 - g;
+  }
+  return index;
+}
+
 std::vector<double> dssum_reference(const std::vector<std::int64_t>& global_ids,
                                     std::int64_t global_count, const std::vector<double>& u) {
   std::vector<double> global(global_count, 0.0), out(u.size());

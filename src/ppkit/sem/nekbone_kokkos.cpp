@@ -172,8 +172,8 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
                         const std::vector<std::uint8_t>& interior) {
     const std::size_t L = p.op.local_count(), G = std::size_t(p.global_count);
     require_32bit_gather_scatter(L);
-    const std::vector<std::int32_t> global_of_local(p.global_ids.begin(), p.global_ids.end());
-    global_of_local_ = to_device<std::int32_t, Mem>(global_of_local, "sem::global_of_local");
+    global_of_local_ = to_device<std::int32_t, Mem>(
+        assembled_operator_index(p.global_ids, p.global_count), "sem::global_of_local");
     std::vector<double> inv_diag(G, 0.0);
     for (std::size_t l = 0; l < L; ++l) {
       const std::int64_t g = p.global_ids[l];
