@@ -161,8 +161,9 @@ __host__ __device__ constexpr int factor_stages(int nq) { return nq >= 8 ? 3 : 2
 // contractions load only the slice rows (half the shared-memory loads).
 // GATHER (one field): the assembled operator (AxhelmKernelArgs::global_of_local):
 // x is a vector of global nodes read at local node l as x[global_of_local[l]],
-// the results are added to y at their global nodes, and element_dots[e] =
-// x_e . y_e (the column sums reduced in shared memory, in a fixed order).
+// the results are added to y at their global nodes (stored where the local
+// node is the only copy), and x_e . y_e (the column sums reduced in shared
+// memory) is added to *dot_sum.
 template <int NQ, int NCOL, Geometry GEOM, bool D_IN_REGISTERS, bool GATHER = false>
 __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
                                   min_blocks(NQ* NQ* elements_per_block(NQ),
@@ -289,7 +290,7 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     if (valid && t == 0) {
       double sum = 0;
       for (int n = 0; n < NQ2; ++n) sum += s_dot[z][n];
-      a.element_dots[e] = sum;
+      atomicAdd(a.dot_sum, sum);
     }
     return;
   }

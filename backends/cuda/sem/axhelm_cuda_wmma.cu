@@ -167,18 +167,17 @@ __device__ __forceinline__ double scatter_add_pair(const AxhelmKernelArgs& a, lo
   gpu_common::assemble_result(a.y, at.y, y.y);
   return x[0] * y.x + x[1] * y.y;
 }
-// element_dots[e] = the sum of the warp's shares, in a fixed order.
-__device__ __forceinline__ void store_element_dot(const AxhelmKernelArgs& a, long long e, int lane,
-                                                  double dot) {
+// *dot_sum += the sum of the warp's shares (x_e . y_e).
+__device__ __forceinline__ void add_element_dot(const AxhelmKernelArgs& a, int lane, double dot) {
   for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, offset);
-  if (lane == 0) a.element_dots[e] = dot;
+  if (lane == 0) atomicAdd(a.dot_sum, dot);
 }
 
 // kGather: the assembled operator (AxhelmKernelArgs::global_of_local): one
 // field whose values are read at x[global_of_local[l]], each warp first
 // copying its element's 512 values into dynamic shared memory; the results
-// are added to y at their global nodes (red.global.add.f64) and the warp
-// reduces x_e . y_e into element_dots[e].
+// are added to y at their global nodes (red.global.add.f64; stored where the
+// local node is the only copy) and the warp adds x_e . y_e to *dot_sum.
 template <int NCOL, bool kTensorT, bool kGather>
 __global__ void __launch_bounds__(32 * warps_per_block,
                                   (kTensorT ? min_resident_warps_tensor_t : min_resident_warps) /
@@ -349,7 +348,7 @@ __global__ void __launch_bounds__(32 * warps_per_block,
         else
           *reinterpret_cast<double2*>(out + node) = y;
       }
-      if constexpr (kGather) store_element_dot(a, e, lane, dot);
+      if constexpr (kGather) add_element_dot(a, lane, dot);
     } else {
       // y_m = (r, s, mass terms)_m + sum_k D[k][m] (G u)_t,k: the t transpose,
       // once per field from the lane's own slots.
@@ -375,7 +374,7 @@ __global__ void __launch_bounds__(32 * warps_per_block,
         else
           *reinterpret_cast<double2*>(out + m * NQ2) = y;
       }
-      if constexpr (kGather) store_element_dot(a, e, lane, dot);
+      if constexpr (kGather) add_element_dot(a, lane, dot);
     }
   }
 }

@@ -12,9 +12,11 @@
 // local-to-global index and adds its local results to w at their global
 // nodes (atomics, so sums of copies may round differently from run to run;
 // a node's only copy stores its result, assembled_operator_index),
-// each element leaving p_e . A_e p_e for p.w; search zeroes w for it and
+// each element adding p_e . A_e p_e to p.Ap; search zeroes w for it and
 // update masks it; search and update see each global node once (weights 1).
-// No gather-scatter sweep runs in the loop.
+// No gather-scatter sweep and no one-block reduction runs in the loop: three
+// kernels per iteration, the inner products summed by atomic adds into
+// device scalars (nekbone_cuda.cu).
 
 #include <cmath>
 #include <cstdint>
@@ -95,11 +97,8 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     r_ = cuda::DeviceBuffer<double>(n);
     p_ = cuda::DeviceBuffer<double>(n);
     w_ = cuda::DeviceBuffer<double>(L);  // axhelm's local result
-    if (assembled) {
-      w_global_ = cuda::DeviceBuffer<double>(G);
-      element_dots_ = cuda::DeviceBuffer<double>(p.op.elements);
-    }
-    scalars_ = cuda::DeviceBuffer<double>(nk::scalar_count);
+    if (assembled) w_global_ = cuda::DeviceBuffer<double>(G);
+    scalars_ = cuda::DeviceBuffer<double>(nk::assembled_scalar_count);
     partials_ = cuda::DeviceBuffer<double>(2 * nk::max_blocks);
     vectors_.count = (long long)n;
     vectors_.inv_diag = inv_diag_.data();
@@ -132,19 +131,28 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     PPKIT_CUDA_CHECK(cudaMemsetAsync(p_.data(), 0, bytes));
     PPKIT_CUDA_CHECK(
         cudaMemcpyAsync(r_.data(), b_.data(), bytes, cudaMemcpyDeviceToDevice, nullptr));
-    nk::residuals(vectors_, scalars_.data(), partials_.data());
-    initial_ = std::sqrt(read_scalar(nk::rr_slot));
+    const bool assembled = layout_ == NekboneLayout::assembled;
+    // |r| entering iteration i (the assembled loop's ring, nekbone_cuda.hpp).
+    auto residual_slot = [assembled](int i) {
+      return assembled ? nk::rr_ring + i % 3 : nk::rr_slot;
+    };
+    if (assembled) {
+      PPKIT_CUDA_CHECK(cudaMemsetAsync(scalars_.data(), 0, sizeof(double) * scalars_.size()));
+      nk::residuals_assembled(vectors_, scalars_.data());
+    } else {
+      nk::residuals(vectors_, scalars_.data(), partials_.data());
+    }
+    initial_ = std::sqrt(read_scalar(residual_slot(0)));
     double residual = initial_;
     int it = 0;
-    const bool assembled = layout_ == NekboneLayout::assembled;
     while (it < max_iterations_ && residual > tolerance_ * initial_ && residual > 0) {
       if (assembled) {
-        // p = M^-1 r + beta p, w = 0; w += Q^T A_L Q p, p_e . A_e p_e per
-        // element; pAp, alpha; update with the mask.
-        nk::search_assembled(vectors_, scalars_.data());
-        op_.apply(p_.data(), w_global_.data(), global_of_local_.data(), element_dots_.data());
-        nk::finalize_pap(element_dots_.data(), std::int64_t(element_dots_.size()), scalars_.data());
-        nk::update_assembled(vectors_, interior_.data(), scalars_.data(), partials_.data());
+        // p = M^-1 r + beta p, w = 0; w += Q^T A_L Q p and pAp; update with
+        // the mask and the residual dots.
+        nk::search_assembled(vectors_, scalars_.data(), it);
+        op_.apply(p_.data(), w_global_.data(), global_of_local_.data(),
+                  scalars_.data() + nk::pap_sum_slot);
+        nk::update_assembled(vectors_, interior_.data(), scalars_.data(), it);
       } else {
         nk::search(vectors_, scalars_.data());  // p = M^-1 r + beta p
         op_.apply(p_.data(), w_.data());        // w = A p
@@ -153,9 +161,9 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
       }
       PPKIT_CUDA_CHECK_LAUNCH();
       ++it;
-      if (tolerance_ > 0) residual = std::sqrt(read_scalar(nk::rr_slot));
+      if (tolerance_ > 0) residual = std::sqrt(read_scalar(residual_slot(it)));
     }
-    residual = std::sqrt(read_scalar(nk::rr_slot));  // synchronises
+    residual = std::sqrt(read_scalar(residual_slot(it)));  // synchronises
     iterations_ = it;
     final_ = residual;
   }
@@ -192,7 +200,7 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
   cuda::DeviceBuffer<int> offsets_, locals_, global_of_local_;
   cuda::DeviceBuffer<unsigned char> interior_;
   cuda::DeviceBuffer<double> c_, inv_diag_, c_inv_diag_, dirichlet_, b_, x_, r_, p_, w_, w_global_,
-      element_dots_, scalars_, partials_;
+      scalars_, partials_;
   nk::GatherScatterDevicePlan plan_;
   nk::NekboneDeviceVectors vectors_;
   int iterations_ = 0;

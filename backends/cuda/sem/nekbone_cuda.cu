@@ -10,20 +10,27 @@
 // On assembled vectors (the "-assembled" variants) search and update run over
 // the global nodes with c = 1, and axhelm is the assembled operator: it reads
 // p through the local-to-global index, adds its local results to w at their
-// global nodes (atomics) and leaves each element's p_e . w_e, so no
-// gather-scatter sweep runs:
-//   search_assembled  p = (M^-1 r) + beta p, w = 0 (for axhelm's adds)
-//   axhelm     w += Q^T A_L Q p, element_dots = p_e . (A_e p_e)
-//   finalize   pAp = sum_e element_dots (= p . mask w: p is 0 on the mask)
-//   update_assembled  x += alpha p, r -= alpha mask w, sum r r, sum M^-1 r r
-// w is zeroed by the search sweep, not by update after reading it: on an H200
-// the update sweep that also stored w = 0 ran 85-195 us against 39 us
-// without the store (20^3 elements, N = 7; docs/sem.md).
-// Reductions: one partial per block, then one block adds the partials in a
-// fixed order (deterministic, so stored and recomputed runs see the same sums
-// for the same operator values).
+// global nodes (atomics) and adds each element's p_e . w_e to pAp, so no
+// gather-scatter sweep runs, and its inner products are summed with atomic
+// adds (block sums added to device scalars), so no one-block reduction runs
+// either: three kernels per iteration.
+//   search_assembled  beta = r.z(i) / r.z(i - 1); p = (M^-1 r) + beta p,
+//              w = 0 (for axhelm's adds), the sums that update i fills = 0
+//   axhelm     w += Q^T A_L Q p, pAp += p_e . (A_e p_e) (= p . mask w: p is
+//              0 on the mask)
+//   update_assembled  alpha = r.z(i) / pAp; x += alpha p, r -= alpha mask w,
+//              r.r(i + 1) and r.z(i + 1) += the block sums
+// r.z and r.r of iteration i live in slot i % 3 of a ring (AssembledSlot):
+// search i reads slots i and i - 1 and zeroes slot i + 1, which nothing
+// reads until update i has filled it. w is zeroed by the search sweep, not
+// by update after reading it: on an H200 the update sweep that also stored
+// w = 0 ran 85-195 us against 39 us without the store (20^3 elements, N = 7;
+// docs/sem.md).
+// Reductions of the local form: one partial per block, then one block adds
+// the partials in a fixed order (deterministic, so stored and recomputed runs
+// see the same sums for the same operator values). Those of the assembled
+// loop add in the order the blocks finish, as the atomic adds of w do.
 #include <cuda_runtime.h>
-#include <cstdlib>
 
 #include "backends/cuda/sem/nekbone_cuda.hpp"
 
@@ -66,12 +73,21 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
-// search on assembled vectors, also zeroing w for the assembled axhelm's adds.
+// search on assembled vectors, iteration it: beta from the r.z ring, w = 0
+// for the assembled axhelm's adds, and the sums this iteration fills zeroed.
 __global__ void __launch_bounds__(threads)
     search_assembled_kernel(long long n, const double* __restrict__ inv_diag,
                             const double* __restrict__ r, double* __restrict__ p,
-                            double* __restrict__ w, const double* __restrict__ scalars) {
-  const double beta = scalars[beta_slot];
+                            double* __restrict__ w, double* scalars, int it) {
+  const double rz_now = scalars[rz_ring + it % 3], rz_before = scalars[rz_ring + (it + 2) % 3];
+  // 0, not 0/0, once the residual is exactly 0 (a fixed-iteration solve
+  // does not stop there).
+  const double beta = it == 0 || rz_before == 0.0 ? 0.0 : rz_now / rz_before;
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    scalars[rz_ring + (it + 1) % 3] = 0.0;
+    scalars[rr_ring + (it + 1) % 3] = 0.0;
+    scalars[pap_sum_slot] = 0.0;
+  }
   for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < n;
        g += (long long)gridDim.x * threads) {
     p[g] = inv_diag[g] * r[g] + beta * p[g];
@@ -155,15 +171,41 @@ __global__ void __launch_bounds__(threads)
   }
 }
 
-// update on assembled vectors: w is axhelm's unmasked sum, masked here.
-// Every load first (restrict: no aliasing), then the stores.
+// The residual dots of r on assembled vectors added to slot `slot` of the ring.
+__device__ void add_residual_dots(double* scalars, int slot, double rr, double rz) {
+  rr = block_sum(rr);
+  __syncthreads();
+  rz = block_sum(rz);
+  if (threadIdx.x == 0) {
+    atomicAdd(scalars + rr_ring + slot, rr);
+    atomicAdd(scalars + rz_ring + slot, rz);
+  }
+}
+
+// r.r and r.z of the initial residual on assembled vectors into ring slot 0
+// (zeroed before).
+__global__ void __launch_bounds__(threads)
+    residuals_assembled_kernel(long long n, const double* __restrict__ r,
+                               const double* __restrict__ inv_diag, double* scalars) {
+  double rr = 0, rz = 0;
+  for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < n;
+       g += (long long)gridDim.x * threads) {
+    const double v = r[g];
+    rr += v * v;
+    rz += inv_diag[g] * v * v;
+  }
+  add_residual_dots(scalars, 0, rr, rz);
+}
+
+// update on assembled vectors, iteration it: w is axhelm's unmasked sum,
+// masked here. Every load first (restrict: no aliasing), then the stores.
 __global__ void __launch_bounds__(threads)
     update_assembled_kernel(long long n, const double* __restrict__ p, const double* __restrict__ w,
                             const unsigned char* __restrict__ interior,
                             const double* __restrict__ inv_diag, double* __restrict__ x,
-                            double* __restrict__ r, const double* __restrict__ scalars,
-                            double* __restrict__ partials, int blocks) {
-  const double alpha = scalars[alpha_slot];
+                            double* __restrict__ r, double* scalars, int it) {
+  const double pap = scalars[pap_sum_slot];
+  const double alpha = pap == 0.0 ? 0.0 : scalars[rz_ring + it % 3] / pap;
   double rr = 0, rz = 0;
   for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < n;
        g += (long long)gridDim.x * threads) {
@@ -175,13 +217,7 @@ __global__ void __launch_bounds__(threads)
     rr += v * v;
     rz += dg * v * v;
   }
-  rr = block_sum(rr);
-  __syncthreads();
-  rz = block_sum(rz);
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = rr;
-    partials[blocks + blockIdx.x] = rz;
-  }
+  add_residual_dots(scalars, (it + 1) % 3, rr, rz);
 }
 
 // One block: sums partials[0..blocks) (and [blocks..2 blocks)), then the CG
@@ -236,15 +272,13 @@ void search(const NekboneDeviceVectors& v, const double* scalars) {
   search_kernel<<<grid_for(v.count), threads>>>(v.count, v.inv_diag, v.r, v.p, scalars);
 }
 
-void search_assembled(const NekboneDeviceVectors& v, const double* scalars) {
-  static const bool exp_memset = std::getenv("PPKIT_EXP_ZERO") != nullptr;
-  if (exp_memset) {
-    cudaMemsetAsync(v.w, 0, sizeof(double) * v.count);
-    search_kernel<<<grid_for(v.count), threads>>>(v.count, v.inv_diag, v.r, v.p, scalars);
-    return;
-  }
+void residuals_assembled(const NekboneDeviceVectors& v, double* scalars) {
+  residuals_assembled_kernel<<<grid_for(v.count), threads>>>(v.count, v.r, v.inv_diag, scalars);
+}
+
+void search_assembled(const NekboneDeviceVectors& v, double* scalars, int it) {
   search_assembled_kernel<<<grid_for(v.count), threads>>>(v.count, v.inv_diag, v.r, v.p, v.w,
-                                                          scalars);
+                                                          scalars, it);
 }
 
 void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, double* scalars,
@@ -270,16 +304,10 @@ void update(const NekboneDeviceVectors& v, double* scalars, double* partials) {
   finalize_kernel<<<1, threads>>>(2, partials, blocks, scalars);
 }
 
-void finalize_pap(const double* element_dots, long long elements, double* scalars) {
-  finalize_kernel<<<1, threads>>>(1, element_dots, int(elements), scalars);
-}
-
 void update_assembled(const NekboneDeviceVectors& v, const unsigned char* interior, double* scalars,
-                      double* partials) {
-  const int blocks = grid_for(v.count);
-  update_assembled_kernel<<<blocks, threads>>>(v.count, v.p, v.w, interior, v.inv_diag, v.x, v.r,
-                                               scalars, partials, blocks);
-  finalize_kernel<<<1, threads>>>(2, partials, blocks, scalars);
+                      int it) {
+  update_assembled_kernel<<<grid_for(v.count), threads>>>(v.count, v.p, v.w, interior, v.inv_diag,
+                                                          v.x, v.r, scalars, it);
 }
 
 void subtract(long long n, const double* a, const double* b, double* out) {

@@ -5,6 +5,15 @@ namespace ppkit::sem::nekbone_kernels {
 
 // Device scalars of the CG loop (double scalars[scalar_count]).
 enum ScalarSlot : int { rtz_slot = 0, beta_slot, alpha_slot, rr_slot, pap_slot, scalar_count };
+// The assembled loop's sums, added to by atomic adds (nekbone_cuda.cu): p.Ap,
+// and r.z and r.r of iteration i in slot i % 3 of two rings
+// (double scalars[assembled_scalar_count], zeroed before residuals_assembled).
+enum AssembledSlot : int {
+  pap_sum_slot = scalar_count,
+  rz_ring,
+  rr_ring = rz_ring + 3,
+  assembled_scalar_count = rr_ring + 3
+};
 // Reduction partials: at most max_blocks blocks, 2 sums each (double partials[2 * max_blocks]).
 constexpr int max_blocks = 2048;
 
@@ -27,8 +36,12 @@ struct GatherScatterDevicePlan {
 void residuals(const NekboneDeviceVectors& v, double* scalars, double* partials);
 // p = M^-1 r + beta p.
 void search(const NekboneDeviceVectors& v, const double* scalars);
-// p = M^-1 r + beta p and w = 0 (assembled vectors: the assembled axhelm adds into w).
-void search_assembled(const NekboneDeviceVectors& v, const double* scalars);
+// Assembled vectors: r.r and r.z of the initial residual into ring slot 0.
+void residuals_assembled(const NekboneDeviceVectors& v, double* scalars);
+// Assembled vectors, iteration it: beta = r.z(it) / r.z(it - 1) (0 at it = 0),
+// p = M^-1 r + beta p, w = 0 (the assembled axhelm adds into w), and pAp and
+// ring slot it + 1 zeroed.
+void search_assembled(const NekboneDeviceVectors& v, double* scalars, int it);
 // w = mask Q Q^T w; with p: pAp = sum c w p and alpha = rtz / pAp.
 void gs_mask(const GatherScatterDevicePlan& plan, double* w, const double* p, double* scalars,
              double* partials);
@@ -38,12 +51,12 @@ void gather_sum_mask(const GatherScatterDevicePlan& plan, const double* w_local,
                      double* w, double* scalars, double* partials);
 // x += alpha p, r -= alpha w; rr, rtz (the old one kept for beta), beta = rtz / rtz_old.
 void update(const NekboneDeviceVectors& v, double* scalars, double* partials);
-// pAp = sum of element_dots[0..elements) in a fixed order, alpha = rtz / pAp.
-void finalize_pap(const double* element_dots, long long elements, double* scalars);
-// update on assembled vectors after the assembled axhelm (w its unmasked sum
-// over the copies): x += alpha p, r -= alpha mask w; rr, rtz, beta.
+// Assembled vectors, iteration it, after the assembled axhelm (w its
+// unmasked sum over the copies, pAp its sum of element dots): alpha =
+// r.z(it) / pAp, x += alpha p, r -= alpha mask w; r.r and r.z into ring slot
+// it + 1.
 void update_assembled(const NekboneDeviceVectors& v, const unsigned char* interior, double* scalars,
-                      double* partials);
+                      int it);
 // out = a - b.
 void subtract(long long n, const double* a, const double* b, double* out);
 

@@ -22,13 +22,13 @@ struct AxhelmKernelArgs {
   // field: x and y are vectors of global nodes, x read at local node l's
   // global node g, and each local result added to y at g (atomic adds:
   // y = y + Q^T A_L Q x, unmasked, so y must hold zeros first) or, where l
-  // is g's only copy, stored there; element_dots[e] = x_e . (A_e x_e), the
-  // element's share of x . Q^T A_L Q x. global_of_local[l] is g for a node
+  // is g's only copy, stored there; *dot_sum += x_e . (A_e x_e) per element
+  // (atomic adds: dot_sum grows by x . Q^T A_L Q x). global_of_local[l] is g for a node
   // with several copies and -1 - g for a single copy (assembled_operator_index,
   // gather_scatter.hpp). Honoured by the CUDA register-column and
   // tensor-core kernels.
   const int* global_of_local = nullptr;  // [E * Nq^3]
-  double* element_dots = nullptr;        // [E], with global_of_local
+  double* dot_sum = nullptr;             // device scalar, with global_of_local
 };
 
 // Size of the constant-memory tables (Nq <= 16, N <= 15).

@@ -226,7 +226,7 @@ void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, 
     team.team_barrier();
 
     // Transposed gradient: y_ijk = sum_m D_mi gr_mjk + D_mj gs_imk + D_mk gt_ijm (+ mass);
-    // dot accumulates x . y (the assembled operator's element_dots).
+    // dot accumulates x . y (the assembled operator's dot_sum).
     auto transposed = [&](int ij, double& dot) {
       const int i = ij % nq, j = ij / nq;
       for (int c = 0; c < ncol; ++c) {
@@ -247,7 +247,7 @@ void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, 
     if constexpr (is_assembled_output<Output>::value) {
       double dot = 0;
       Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, nq2), transposed, dot);
-      Kokkos::single(Kokkos::PerTeam(team), [&] { y.element_dots(e) = dot; });
+      Kokkos::single(Kokkos::PerTeam(team), [&] { Kokkos::atomic_add(&y.dot_sum(), dot); });
     } else {
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nq2), [&](int ij) {
         double unused = 0;
@@ -288,20 +288,21 @@ void apply_axhelm_gathered(
 }
 
 // The assembled operator on vectors of global nodes: y += Q^T A_L Q x (atomic
-// adds at the global nodes, unmasked; y holds zeros first) and
-// element_dots(e) = x_e . (A_e x_e) (AssembledOutput); one field.
+// adds at the global nodes, unmasked; y holds zeros first; a node's only copy
+// stores) and dot_sum += x . Q^T A_L Q x, element by element (AssembledOutput);
+// one field.
 template <class Exec>
 void apply_axhelm_assembled(
     const AxhelmDeviceMesh<typename Exec::memory_space>& m,
     const Kokkos::View<const std::int32_t*, typename Exec::memory_space>& global_of_local,
     const Kokkos::View<const double*, typename Exec::memory_space>& x,
     const Kokkos::View<double*, typename Exec::memory_space>& y,
-    const Kokkos::View<double*, typename Exec::memory_space>& element_dots) {
+    const Kokkos::View<double, typename Exec::memory_space>& dot_sum) {
   require(m.ncol == 1, "axhelm on assembled vectors with " + std::to_string(m.ncol) + " fields",
           "one field (ncol = 1)");
   using Mem = typename Exec::memory_space;
   apply_axhelm_input<Exec>(m, GatheredInput<Mem>{x, global_of_local},
-                           AssembledOutput<Mem>{y, global_of_local, element_dots});
+                           AssembledOutput<Mem>{y, global_of_local, dot_sum});
 }
 
 }  // namespace ppkit::sem

@@ -35,13 +35,14 @@ namespace ppkit::sem {
 // CUDA kernels' AxhelmKernelArgs::global_of_local): each local result is
 // added to y at its global node (atomic adds: y = y + Q^T A_L Q x, unmasked,
 // so y holds zeros first), or stored there by a node's only copy (the index
-// of assembled_operator_index, gather_scatter.hpp), and element_dots(e) =
-// x_e . (A_e x_e), the element's share of x . Q^T A_L Q x. One field.
+// of assembled_operator_index, gather_scatter.hpp), and x_e . (A_e x_e) is
+// added to dot_sum per element (atomic adds: dot_sum grows by
+// x . Q^T A_L Q x). One field.
 template <class MemSpace>
 struct AssembledOutput {
   Kokkos::View<double*, MemSpace> y;                            // [G]
   Kokkos::View<const std::int32_t*, MemSpace> global_of_local;  // [E * Np]
-  Kokkos::View<double*, MemSpace> element_dots;                 // [E]
+  Kokkos::View<double, MemSpace> dot_sum;
 };
 template <class T>
 struct is_assembled_output : std::false_type {};
@@ -284,7 +285,7 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
       for (int k = 0; k < NQ; ++k) store_result(y, c * stride + e * NP + k * NQ2 + lane, r_y[c][k]);
     if constexpr (is_assembled_output<YView>::value) {
       // x_e . y_e: the column sums through scratch (s_u is no longer read:
-      // the last slice's barrier is behind every thread), added in a fixed order.
+      // the last slice's barrier is behind every thread), then one atomic add.
       double dot = 0;
       for (int k = 0; k < NQ; ++k) dot += r_u[0][k] * r_y[0][k];
       s_u[lane] = dot;
@@ -292,7 +293,7 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
       if (lane == 0) {
         double sum = 0;
         for (int n = 0; n < NQ2; ++n) sum += s_u[n];
-        y.element_dots(e) = sum;
+        Kokkos::atomic_add(&y.dot_sum(), sum);
       }
     }
   };

@@ -8,7 +8,7 @@
 // is the assembled operator (apply_axhelm_assembled): it reads p through the
 // local-to-global index and adds its local results to w at their global nodes
 // (atomic adds, so sums of copies may round differently from run to run),
-// each element leaving p_e . A_e p_e for p.Ap; search zeroes w for it and
+// each element adding p_e . A_e p_e to p.Ap; search zeroes both for it and
 // update reads it through the mask; search and update touch each global node
 // once. No gather-scatter sweep runs in the loop (as the CUDA Nekbone). Same operator, same
 // preconditioner, same inner products in exact arithmetic, so the same
@@ -79,10 +79,10 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
         dssum_mask_dot<Exec>(plan_, w_, interior_, p_, cg_.pap);  // w = mask QQ^T w, w.p
         update_dot<Exec>(x_, r_, p_, w_, cg_, it, weight_, inv_diag_, next);  // x, r, r.r, r.z
       } else {
-        search<Exec>(p_, r_, inv_diag_, cg_, it, w_global_);  // p = M^-1 r + beta p, w = 0
-        // w += Q^T A_L Q p, p_e . A_e p_e per element; p.Ap = p . mask w (p is 0 on the mask).
-        apply_axhelm_assembled<Exec>(mesh_, global_of_local_, p_, w_global_, element_dots_);
-        sum_of<Exec>(element_dots_, cg_.pap);
+        // p = M^-1 r + beta p, w = 0, p.Ap = 0; w += Q^T A_L Q p and p.Ap +=
+        // p_e . A_e p_e per element (= p . mask w: p is 0 on the mask).
+        search<Exec>(p_, r_, inv_diag_, cg_, it, w_global_);
+        apply_axhelm_assembled<Exec>(mesh_, global_of_local_, p_, w_global_, cg_.pap);
         update_dot<Exec>(x_, r_, p_, MaskedVector<Exec>{w_global_, interior_}, cg_, it,
                          UnitWeight{}, inv_diag_, next);
       }
@@ -192,7 +192,6 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
     p_ = View("sem::p", G);
     w_ = View("sem::w_local", L);
     w_global_ = View("sem::w", G);
-    element_dots_ = View("sem::element_dots", p.op.elements);
   }
 
   AxhelmDeviceMesh<Mem> mesh_;
@@ -202,7 +201,7 @@ class KokkosNekbone final : public PreparedRun<NekboneResult> {
   double tolerance_;
   // x, r, p, b, inv_diag: per local node (local form) or per global node
   // (assembled); w: per local node (axhelm's result) in both.
-  View dirichlet_, mask_, weight_, inv_diag_, b_, x_, r_, p_, w_, w_global_, element_dots_;
+  View dirichlet_, mask_, weight_, inv_diag_, b_, x_, r_, p_, w_, w_global_;
   Kokkos::View<std::uint8_t*, Mem> interior_;         // per global node
   Kokkos::View<std::int32_t*, Mem> global_of_local_;  // assembled form
   CgScalars<Exec> cg_;

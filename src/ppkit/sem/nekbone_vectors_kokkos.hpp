@@ -94,9 +94,9 @@ struct UnitWeight {
 // same pass into `out`: a host value (blocking) or a device scalar
 // (asynchronous). Per local node and iteration they read and write 14 vectors
 // (search 4, gather-scatter 2, update 8); z = M^-1 r is never stored. The
-// assembled-vector loop runs search (zeroing w) and update (w through the
-// mask) on global vectors around the assembled axhelm and the sum of its
-// element dots.
+// assembled-vector loop runs search (zeroing w and p.Ap) and update (w
+// through the mask) on global vectors around the assembled axhelm, which
+// adds p.Ap.
 // out = the residual dots of r (before the first iteration); c a weight
 // vector or UnitWeight.
 template <class Exec, class Weight, class Out>
@@ -114,27 +114,25 @@ void residual_dots(const DeviceVector<Exec>& r, const Weight& c, const DeviceVec
 // p = M^-1 r + beta p, beta = rz(it) / rz(it - 1) (0 at it = 0). A solve whose
 // residual reached exactly 0 keeps x (beta and alpha 0, not 0/0): with
 // tolerance 0 the loop does not read the residual to stop there.
-// With `zeroed` (not empty) the sweep also sets it to 0: the assembled
-// operator's w, which axhelm adds into (apply_axhelm_assembled).
+// With `zeroed` (not empty) the sweep also sets it and cg.pap to 0: the
+// assembled operator's w and p.Ap, which axhelm adds into
+// (apply_axhelm_assembled).
 template <class Exec>
 void search(const DeviceVector<Exec>& p, const DeviceVector<Exec>& r, const DeviceVector<Exec>& d,
             const CgScalars<Exec>& cg, int it, const DeviceVector<Exec>& zeroed = {}) {
   const auto now = cg.residual[it % 2], before = cg.residual[(it + 1) % 2];
+  const auto pap = cg.pap;
   const bool first = it == 0, zero = zeroed.extent(0) > 0;
   Kokkos::parallel_for(
       "ppkit::sem::search", Kokkos::RangePolicy<Exec>(0, p.extent(0)),
       KOKKOS_LAMBDA(const std::int64_t l) {
         const double beta = first || before().rz == 0.0 ? 0.0 : now().rz / before().rz;
         p(l) = beta * p(l) + d(l) * r(l);
-        if (zero) zeroed(l) = 0.0;
+        if (zero) {
+          zeroed(l) = 0.0;
+          if (l == 0) pap() = 0.0;
+        }
       });
-}
-// out = sum of v (p.Ap from the assembled operator's element dots).
-template <class Exec, class Out>
-void sum_of(const DeviceVector<Exec>& v, Out&& out) {
-  Kokkos::parallel_reduce(
-      "ppkit::sem::sum", Kokkos::RangePolicy<Exec>(0, v.extent(0)),
-      KOKKOS_LAMBDA(const std::int64_t l, double& s) { s += v(l); }, out);
 }
 // w read through the Dirichlet mask (the assembled operator's unmasked sum).
 template <class Exec>
