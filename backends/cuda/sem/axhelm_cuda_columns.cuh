@@ -161,9 +161,8 @@ __host__ __device__ constexpr int factor_stages(int nq) { return nq >= 8 ? 3 : 2
 // contractions load only the slice rows (half the shared-memory loads).
 // GATHER (one field): the assembled operator (AxhelmKernelArgs::global_of_local):
 // x is a vector of global nodes read at local node l as x[global_of_local[l]],
-// the results are added to y at their global nodes (stored where the local
-// node is the only copy), and x_e . y_e (the column sums reduced in shared
-// memory) is added to *dot_sum.
+// the results are added to y at their global nodes, and x_e . y_e (the column
+// sums reduced in shared memory) is added to dot_sums[e % dot_sum_slots].
 template <int NQ, int NCOL, Geometry GEOM, bool D_IN_REGISTERS, bool GATHER = false>
 __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
                                   min_blocks(NQ* NQ* elements_per_block(NQ),
@@ -220,9 +219,7 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
 #pragma unroll
     for (int k = 0; k < NQ; ++k) {
       if constexpr (GATHER)
-        r_u[c][k] = valid ? __ldg(a.x + gpu_common::global_node(
-                                            __ldg(a.global_of_local + e * NP + k * NQ2 + t)))
-                          : 0.0;
+        r_u[c][k] = valid ? __ldg(a.x + __ldg(a.global_of_local + e * NP + k * NQ2 + t)) : 0.0;
       else
         r_u[c][k] = valid ? __ldg(a.x + c * a.field_stride + e * NP + k * NQ2 + t) : 0.0;
       r_y[c][k] = 0.0;
@@ -279,9 +276,7 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
 #pragma unroll
     for (int k = 0; k < NQ; ++k) {
       dot += r_u[0][k] * r_y[0][k];
-      if (valid)
-        gpu_common::assemble_result(a.y, __ldg(a.global_of_local + e * NP + k * NQ2 + t),
-                                    r_y[0][k]);
+      if (valid) atomicAdd(a.y + __ldg(a.global_of_local + e * NP + k * NQ2 + t), r_y[0][k]);
     }
     double(&s_dot)[EPB][NQ2] = reinterpret_cast<double(&)[EPB][NQ2]>(s_stage[0][0][0]);
     __syncthreads();  // every thread is past its last read of s_stage
@@ -290,7 +285,7 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     if (valid && t == 0) {
       double sum = 0;
       for (int n = 0; n < NQ2; ++n) sum += s_dot[z][n];
-      atomicAdd(a.dot_sum, sum);
+      atomicAdd(a.dot_sums + e % dot_sum_slots, sum);
     }
     return;
   }

@@ -163,21 +163,22 @@ __device__ __forceinline__ double2 input_pair_at(const double* p, const double* 
 __device__ __forceinline__ double scatter_add_pair(const AxhelmKernelArgs& a, long long l,
                                                    double2 y, const double* x) {
   const int2 at = __ldg(reinterpret_cast<const int2*>(a.global_of_local + l));
-  gpu_common::assemble_result(a.y, at.x, y.x);
-  gpu_common::assemble_result(a.y, at.y, y.y);
+  atomicAdd(a.y + at.x, y.x);
+  atomicAdd(a.y + at.y, y.y);
   return x[0] * y.x + x[1] * y.y;
 }
-// *dot_sum += the sum of the warp's shares (x_e . y_e).
-__device__ __forceinline__ void add_element_dot(const AxhelmKernelArgs& a, int lane, double dot) {
+// dot_sums[e % dot_sum_slots] += the sum of the warp's shares (x_e . y_e).
+__device__ __forceinline__ void add_element_dot(const AxhelmKernelArgs& a, long long e, int lane,
+                                                double dot) {
   for (int offset = 16; offset > 0; offset /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, offset);
-  if (lane == 0) atomicAdd(a.dot_sum, dot);
+  if (lane == 0) atomicAdd(a.dot_sums + e % dot_sum_slots, dot);
 }
 
 // kGather: the assembled operator (AxhelmKernelArgs::global_of_local): one
 // field whose values are read at x[global_of_local[l]], each warp first
 // copying its element's 512 values into dynamic shared memory; the results
-// are added to y at their global nodes (red.global.add.f64; stored where the
-// local node is the only copy) and the warp adds x_e . y_e to *dot_sum.
+// are added to y at their global nodes (red.global.add.f64) and the warp adds
+// x_e . y_e to a dot_sums slot.
 template <int NCOL, bool kTensorT, bool kGather>
 __global__ void __launch_bounds__(32 * warps_per_block,
                                   (kTensorT ? min_resident_warps_tensor_t : min_resident_warps) /
@@ -229,8 +230,7 @@ __global__ void __launch_bounds__(32 * warps_per_block,
       for (int k = 0; k < NQ; ++k) {
         const int2 at =
             __ldg(reinterpret_cast<const int2*>(a.global_of_local + e * NP + k * NQ2 + 2 * lane));
-        mine[k * 32 + lane] = make_double2(__ldg(a.x + gpu_common::global_node(at.x)),
-                                           __ldg(a.x + gpu_common::global_node(at.y)));
+        mine[k * 32 + lane] = make_double2(__ldg(a.x + at.x), __ldg(a.x + at.y));
       }
       gathered = reinterpret_cast<const double*>(mine);
       __syncwarp();
@@ -348,7 +348,7 @@ __global__ void __launch_bounds__(32 * warps_per_block,
         else
           *reinterpret_cast<double2*>(out + node) = y;
       }
-      if constexpr (kGather) add_element_dot(a, lane, dot);
+      if constexpr (kGather) add_element_dot(a, e, lane, dot);
     } else {
       // y_m = (r, s, mass terms)_m + sum_k D[k][m] (G u)_t,k: the t transpose,
       // once per field from the lane's own slots.
@@ -374,7 +374,7 @@ __global__ void __launch_bounds__(32 * warps_per_block,
         else
           *reinterpret_cast<double2*>(out + m * NQ2) = y;
       }
-      if constexpr (kGather) add_element_dot(a, lane, dot);
+      if constexpr (kGather) add_element_dot(a, e, lane, dot);
     }
   }
 }

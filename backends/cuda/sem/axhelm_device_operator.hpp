@@ -150,11 +150,11 @@ class DeviceAxhelmOperator {
 
   // Queues y = A x (x, y: [ncol][E Np] device arrays) on the default stream;
   // with global_of_local ([E Np]) the assembled operator instead: x and y
-  // vectors of global nodes, y += Q^T A_L Q x and *dot_sum += x_e . (A_e x_e)
+  // vectors of global nodes, y += Q^T A_L Q x and dot_sums[e % 64] += x_e . (A_e x_e)
   // per element (one field; the CUDA register-column and tensor-core
   // kernels; AxhelmKernelArgs::global_of_local).
   void apply(const double* x, double* y, const int* global_of_local = nullptr,
-             double* dot_sum = nullptr) {
+             double* dot_sums = nullptr) {
     const KernelEntry entry = Backend::entry(kernel_);
     const void*& owner = owners()[entry.table];
     if (owner != this) {
@@ -166,7 +166,7 @@ class DeviceAxhelmOperator {
     a.x = x;
     a.y = y;
     a.global_of_local = global_of_local;
-    a.dot_sum = dot_sum;
+    a.dot_sums = dot_sums;
     entry.launch(a);
     Backend::check_launch();
   }

@@ -52,18 +52,6 @@ __device__ inline void trilinear_coefficients(const double* vertices, long long 
   }
 }
 
-// Global node of an assembled operator's index entry (AxhelmKernelArgs::
-// global_of_local: g, or -1 - g for a node's only copy; as
-// decode_global_of_local in gather_scatter.hpp).
-__device__ __forceinline__ int global_node(int at) { return at < 0 ? -1 - at : at; }
-// Adds (several copies) or stores (the only copy) v at y's global node.
-__device__ __forceinline__ void assemble_result(double* y, int at, double v) {
-  if (at < 0)
-    y[-1 - at] = v;
-  else
-    atomicAdd(y + at, v);
-}
-
 using ppkit::sem::JacobianColumn;  // ppkit/sem/trilinear_jacobian.hpp
 
 }  // namespace ppkit::sem::gpu_common

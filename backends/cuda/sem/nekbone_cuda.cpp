@@ -10,8 +10,7 @@
 // nekbone_kokkos.cpp does, with the assembled operator of the kernels
 // (AxhelmKernelArgs::global_of_local): axhelm reads p through the
 // local-to-global index and adds its local results to w at their global
-// nodes (atomics, so sums of copies may round differently from run to run;
-// a node's only copy stores its result, assembled_operator_index),
+// nodes (atomics, so sums of copies may round differently from run to run),
 // each element adding p_e . A_e p_e to p.Ap; search zeroes w for it and
 // update masks it; search and update see each global node once (weights 1).
 // No gather-scatter sweep and no one-block reduction runs in the loop: three
@@ -151,7 +150,7 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
         // the mask and the residual dots.
         nk::search_assembled(vectors_, scalars_.data(), it);
         op_.apply(p_.data(), w_global_.data(), global_of_local_.data(),
-                  scalars_.data() + nk::pap_sum_slot);
+                  scalars_.data() + nk::pap_slots);
         nk::update_assembled(vectors_, interior_.data(), scalars_.data(), it);
       } else {
         nk::search(vectors_, scalars_.data());  // p = M^-1 r + beta p
@@ -175,7 +174,7 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     if (layout_ == NekboneLayout::assembled) {  // u_L = x at the local node's global node
       const auto global_of_local = global_of_local_.download();
       for (std::size_t l = 0; l < out.solution.size(); ++l)
-        out.solution[l] += x[decode_global_of_local(global_of_local[l])];
+        out.solution[l] += x[global_of_local[l]];
     } else {
       for (std::size_t l = 0; l < out.solution.size(); ++l) out.solution[l] += x[l];
     }

@@ -17,7 +17,7 @@
 //   search_assembled  beta = r.z(i) / r.z(i - 1); p = (M^-1 r) + beta p,
 //              w = 0 (for axhelm's adds), the sums that update i fills = 0
 //   axhelm     w += Q^T A_L Q p, pAp += p_e . (A_e p_e) (= p . mask w: p is
-//              0 on the mask)
+//              0 on the mask), in AxhelmKernelArgs::dot_sums' 64 slots
 //   update_assembled  alpha = r.z(i) / pAp; x += alpha p, r -= alpha mask w,
 //              r.r(i + 1) and r.z(i + 1) += the block sums
 // r.z and r.r of iteration i live in slot i % 3 of a ring (AssembledSlot):
@@ -83,10 +83,12 @@ __global__ void __launch_bounds__(threads)
   // 0, not 0/0, once the residual is exactly 0 (a fixed-iteration solve
   // does not stop there).
   const double beta = it == 0 || rz_before == 0.0 ? 0.0 : rz_now / rz_before;
-  if (blockIdx.x == 0 && threadIdx.x == 0) {
-    scalars[rz_ring + (it + 1) % 3] = 0.0;
-    scalars[rr_ring + (it + 1) % 3] = 0.0;
-    scalars[pap_sum_slot] = 0.0;
+  if (blockIdx.x == 0) {
+    if (threadIdx.x < dot_sum_slots) scalars[pap_slots + threadIdx.x] = 0.0;
+    if (threadIdx.x == 0) {
+      scalars[rz_ring + (it + 1) % 3] = 0.0;
+      scalars[rr_ring + (it + 1) % 3] = 0.0;
+    }
   }
   for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < n;
        g += (long long)gridDim.x * threads) {
@@ -204,7 +206,16 @@ __global__ void __launch_bounds__(threads)
                             const unsigned char* __restrict__ interior,
                             const double* __restrict__ inv_diag, double* __restrict__ x,
                             double* __restrict__ r, double* scalars, int it) {
-  const double pap = scalars[pap_sum_slot];
+  // p.Ap: the sum of its slots, by the first warp, shared through the block.
+  __shared__ double s_pap;
+  if (threadIdx.x < 32) {
+    double pap = 0;
+    for (int k = threadIdx.x; k < dot_sum_slots; k += 32) pap += scalars[pap_slots + k];
+    for (int offset = 16; offset > 0; offset /= 2) pap += __shfl_xor_sync(0xffffffffu, pap, offset);
+    if (threadIdx.x == 0) s_pap = pap;
+  }
+  __syncthreads();
+  const double pap = s_pap;
   const double alpha = pap == 0.0 ? 0.0 : scalars[rz_ring + it % 3] / pap;
   double rr = 0, rz = 0;
   for (long long g = blockIdx.x * (long long)threads + threadIdx.x; g < n;

@@ -1,16 +1,19 @@
 #pragma once
 // Launchers of the CUDA Nekbone vector kernels (nekbone_cuda.cu): plain device
 // pointers, queued on the default stream.
+#include "ppkit/sem/axhelm_kernel_args.hpp"
+
 namespace ppkit::sem::nekbone_kernels {
 
 // Device scalars of the CG loop (double scalars[scalar_count]).
 enum ScalarSlot : int { rtz_slot = 0, beta_slot, alpha_slot, rr_slot, pap_slot, scalar_count };
-// The assembled loop's sums, added to by atomic adds (nekbone_cuda.cu): p.Ap,
-// and r.z and r.r of iteration i in slot i % 3 of two rings
-// (double scalars[assembled_scalar_count], zeroed before residuals_assembled).
+// The assembled loop's sums, added to by atomic adds (nekbone_cuda.cu): p.Ap
+// in dot_sum_slots slots (AxhelmKernelArgs::dot_sums), and r.z and r.r of
+// iteration i in slot i % 3 of two rings (double
+// scalars[assembled_scalar_count], zeroed before residuals_assembled).
 enum AssembledSlot : int {
-  pap_sum_slot = scalar_count,
-  rz_ring,
+  pap_slots = scalar_count,
+  rz_ring = pap_slots + dot_sum_slots,
   rr_ring = rz_ring + 3,
   assembled_scalar_count = rr_ring + 3
 };

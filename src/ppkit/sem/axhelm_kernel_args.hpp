@@ -20,16 +20,18 @@ struct AxhelmKernelArgs {
   double* y = nullptr;
   // Set: the assembled operator (the CUDA Nekbone on assembled vectors), one
   // field: x and y are vectors of global nodes, x read at local node l's
-  // global node g, and each local result added to y at g (atomic adds:
-  // y = y + Q^T A_L Q x, unmasked, so y must hold zeros first) or, where l
-  // is g's only copy, stored there; *dot_sum += x_e . (A_e x_e) per element
-  // (atomic adds: dot_sum grows by x . Q^T A_L Q x). global_of_local[l] is g for a node
-  // with several copies and -1 - g for a single copy (assembled_operator_index,
-  // gather_scatter.hpp). Honoured by the CUDA register-column and
-  // tensor-core kernels.
+  // global node g = global_of_local[l], and each local result added to y at
+  // g (atomic adds: y = y + Q^T A_L Q x, unmasked, so y must hold zeros
+  // first); dot_sums[e % dot_sum_slots] += x_e . (A_e x_e) per element
+  // (atomic adds: the slots' total grows by x . Q^T A_L Q x). Honoured by
+  // the CUDA register-column and tensor-core kernels.
   const int* global_of_local = nullptr;  // [E * Nq^3]
-  double* dot_sum = nullptr;             // device scalar, with global_of_local
+  double* dot_sums = nullptr;            // [dot_sum_slots], with global_of_local
 };
+// Element dots go to 64 slots, not one: on an H200 8,000 atomic adds to one
+// address made the assembled tensor-core kernel 12 us slower (75 against 63 us
+// at 20^3 elements, N = 7; docs/sem.md).
+constexpr int dot_sum_slots = 64;
 
 // Size of the constant-memory tables (Nq <= 16, N <= 15).
 constexpr int kernel_max_nq = 16;

@@ -78,8 +78,7 @@ AxhelmDeviceMesh<MemSpace> upload_axhelm_mesh(const AxhelmProblem& p, bool recom
 }
 
 // Input of an axhelm read through a local-to-global index: local node l of
-// the operator takes values(g), g = global_of_local(l) or, in the assembled
-// operator's index, decode_global_of_local of it (gather_scatter.hpp). The assembled-vector CG
+// the operator takes values(global_of_local(l)). The assembled-vector CG
 // (nekbone_kokkos.cpp) applies the operator to a vector of global nodes
 // without forming its local copies first.
 template <class MemSpace>
@@ -87,7 +86,7 @@ struct GatheredInput {
   Kokkos::View<const double*, MemSpace> values;                 // [G]
   Kokkos::View<const std::int32_t*, MemSpace> global_of_local;  // [E * Np]
   KOKKOS_INLINE_FUNCTION double operator()(std::int64_t l) const {
-    return values(decode_global_of_local(global_of_local(l)));
+    return values(global_of_local(l));
   }
 };
 
@@ -288,8 +287,8 @@ void apply_axhelm_gathered(
 }
 
 // The assembled operator on vectors of global nodes: y += Q^T A_L Q x (atomic
-// adds at the global nodes, unmasked; y holds zeros first; a node's only copy
-// stores) and dot_sum += x . Q^T A_L Q x, element by element (AssembledOutput);
+// adds at the global nodes, unmasked; y holds zeros first) and
+// dot_sum += x . Q^T A_L Q x, element by element (AssembledOutput);
 // one field.
 template <class Exec>
 void apply_axhelm_assembled(

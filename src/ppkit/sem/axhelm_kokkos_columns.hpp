@@ -26,7 +26,6 @@
 #include <type_traits>
 #include <utility>
 
-#include "ppkit/sem/gather_scatter.hpp"
 #include "ppkit/sem/trilinear_jacobian.hpp"
 
 namespace ppkit::sem {
@@ -34,8 +33,7 @@ namespace ppkit::sem {
 // Output of the assembled operator (the Nekbone on assembled vectors, as the
 // CUDA kernels' AxhelmKernelArgs::global_of_local): each local result is
 // added to y at its global node (atomic adds: y = y + Q^T A_L Q x, unmasked,
-// so y holds zeros first), or stored there by a node's only copy (the index
-// of assembled_operator_index, gather_scatter.hpp), and x_e . (A_e x_e) is
+// so y holds zeros first), and x_e . (A_e x_e) is
 // added to dot_sum per element (atomic adds: dot_sum grows by
 // x . Q^T A_L Q x). One field.
 template <class MemSpace>
@@ -52,13 +50,9 @@ struct is_assembled_output<AssembledOutput<MemSpace>> : std::true_type {};
 // The result v of local node l: y(l) = v, or the assembled operator's add.
 template <class Output>
 KOKKOS_INLINE_FUNCTION void store_result(const Output& y, std::int64_t l, double v) {
-  if constexpr (is_assembled_output<Output>::value) {
-    const std::int32_t at = y.global_of_local(l);
-    if (at < 0)
-      y.y(decode_global_of_local(at)) = v;
-    else
-      Kokkos::atomic_add(&y.y(at), v);
-  } else
+  if constexpr (is_assembled_output<Output>::value)
+    Kokkos::atomic_add(&y.y(y.global_of_local(l)), v);
+  else
     y(l) = v;
 }
 

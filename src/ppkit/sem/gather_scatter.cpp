@@ -53,15 +53,12 @@ std::vector<std::int32_t> assembled_operator_index(const std::vector<std::int64_
   require(global_count <= std::numeric_limits<std::int32_t>::max(),
           fmt::format("{} global nodes on one process", global_count),
           "at most 2^31 - 1 (32-bit device indices)");
-  std::vector<std::int32_t> copies(std::size_t(global_count), 0), index(global_ids.size());
-  for (const std::int64_t g : global_ids) {
+  std::vector<std::int32_t> index(global_ids.size());
+  for (std::size_t l = 0; l < global_ids.size(); ++l) {
+    const std::int64_t g = global_ids[l];
     require(g >= 0 && g < global_count, fmt::format("global id {}", g),
             fmt::format("0..{}", global_count - 1));
-    ++copies[std::size_t(g)];
-  }
-  for (std::size_t l = 0; l < global_ids.size(); ++l) {
-    const auto g = std::int32_t(global_ids[l]);
-    index[l] = copies[std::size_t(g)] > 1 ? g : -1 - g;
+    index[l] = std::int32_t(g);
   }
   return index;
 }

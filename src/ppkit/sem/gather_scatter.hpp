@@ -29,15 +29,11 @@ std::vector<std::uint8_t> interior_global_nodes(const std::vector<std::int64_t>&
 // indices of the device plan.
 void require_32bit_gather_scatter(std::size_t local_count);
 // The index of the assembled operator (AxhelmKernelArgs::global_of_local,
-// AssembledOutput): per local node its global node g if g has several local
-// copies (the operator adds its result there atomically), -1 - g if it is g's
-// only copy (the result is stored: no atomic). decode_global_of_local gives g.
-// Throws as require_32bit_gather_scatter does.
+// GatheredInput, AssembledOutput): per local node its global node, 32-bit.
+// Throws as require_32bit_gather_scatter does, or for a global id outside
+// 0..global_count-1.
 std::vector<std::int32_t> assembled_operator_index(const std::vector<std::int64_t>& global_ids,
                                                    std::int64_t global_count);
-KOKKOS_INLINE_FUNCTION constexpr std::int32_t decode_global_of_local(std::int32_t at) {
-  return at < 0 ? -1 - at : at;
-}
 // Serial reference: the same sum through a dense global vector.
 std::vector<double> dssum_reference(const std::vector<std::int64_t>& global_ids,
                                     std::int64_t global_count, const std::vector<double>& u);
