@@ -169,6 +169,20 @@ TEST(SemGatherScatter, GatherSumMaskDotMatchesReference) {
   }
 }
 
+// The Helmholtz problem of the operator tests below: 2 x 2 x 1 trilinear
+// elements of the given order.
+struct SmallHelmholtz {
+  BoxMesh mesh;
+  NekboneProblem problem;
+};
+SmallHelmholtz small_helmholtz(int order) {
+  SmallHelmholtz out{mesh_of(order, Deformation::trilinear, 2, 2, 1), {}};
+  NekboneSettings s;
+  s.equation = Equation::helmholtz;
+  out.problem = make_nekbone_problem(out.mesh, s);
+  return out;
+}
+
 // axhelm on a vector of global nodes read through the local-to-global index
 // equals axhelm on its local copies (stored and recomputed geometry).
 TEST(SemNekboneVectors, GatheredAxhelmMatchesLocalCopies) {
@@ -176,19 +190,13 @@ TEST(SemNekboneVectors, GatheredAxhelmMatchesLocalCopies) {
   using Mem = Exec::memory_space;
   for (int order : {3, 7})
     for (bool recompute : {false, true}) {
-      const BoxMesh m = mesh_of(order, Deformation::trilinear, 2, 2, 1);
-      NekboneSettings s;
-      s.equation = Equation::helmholtz;
-      const NekboneProblem problem = make_nekbone_problem(m, s);
+      const auto [m, problem] = small_helmholtz(order);
       std::mt19937_64 rng(test_seed() + std::uint64_t(order));
       std::uniform_real_distribution<double> uniform(-1, 1);
       std::vector<double> x(m.global_count), x_local(m.local_count());
       for (auto& v : x) v = uniform(rng);
-      std::vector<std::int32_t> global_of_local(m.local_count());
-      for (std::size_t l = 0; l < x_local.size(); ++l) {
-        x_local[l] = x[m.global_ids[l]];
-        global_of_local[l] = std::int32_t(m.global_ids[l]);
-      }
+      for (std::size_t l = 0; l < x_local.size(); ++l) x_local[l] = x[m.global_ids[l]];
+      const auto global_of_local = assembled_operator_index(m.global_ids, m.global_count);
       const auto mesh = upload_axhelm_mesh<Mem>(problem.op, recompute);
       Kokkos::View<double*, Mem> gathered("gathered", m.local_count()),
           local("local", m.local_count());
@@ -209,10 +217,7 @@ TEST(SemNekboneVectors, AssembledOperatorAddsTheSumOverCopies) {
   using Mem = Exec::memory_space;
   for (int order : {3, 7})
     for (bool recompute : {false, true}) {
-      const BoxMesh m = mesh_of(order, Deformation::trilinear, 2, 2, 1);
-      NekboneSettings s;
-      s.equation = Equation::helmholtz;
-      const NekboneProblem problem = make_nekbone_problem(m, s);
+      const auto [m, problem] = small_helmholtz(order);
       std::mt19937_64 rng(test_seed() + std::uint64_t(10 * order) + (recompute ? 1u : 0u));
       std::uniform_real_distribution<double> uniform(-1, 1);
       const std::size_t G = std::size_t(m.global_count), L = m.local_count();
