@@ -102,17 +102,16 @@ NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, Nekbone
     // The assembled operator (apply_axhelm_assembled, the CUDA kernels'
     // global_of_local): per global node search 3 flops, x and r updates 4,
     // r.r 2, r.z 3; per local node the add into w and x_l y_l (3); per
-    // element the sum of its dot.
+    // element the add of its dot to p.Ap.
     c.flops_per_iteration = ax.flops_ax + ax.flops_geo + 12 * G + 3 * L + E;
     // axhelm reads a 4-byte index per local node instead of a local value
     // (8 B) and adds into w instead of writing a local result (8 B): p once
     // per global node, w read and written once per global node in L2's
-    // atomic adds (24 B), 8 B per element dot; search reads M^-1, r, p and
-    // writes p and w = 0 (40 B per global node); the sum of the element dots
-    // reads 8 B per element; update reads x, r, p, w, M^-1 and the interior
-    // flag and writes x, r (57 B).
-    c.bytes_per_iteration =
-        ax.bytes + (4.0 - 8.0 - 8.0) * L + (24.0 + 40.0 + 57.0) * G + (8.0 + 8.0) * E;
+    // atomic adds (24 B); the element dots are atomic adds to device scalars
+    // (no DRAM traffic counted); search reads M^-1, r, p and writes p and
+    // w = 0 (40 B per global node); update reads x, r, p, w, M^-1 and the
+    // interior flag and writes x, r (57 B).
+    c.bytes_per_iteration = ax.bytes + (4.0 - 8.0 - 8.0) * L + (24.0 + 40.0 + 57.0) * G;
     return c;
   }
   // Vector work per iteration on L local values: p = M^-1 r + beta p (3),
