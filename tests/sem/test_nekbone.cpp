@@ -301,6 +301,22 @@ TEST(SemGatherScatter, PlansBeyond32BitIndicesAreRefused) {
   }
 }
 
+// The assembled operator's index: each local node's global id, 32-bit; ids
+// outside 0..G-1 are refused, naming the id and the valid range.
+TEST(SemGatherScatter, AssembledOperatorIndexChecksIds) {
+  EXPECT_EQ(assembled_operator_index({2, 0, 1, 2}, 3), (std::vector<std::int32_t>{2, 0, 1, 2}));
+  for (const std::int64_t bad : {std::int64_t(-1), std::int64_t(3)}) {
+    try {
+      assembled_operator_index({0, bad}, 3);
+      ADD_FAILURE() << "global id " << bad << " was accepted";
+    } catch (const ppkit::Error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::to_string(bad)), std::string::npos) << what;
+      EXPECT_NE(what.find("0..2"), std::string::npos) << what;
+    }
+  }
+}
+
 // The CG update pass against serial host arithmetic on seeded vectors: x and r
 // updated with alpha = r.z / p.Ap read from the device scalars, and the new
 // residual's r.c.r and r.c.M^-1.r reduced together, into a host value and into

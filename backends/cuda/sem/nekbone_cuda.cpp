@@ -71,8 +71,8 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
     const std::size_t n = assembled ? G : L;
     std::vector<double> inv_diag(n, 0.0), c, c_inv_diag(n);
     if (assembled) {
-      const auto index = assembled_operator_index(p.global_ids, p.global_count);
-      global_of_local_ = cuda::DeviceBuffer<int>(std::vector<int>(index.begin(), index.end()));
+      global_of_local_ =
+          cuda::DeviceBuffer<std::int32_t>(assembled_operator_index(p.global_ids, p.global_count));
       for (std::size_t l = 0; l < L; ++l) {
         const std::int64_t g = p.global_ids[l];
         inv_diag[g] = interior[g] ? 1.0 / diag[l] : 0.0;
@@ -196,7 +196,8 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
   NekboneLayout layout_;
   int max_iterations_;
   double tolerance_;
-  cuda::DeviceBuffer<int> offsets_, locals_, global_of_local_;
+  cuda::DeviceBuffer<int> offsets_, locals_;
+  cuda::DeviceBuffer<std::int32_t> global_of_local_;
   cuda::DeviceBuffer<unsigned char> interior_;
   cuda::DeviceBuffer<double> c_, inv_diag_, c_inv_diag_, dirichlet_, b_, x_, r_, p_, w_, w_global_,
       scalars_, partials_;
