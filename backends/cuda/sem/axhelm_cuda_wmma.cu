@@ -46,9 +46,10 @@
 // (G u)_t), exchanging the slots across the warp; 128 registers without
 // spilling, 16 warps per SM. On Hopper the fp64 products share a pipe with the
 // FP64 FMAs (33 against 30.9 TFLOP/s measured), so this moves work rather than
-// removing it; it frees registers. Measured on an H200 only in builds that
-// also folded lambda0 into the column weights (0.187 ms against 0.199 ms for
-// this kernel with the same fold, 0.176-0.178 ms without it; docs/sem.md).
+// removing it; it frees registers for 16 warps per SM. Measured on an H200
+// (N = 7, 32,768 elements): 0.170-0.174 ms against 0.177-0.180 ms for
+// cuda/trilinear-wmma in the same processes (docs/sem.md, ninth round), so
+// the CUDA recompute Nekbone runs this one.
 //
 // Geometry per node (recomputed elements): the cofactor rows a_r, a_s, a_t of
 // J and |J| = J_r . a_r (trilinear_jacobian.hpp, paper eq. 11-13), then
