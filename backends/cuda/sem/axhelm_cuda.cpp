@@ -13,6 +13,8 @@
 //   cuda/trilinear-wmma      as cuda/trilinear-dshared, r/s contractions on fp64
 //                            tensor cores; Nq = 8 (N = 7) only, sm_80 or newer
 //   cuda/trilinear-wmma-t    the same with the t contractions on tensor cores too
+//   cuda/trilinear-wmma-m16  the same with two k-slices (or 16 nodes) per
+//                            product where the operands allow (m16n8k4), sm_90+
 #include <fmt/format.h>
 
 #include "backends/cuda/core/cuda_device.hpp"
@@ -41,6 +43,8 @@ KernelEntry CudaAxhelmBackend::entry(CudaKernel k) {
       return {4, set_constants_wmma, launch_trilinear_wmma};
     case CudaKernel::trilinear_wmma_t:
       return {4, set_constants_wmma, launch_trilinear_wmma_t};
+    case CudaKernel::trilinear_wmma_m16:
+      return {4, set_constants_wmma, launch_trilinear_wmma_m16};
   }
   return {3, set_constants, launch_stored};
 }
@@ -56,6 +60,7 @@ AxhelmGeometry CudaAxhelmBackend::geometry(CudaKernel k) {
     case CudaKernel::trilinear_dshared:
     case CudaKernel::trilinear_wmma:
     case CudaKernel::trilinear_wmma_t:
+    case CudaKernel::trilinear_wmma_m16:
       break;
   }
   return AxhelmGeometry::recompute;
@@ -63,30 +68,54 @@ AxhelmGeometry CudaAxhelmBackend::geometry(CudaKernel k) {
 
 void CudaAxhelmBackend::check_supported(const AxhelmProblem& p, CudaKernel kernel) {
   check_compiled_order(p, "CUDA");
-  const bool tensor_cores =
-      kernel == CudaKernel::trilinear_wmma || kernel == CudaKernel::trilinear_wmma_t;
-  if (tensor_cores && p.nq() != 8)
-    throw Error(
-        fmt::format("{}cuda/{} runs only Nq = 8 (N = 7); this problem has N = {}",
-                    unsupported_problem_prefix,
-                    kernel == CudaKernel::trilinear_wmma ? "trilinear-wmma" : "trilinear-wmma-t",
-                    p.order),
-        "N = 7");
+  const char* tensor_core_kernel = kernel == CudaKernel::trilinear_wmma       ? "trilinear-wmma"
+                                   : kernel == CudaKernel::trilinear_wmma_t   ? "trilinear-wmma-t"
+                                   : kernel == CudaKernel::trilinear_wmma_m16 ? "trilinear-wmma-m16"
+                                                                              : nullptr;
+  if (tensor_core_kernel && p.nq() != 8)
+    throw Error(fmt::format("{}cuda/{} runs only Nq = 8 (N = 7); this problem has N = {}",
+                            unsupported_problem_prefix, tensor_core_kernel, p.order),
+                "N = 7");
 }
 
 void CudaAxhelmBackend::check_launch() { PPKIT_CUDA_CHECK_LAUNCH(); }
 void CudaAxhelmBackend::synchronize() { PPKIT_CUDA_CHECK(cudaDeviceSynchronize()); }
 
-Availability tensor_core_availability() {
-  const Availability device = cuda::device_availability();
-  if (!device.available) return device;
+namespace {
+
+// The current device's compute capability major, or 0 when it cannot be queried.
+int device_compute_major() {
   int device_id = 0, major = 0;
   if (cudaGetDevice(&device_id) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_id) != cudaSuccess)
-    return Availability::no("cannot query the CUDA device's compute capability");
+    return 0;
+  return major;
+}
+
+}  // namespace
+
+Availability tensor_core_availability() {
+  const Availability device = cuda::device_availability();
+  if (!device.available) return device;
+  const int major = device_compute_major();
+  if (major == 0) return Availability::no("cannot query the CUDA device's compute capability");
   if (major < 8)
     return Availability::no(
         fmt::format("fp64 WMMA needs compute capability 8.0 or newer (sm_{}x)", major));
+  return Availability::yes();
+}
+
+Availability tensor_core_m16_availability() {
+  const Availability base = tensor_core_availability();
+  if (!base.available) return base;
+  const int major = device_compute_major();
+  if (major < 9)
+    return Availability::no(
+        fmt::format("fp64 m16n8k4 products need compute capability 9.0 or newer (sm_{}x)", major));
+  if (cuda_kernels::wmma_m16_binary_version() < 90)
+    return Availability::no(
+        "this build holds no sm_90 code for the fp64 m16n8k4 kernel (configure with "
+        "CMAKE_CUDA_ARCHITECTURES including 90)");
   return Availability::yes();
 }
 
@@ -113,16 +142,19 @@ void register_sem_cuda_variants() {
   add("stored-dshared", 3, CudaKernel::stored_dshared);
   add("trilinear-dshared", 3, CudaKernel::trilinear_dshared);
   // Low preference: "auto" must not pick a variant that refuses most orders.
-  auto add_tensor_cores = [](const char* strategy, int preference, CudaKernel kernel) {
+  auto add_tensor_cores = [](const char* strategy, int preference, CudaKernel kernel,
+                             Availability (*availability)()) {
     auto v = cuda::cuda_variant<SemAxhelm>(strategy, preference);
-    v.availability = tensor_core_availability;
+    v.availability = availability;
     v.prepare = [kernel](const AxhelmProblem& p) {
       return std::make_unique<CudaAxhelm>(p, kernel);
     };
     Registry<SemAxhelm>::add(std::move(v));
   };
-  add_tensor_cores("trilinear-wmma", 2, CudaKernel::trilinear_wmma);
-  add_tensor_cores("trilinear-wmma-t", 4, CudaKernel::trilinear_wmma_t);
+  add_tensor_cores("trilinear-wmma", 2, CudaKernel::trilinear_wmma, tensor_core_availability);
+  add_tensor_cores("trilinear-wmma-t", 4, CudaKernel::trilinear_wmma_t, tensor_core_availability);
+  add_tensor_cores("trilinear-wmma-m16", 4, CudaKernel::trilinear_wmma_m16,
+                   tensor_core_m16_availability);
   register_sem_nekbone_cuda_variants();
 }
 }  // namespace ppkit::registration

@@ -22,6 +22,12 @@ void launch_trilinear(const AxhelmKernelArgs& args);
 void launch_trilinear_wmma(const AxhelmKernelArgs& args);
 // The same with the t contractions on the tensor cores too (cuda/trilinear-wmma-t).
 void launch_trilinear_wmma_t(const AxhelmKernelArgs& args);
+// The same with every product whose varying operand is A as an m16n8k4 over
+// two k-slices (or 16 nodes), sm_90 or newer (cuda/trilinear-wmma-m16).
+void launch_trilinear_wmma_m16(const AxhelmKernelArgs& args);
+// The compute capability (major * 10 + minor) of the code this build holds
+// for that kernel: 0 when it has none for the device.
+int wmma_m16_binary_version();
 
 // Register-column kernels (axhelm_cuda_columns.cuh), one translation unit per
 // geometry mode, each with its own constant tables.

@@ -15,8 +15,9 @@ enum class CudaKernel {
   trilinear_partial,  // register columns, trilinear elements load lambda0 w/|J| only
   stored_dshared,     // first kernels: D in shared memory, scalar loads
   trilinear_dshared,
-  trilinear_wmma,   // r/s contractions on fp64 tensor cores, Nq = 8
-  trilinear_wmma_t  // r/s and t contractions on fp64 tensor cores, Nq = 8
+  trilinear_wmma,     // r/s contractions on fp64 tensor cores, Nq = 8
+  trilinear_wmma_t,   // r/s and t contractions on fp64 tensor cores, Nq = 8
+  trilinear_wmma_m16  // the same as m16n8k4 products over two slices, Nq = 8, sm_90+
 };
 
 // The CUDA kernels behind DeviceAxhelmOperator (axhelm_cuda.cpp).
@@ -33,8 +34,11 @@ struct CudaAxhelmBackend {
 
 using CudaAxhelmOperator = DeviceAxhelmOperator<CudaAxhelmBackend>;
 
-// Whether the device runs the fp64 tensor-core kernel (compute capability 8.0+).
+// Whether the device runs the fp64 tensor-core kernels (compute capability 8.0+).
 Availability tensor_core_availability();
+// Whether it runs cuda/trilinear-wmma-m16's m16n8k4 products: compute
+// capability 9.0+ and sm_90 code in this build.
+Availability tensor_core_m16_availability();
 
 // The CUDA sem.nekbone variants (nekbone_cuda.cpp), registered with the axhelm ones.
 void register_sem_nekbone_cuda_variants();

@@ -100,6 +100,23 @@ __device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, dou
 #endif
 }
 
+// C += A B for one m16n8k4 fp64 product (sm_90 or newer): A (16x4) rows g
+// and g + 8 of column q in a0, a1; B as in m8n8k4; C (16x8) rows g and g + 8
+// of columns 2q, 2q + 1 in c = {C(g, 2q), C(g, 2q+1), C(g+8, 2q), C(g+8, 2q+1)}
+// (PTX ISA, "matrix fragments for mma.m16n8k4 with .f64"). Twice the work of
+// m8n8k4 at the same issue rate: on an H200 65.6 against 32.7 TFLOP/s.
+__device__ __forceinline__ void mma_m16n8k4(double (&c)[4], double a0, double a1, double b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
+      "{%0, %1, %2, %3};"
+      : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+      : "d"(a0), "d"(a1), "d"(b));
+#else
+  (void)c, (void)a0, (void)a1, (void)b;
+  __trap();  // unreachable: wmma_m16_binary_version() keeps older builds off this kernel
+#endif
+}
+
 // M held in accumulator layout (lane (g, q): m0 = M[g][2q], m1 = M[g][2q+1])
 // -> the A fragments of M for a contraction over its column index:
 // a0 = M[g][q], a1 = M[g][4+q]. Both come from lanes of the same row: in round
@@ -156,6 +173,62 @@ __device__ __forceinline__ double2 input_pair_at(const double* p, const double* 
     return *reinterpret_cast<const double2*>(gathered + (p - xe));
   else
     return __ldg(reinterpret_cast<const double2*>(p));
+}
+
+// G grad u at the lane's node h (column h) of slice K: (gr, gs, gt) =
+// lambda0 G (ur, us, ut), recomputed from the column's terms (recompute) or
+// loaded from the element's stored factors (factors: the lane's two columns,
+// two nodes = one 16-byte load per factor); returns the mass factor
+// lambda1 w|J| (Helmholtz; unused otherwise).
+template <int K>
+__device__ __forceinline__ double apply_geometry(const AxhelmKernelArgs& a, bool recompute,
+                                                 bool helmholtz, const Column& column,
+                                                 double scale_ij, const double* factors, int h,
+                                                 double ur, double us, double ut, double& gr,
+                                                 double& gs, double& gt) {
+  constexpr int NQ2 = 64, NP = 512;
+  if (recompute) {
+    double ar[3], as[3], at[3];
+    const double det = column.cofactors(c_nodes[K], ar, as, at);
+    const double w = scale_ij * c_weights[K];
+    const double scale = a.lambda0 * w * reciprocal(det);
+    double v[3];
+#pragma unroll
+    for (int d = 0; d < 3; ++d) v[d] = scale * fma(ar[d], ur, fma(as[d], us, at[d] * ut));
+    gr = ar[0] * v[0] + ar[1] * v[1] + ar[2] * v[2];
+    gs = as[0] * v[0] + as[1] * v[1] + as[2] * v[2];
+    gt = at[0] * v[0] + at[1] * v[1] + at[2] * v[2];
+    return a.lambda1 * w * det;
+  }
+  double f[7];
+#pragma unroll
+  for (int n = 0; n < 7; ++n) {
+    f[n] = 0;
+    if (n < 6 || helmholtz) {
+      const double2 pair = __ldg(reinterpret_cast<const double2*>(factors + n * NP + K * NQ2));
+      f[n] = h == 0 ? pair.x : pair.y;
+    }
+  }
+  gr = a.lambda0 * (f[0] * ur + f[1] * us + f[2] * ut);
+  gs = a.lambda0 * (f[1] * ur + f[3] * us + f[4] * ut);
+  gt = a.lambda0 * (f[2] * ur + f[4] * us + f[5] * ut);
+  return a.lambda1 * f[6];
+}
+
+// The assembled operator's input (kGather): the warp copies element e's 512
+// values x[global_of_local[l]] into mine (lane l gathers nodes 2l, 2l + 1 of
+// every slice) and returns them as the element's local vector.
+__device__ __forceinline__ const double* gather_element(const AxhelmKernelArgs& a, long long e,
+                                                        int lane, double2* mine) {
+  constexpr int NQ = 8, NQ2 = 64, NP = 512;
+#pragma unroll
+  for (int k = 0; k < NQ; ++k) {
+    const int2 at =
+        __ldg(reinterpret_cast<const int2*>(a.global_of_local + e * NP + k * NQ2 + 2 * lane));
+    mine[k * 32 + lane] = make_double2(__ldg(a.x + at.x), __ldg(a.x + at.y));
+  }
+  __syncwarp();
+  return reinterpret_cast<const double*>(mine);
 }
 
 // The assembled operator's output (kGather): adds the results y of local
@@ -224,17 +297,9 @@ __global__ void __launch_bounds__(32 * warps_per_block,
     const double* x = xe + 2 * lane;                       // the lane's two columns
     extern __shared__ double2 s_gathered[];  // [warps_per_block][NP / 2], kGather only
     const double* gathered = nullptr;
-    if constexpr (kGather) {  // lane l gathers nodes 2l, 2l + 1 of every slice
+    if constexpr (kGather) {
       static_assert(NCOL == 1, "a gathered input holds one field");
-      double2* mine = s_gathered + warp * (NP / 2);
-#pragma unroll
-      for (int k = 0; k < NQ; ++k) {
-        const int2 at =
-            __ldg(reinterpret_cast<const int2*>(a.global_of_local + e * NP + k * NQ2 + 2 * lane));
-        mine[k * 32 + lane] = make_double2(__ldg(a.x + at.x), __ldg(a.x + at.y));
-      }
-      gathered = reinterpret_cast<const double*>(mine);
-      __syncwarp();
+      gathered = gather_element(a, e, lane, s_gathered + warp * (NP / 2));
     }
     if constexpr (kTensorT) {
       // The previous field's t transpose has read s_t and s_rs.
@@ -282,41 +347,13 @@ __global__ void __launch_bounds__(32 * warps_per_block,
       mma_m8n8k4(us[0], us[1], d_gq, input_at<kGather>(xk + q * NQ + g, xe, gathered));
       mma_m8n8k4(us[0], us[1], d_g4q, input_at<kGather>(xk + (4 + q) * NQ + g, xe, gathered));
       const double2 ut = s_t[warp][k][lane];
-      double gr[2], gs[2], gt[2], y[2] = {0, 0};
+      double gr[2], gs[2], gt[2], y[2];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const double u_t = h == 0 ? ut.x : ut.y;
-        double mass;
-        if (recompute) {
-          double ar[3], as[3], at[3];
-          const double det = column[h].cofactors(c_nodes[k], ar, as, at);
-          const double w = scale_ij[h] * c_weights[k];
-          const double scale = a.lambda0 * w * reciprocal(det);
-          double v[3];
-#pragma unroll
-          for (int d = 0; d < 3; ++d)
-            v[d] = scale * fma(ar[d], ur[h], fma(as[d], us[h], at[d] * u_t));
-          gr[h] = ar[0] * v[0] + ar[1] * v[1] + ar[2] * v[2];
-          gs[h] = as[0] * v[0] + as[1] * v[1] + as[2] * v[2];
-          gt[h] = at[0] * v[0] + at[1] * v[1] + at[2] * v[2];
-          mass = a.lambda1 * w * det;
-        } else {
-          double f[7];
-#pragma unroll
-          for (int n = 0; n < 7; ++n) {
-            f[n] = 0;
-            if (n < 6 || helmholtz) {
-              const double2 pair =
-                  __ldg(reinterpret_cast<const double2*>(factors + n * NP + k * NQ2));
-              f[n] = h == 0 ? pair.x : pair.y;
-            }
-          }
-          gr[h] = a.lambda0 * (f[0] * ur[h] + f[1] * us[h] + f[2] * u_t);
-          gs[h] = a.lambda0 * (f[1] * ur[h] + f[3] * us[h] + f[4] * u_t);
-          gt[h] = a.lambda0 * (f[2] * ur[h] + f[4] * us[h] + f[5] * u_t);
-          mass = a.lambda1 * f[6];
-        }
-        if (helmholtz) y[h] = mass * input_at<kGather>(x + k * NQ2 + h, xe, gathered);
+        const double mass =
+            apply_geometry<k>(a, recompute, helmholtz, column[h], scale_ij[h], factors, h, ur[h],
+                              us[h], h == 0 ? ut.x : ut.y, gr[h], gs[h], gt[h]);
+        y[h] = helmholtz ? mass * input_at<kGather>(x + k * NQ2 + h, xe, gathered) : 0.0;
       }
       s_t[warp][k][lane] = make_double2(gt[0], gt[1]);
       // y_k += (G u)_r D + D^T (G u)_s.
@@ -380,6 +417,162 @@ __global__ void __launch_bounds__(32 * warps_per_block,
   }
 }
 
+// cuda/trilinear-wmma-m16 (sm_90): every product whose varying operand is A
+// as one m16n8k4 over two k-slices or 16 nodes at once (rows g and g + 8),
+// half the tensor-core instructions of m8n8k4 for the same work:
+//   u_r of slices k, k+1   A = [U_k; U_k+1] (rows j), B = D^T      2 per pair
+//   (G u)_r D, k and k+1   A = row gathers of both slices, B = D  2 per pair
+//   U_t, 16 nodes n        A(n, m) = U[m][n], B = D^T             8 per element
+//   y_t, 16 nodes n        A(n, k) = (G u)_t[k][n], B = D         8 per element
+// u_s = D U_k and D^T (G u)_s have U in B and stay m8n8k4 (4 per slice):
+// 64 tensor-core instructions per element against 96 in cuda/trilinear-wmma-t.
+// The t products see the element as 64 x 8 (node n = 8 j + i of a slice,
+// slice k): their results (U_t at (n, 2q), (n, 2q+1)) go to slot rows of
+// both arrays, which the slice loop reads two nodes per lane as before.
+// Slot row k starts at pair_row(k) = 68 k + 4 (k / 4) doubles: the t
+// products' column accesses (rows 2q, 2q + 1 and rows q, q + 4 at nodes
+// 16 b + g) then fall into distinct 8-byte banks per half warp, and 16
+// warps' slots and gathered elements fit an SM's shared memory (208 KB).
+__device__ __forceinline__ int pair_row(int k) { return 68 * k + 4 * (k >> 2); }
+constexpr int pair_slots = 68 * 7 + 4 + 64;  // pair_row(7) + 64 doubles
+constexpr int min_resident_warps_pairs = 16;
+
+// The assembled operator's output of one node (local node l): y added at its
+// global node; returns x_l y_l, its share of x_e . y_e.
+__device__ __forceinline__ double scatter_add(const AxhelmKernelArgs& a, long long l, double y,
+                                              double x) {
+  atomicAdd(a.y + __ldg(a.global_of_local + l), y);
+  return x * y;
+}
+
+template <int NCOL, bool kGather>
+__global__ void __launch_bounds__(32, min_resident_warps_pairs)
+    axhelm_mma_pairs_kernel(const AxhelmKernelArgs a) {
+  constexpr int NQ = 8, NQ2 = 64, NP = 512;
+  __shared__ double s_C[24];
+  // Slot rows (pair_row) of u_t, replaced by (G u)_t once used, and of y's r,
+  // s (and mass) terms.
+  __shared__ __align__(16) double s_t[pair_slots];
+  __shared__ __align__(16) double s_rs[pair_slots];
+  const int lane = threadIdx.x, g = lane >> 2, q = lane & 3;
+  const long long e = blockIdx.x;
+  const long long slot = a.factor_slot ? a.factor_slot[e] : e;
+  const bool recompute = slot < 0;
+  const bool helmholtz = a.helmholtz != 0;
+  const double d_gq = c_D[g * NQ + q], d_g4q = c_D[g * NQ + 4 + q];
+  const double d_qg = c_D[q * NQ + g], d_4qg = c_D[(4 + q) * NQ + g];
+
+  Column column[2];
+  double scale_ij[2] = {0, 0};
+  if (recompute) {
+    gpu_common::trilinear_coefficients(a.vertices, e, lane, 32, s_C);
+    __syncwarp();
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      column[h].init(s_C, c_nodes[2 * q + h], c_nodes[g]);
+      scale_ij[h] = c_weights[2 * q + h] * c_weights[g];
+    }
+  }
+  const double* factors = a.factors + (recompute ? 0 : slot) * 7 * NP + 2 * lane;
+  const int node = 8 * g + 2 * q;  // the lane's nodes (i = 2q + h, j = g) of every slice
+
+#pragma unroll 1
+  for (int c = 0; c < NCOL; ++c) {
+    const double* xe = a.x + c * a.field_stride + e * NP;
+    const double* x = xe + node;
+    extern __shared__ double2 s_gathered[];  // [NP / 2], kGather only
+    const double* gathered = nullptr;
+    if constexpr (kGather) {
+      static_assert(NCOL == 1, "a gathered input holds one field");
+      gathered = gather_element(a, e, lane, s_gathered);
+    }
+    // The previous field's t products have read the slots.
+    __syncwarp();
+    // U_t at 16 nodes n = 16 b + (g, g + 8): C(n, k) = sum_m U[m][n] D[k][m].
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      const int n = 16 * b + g;
+      double ut[4] = {0, 0, 0, 0};
+      mma_m16n8k4(ut, input_at<kGather>(xe + q * NQ2 + n, xe, gathered),
+                  input_at<kGather>(xe + q * NQ2 + n + 8, xe, gathered), d_gq);
+      mma_m16n8k4(ut, input_at<kGather>(xe + (4 + q) * NQ2 + n, xe, gathered),
+                  input_at<kGather>(xe + (4 + q) * NQ2 + n + 8, xe, gathered), d_g4q);
+      s_t[pair_row(2 * q) + n] = ut[0];
+      s_t[pair_row(2 * q + 1) + n] = ut[1];
+      s_t[pair_row(2 * q) + n + 8] = ut[2];
+      s_t[pair_row(2 * q + 1) + n + 8] = ut[3];
+    }
+    __syncwarp();
+    static_for<NQ / 2>([&](auto pair_constant) {
+      constexpr int k0 = 2 * decltype(pair_constant)::value, k1 = k0 + 1;
+      const double* xk0 = xe + k0 * NQ2;
+      const double* xk1 = xe + k1 * NQ2;
+      // u_r of both slices: C rows g (slice k0) and g + 8 (slice k1).
+      double ur[4] = {0, 0, 0, 0}, us0[2] = {0, 0}, us1[2] = {0, 0};
+      mma_m16n8k4(ur, input_at<kGather>(xk0 + g * NQ + q, xe, gathered),
+                  input_at<kGather>(xk1 + g * NQ + q, xe, gathered), d_gq);
+      mma_m16n8k4(ur, input_at<kGather>(xk0 + g * NQ + 4 + q, xe, gathered),
+                  input_at<kGather>(xk1 + g * NQ + 4 + q, xe, gathered), d_g4q);
+      mma_m8n8k4(us0[0], us0[1], d_gq, input_at<kGather>(xk0 + q * NQ + g, xe, gathered));
+      mma_m8n8k4(us0[0], us0[1], d_g4q, input_at<kGather>(xk0 + (4 + q) * NQ + g, xe, gathered));
+      mma_m8n8k4(us1[0], us1[1], d_gq, input_at<kGather>(xk1 + q * NQ + g, xe, gathered));
+      mma_m8n8k4(us1[0], us1[1], d_g4q, input_at<kGather>(xk1 + (4 + q) * NQ + g, xe, gathered));
+      const double2 ut0 = *reinterpret_cast<const double2*>(s_t + pair_row(k0) + node);
+      const double2 ut1 = *reinterpret_cast<const double2*>(s_t + pair_row(k1) + node);
+      // Nodes 0, 1: slice k0; 2, 3: slice k1 (the m16n8k4 accumulator order).
+      double gr[4], gs[4], gt[4], y[4];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const double mass0 =
+            apply_geometry<k0>(a, recompute, helmholtz, column[h], scale_ij[h], factors, h, ur[h],
+                               us0[h], h == 0 ? ut0.x : ut0.y, gr[h], gs[h], gt[h]);
+        const double mass1 = apply_geometry<k1>(
+            a, recompute, helmholtz, column[h], scale_ij[h], factors, h, ur[2 + h], us1[h],
+            h == 0 ? ut1.x : ut1.y, gr[2 + h], gs[2 + h], gt[2 + h]);
+        y[h] = helmholtz ? mass0 * input_at<kGather>(x + k0 * NQ2 + h, xe, gathered) : 0.0;
+        y[2 + h] = helmholtz ? mass1 * input_at<kGather>(x + k1 * NQ2 + h, xe, gathered) : 0.0;
+      }
+      *reinterpret_cast<double2*>(s_t + pair_row(k0) + node) = make_double2(gt[0], gt[1]);
+      *reinterpret_cast<double2*>(s_t + pair_row(k1) + node) = make_double2(gt[2], gt[3]);
+      // y += (G u)_r D for both slices, D^T (G u)_s per slice.
+      double r0[2], r1[2], op0, op1;
+      row_gather(gr[0], gr[1], g, q, r0[0], r0[1]);
+      row_gather(gr[2], gr[3], g, q, r1[0], r1[1]);
+      mma_m16n8k4(y, r0[0], r1[0], d_qg);
+      mma_m16n8k4(y, r0[1], r1[1], d_4qg);
+      column_gather(gs[0], gs[1], g, q, op0, op1);
+      mma_m8n8k4(y[0], y[1], d_qg, op0);
+      mma_m8n8k4(y[0], y[1], d_4qg, op1);
+      column_gather(gs[2], gs[3], g, q, op0, op1);
+      mma_m8n8k4(y[2], y[3], d_qg, op0);
+      mma_m8n8k4(y[2], y[3], d_4qg, op1);
+      *reinterpret_cast<double2*>(s_rs + pair_row(k0) + node) = make_double2(y[0], y[1]);
+      *reinterpret_cast<double2*>(s_rs + pair_row(k1) + node) = make_double2(y[2], y[3]);
+    });
+    __syncwarp();
+    // y at 16 nodes n: C(n, m) = (r, s, mass terms)(n, m) + sum_k (G u)_t[k][n] D[k][m].
+    double* out = a.y + c * a.field_stride + e * NP;
+    double dot = 0;  // kGather: this lane's share of x_e . y_e
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      const int n = 16 * b + g;
+      double y[4] = {s_rs[pair_row(2 * q) + n], s_rs[pair_row(2 * q + 1) + n],
+                     s_rs[pair_row(2 * q) + n + 8], s_rs[pair_row(2 * q + 1) + n + 8]};
+      mma_m16n8k4(y, s_t[pair_row(q) + n], s_t[pair_row(q) + n + 8], d_qg);
+      mma_m16n8k4(y, s_t[pair_row(4 + q) + n], s_t[pair_row(4 + q) + n + 8], d_4qg);
+#pragma unroll
+      for (int v = 0; v < 4; ++v) {
+        const int local = (2 * q + (v & 1)) * NQ2 + n + 8 * (v >> 1);
+        if constexpr (kGather)
+          dot += scatter_add(a, e * NP + local, y[v], gathered[local]);
+        else
+          out[local] = y[v];
+      }
+    }
+    if constexpr (kGather) add_element_dot(a, e, lane, dot);
+  }
+}
+
 template <bool kTensorT>
 void launch(const AxhelmKernelArgs& a) {
   const unsigned grid = unsigned((a.elements + warps_per_block - 1) / warps_per_block);
@@ -401,5 +594,24 @@ void set_constants_wmma(int nq, const double* derivative, const double* nodes,
 
 void launch_trilinear_wmma(const AxhelmKernelArgs& a) { launch<false>(a); }
 void launch_trilinear_wmma_t(const AxhelmKernelArgs& a) { launch<true>(a); }
+
+void launch_trilinear_wmma_m16(const AxhelmKernelArgs& a) {
+  const unsigned grid = unsigned(a.elements);
+  if (a.global_of_local)
+    axhelm_mma_pairs_kernel<1, true><<<grid, 32, 512 * sizeof(double)>>>(a);
+  else if (a.ncol == 3)
+    axhelm_mma_pairs_kernel<3, false><<<grid, 32>>>(a);
+  else
+    axhelm_mma_pairs_kernel<1, false><<<grid, 32>>>(a);
+}
+
+int wmma_m16_binary_version() {
+  cudaFuncAttributes attributes{};
+  if (cudaFuncGetAttributes(&attributes, axhelm_mma_pairs_kernel<1, false>) != cudaSuccess) {
+    (void)cudaGetLastError();  // not a sticky error: leave nothing for the next launch check
+    return 0;
+  }
+  return attributes.binaryVersion;
+}
 
 }  // namespace ppkit::sem::cuda_kernels

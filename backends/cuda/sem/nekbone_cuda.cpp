@@ -37,8 +37,9 @@ namespace nk = nekbone_kernels;
 // cuda/trilinear-wmma and 0.28 ms for the register-column cuda/trilinear at
 // N = 7, 32,768 elements, H200; docs/sem.md).
 CudaKernel axhelm_kernel(const AxhelmProblem& op, CudaKernel kernel) {
-  if (kernel == CudaKernel::trilinear && op.nq() == 8 && tensor_core_availability().available)
-    return CudaKernel::trilinear_wmma_t;
+  if (kernel != CudaKernel::trilinear || op.nq() != 8) return kernel;
+  if (tensor_core_m16_availability().available) return CudaKernel::trilinear_wmma_m16;
+  if (tensor_core_availability().available) return CudaKernel::trilinear_wmma_t;
   return kernel;
 }
 
