@@ -32,10 +32,10 @@ namespace {
 namespace nk = nekbone_kernels;
 
 // The trilinear solve runs the fastest recompute kernel of its order: at
-// Nq = 8 on compute capability 8.0+ the tensor-core kernel of
-// cuda/trilinear-wmma-t (0.170-0.171 ms against 0.179-0.180 ms for
-// cuda/trilinear-wmma and 0.28 ms for the register-column cuda/trilinear at
-// N = 7, 32,768 elements, H200; docs/sem.md).
+// Nq = 8 the tensor-core kernel of cuda/trilinear-wmma-m16 on compute
+// capability 9.0+ (0.168-0.170 ms at N = 7, 32,768 elements, H200), else
+// that of cuda/trilinear-wmma-t on 8.0+ (0.170-0.174 ms; cuda/trilinear-wmma
+// 0.177-0.180 ms, the register-column cuda/trilinear 0.28 ms; docs/sem.md).
 CudaKernel axhelm_kernel(const AxhelmProblem& op, CudaKernel kernel) {
   if (kernel != CudaKernel::trilinear || op.nq() != 8) return kernel;
   if (tensor_core_m16_availability().available) return CudaKernel::trilinear_wmma_m16;
