@@ -248,6 +248,40 @@ __device__ __forceinline__ void add_element_dot(const AxhelmKernelArgs& a, long 
   if (lane == 0) atomicAdd(a.dot_sums + e % dot_sum_slots, dot);
 }
 
+// What both tensor-core kernels hold per element and lane (g, q): D's
+// fragments D[g][q], D[g][4+q] (B of u_r = U D^T, A of u_s = D U) and D[q][g],
+// D[4+q][g] (B of (G u)_r D, A of D^T (G u)_s); for a recomputed element the
+// trilinear terms of the lane's columns (i, j) = (2q + h, g) and w_i w_j,
+// else its stored factors from the lane's two columns on.
+struct LaneElement {
+  bool recompute, helmholtz;
+  double d_gq, d_g4q, d_qg, d_4qg;
+  Column column[2];
+  double scale_ij[2] = {0, 0};
+  const double* factors;
+  // s_C: the warp's 24 doubles of shared memory for the vertex coefficients.
+  __device__ __forceinline__ LaneElement(const AxhelmKernelArgs& a, long long e, int lane,
+                                         double* s_C) {
+    constexpr int NQ = 8, NP = 512;
+    const int g = lane >> 2, q = lane & 3;
+    const long long slot = a.factor_slot ? a.factor_slot[e] : e;
+    recompute = slot < 0;
+    helmholtz = a.helmholtz != 0;
+    d_gq = c_D[g * NQ + q], d_g4q = c_D[g * NQ + 4 + q];
+    d_qg = c_D[q * NQ + g], d_4qg = c_D[(4 + q) * NQ + g];
+    if (recompute) {
+      gpu_common::trilinear_coefficients(a.vertices, e, lane, 32, s_C);
+      __syncwarp();
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        column[h].init(s_C, c_nodes[2 * q + h], c_nodes[g]);
+        scale_ij[h] = c_weights[2 * q + h] * c_weights[g];
+      }
+    }
+    factors = a.factors + (recompute ? 0 : slot) * 7 * NP + 2 * lane;
+  }
+};
+
 // kGather: the assembled operator (AxhelmKernelArgs::global_of_local): one
 // field whose values are read at x[global_of_local[l]], each warp first
 // copying its element's 512 values into dynamic shared memory; the results
@@ -269,27 +303,12 @@ __global__ void __launch_bounds__(32 * warps_per_block,
   const int g = lane >> 2, q = lane & 3;
   const long long e = (long long)blockIdx.x * warps_per_block + warp;
   if (e >= a.elements) return;  // a whole warp: no block-wide synchronisation below
-  const long long slot = a.factor_slot ? a.factor_slot[e] : e;
-  const bool recompute = slot < 0;
-  const bool helmholtz = a.helmholtz != 0;
-
-  // This lane's entries of D's fragments: D[g][q], D[g][4+q] (B of u_r = U D^T,
-  // A of u_s = D U) and D[q][g], D[4+q][g] (B of (G u)_r D, A of D^T (G u)_s).
-  const double d_gq = c_D[g * NQ + q], d_g4q = c_D[g * NQ + 4 + q];
-  const double d_qg = c_D[q * NQ + g], d_4qg = c_D[(4 + q) * NQ + g];
-
-  Column column[2];
-  double scale_ij[2] = {0, 0};  // w_i w_j of the two columns
-  if (recompute) {
-    gpu_common::trilinear_coefficients(a.vertices, e, lane, 32, s_C[warp]);
-    __syncwarp();
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      column[h].init(s_C[warp], c_nodes[2 * q + h], c_nodes[g]);
-      scale_ij[h] = c_weights[2 * q + h] * c_weights[g];
-    }
-  }
-  const double* factors = a.factors + (recompute ? 0 : slot) * 7 * NP + 2 * lane;
+  const LaneElement el(a, e, lane, s_C[warp]);
+  const bool recompute = el.recompute, helmholtz = el.helmholtz;
+  const double d_gq = el.d_gq, d_g4q = el.d_g4q, d_qg = el.d_qg, d_4qg = el.d_4qg;
+  const Column(&column)[2] = el.column;
+  const double(&scale_ij)[2] = el.scale_ij;
+  const double* factors = el.factors;
 
 #pragma unroll 1
   for (int c = 0; c < NCOL; ++c) {
@@ -426,7 +445,7 @@ __global__ void __launch_bounds__(32 * warps_per_block,
 //   y_t, 16 nodes n        A(n, k) = (G u)_t[k][n], B = D         8 per element
 // u_s = D U_k and D^T (G u)_s have U in B and stay m8n8k4 (4 per slice):
 // 64 tensor-core instructions per element against 96 in cuda/trilinear-wmma-t.
-// Measured on an H200 (N = 7, 32,768 elements): 0.168-0.170 ms against
+// Measured on an H200 (N = 7, 32,768 elements): 0.166-0.170 ms against
 // 0.170-0.174 ms for cuda/trilinear-wmma-t (docs/results/h200.md, tenth
 // round); latency-bound at 16 warps per SM, 0.176-0.183 ms at 12.
 // The t products see the element as 64 x 8 (node n = 8 j + i of a slice,
@@ -459,24 +478,12 @@ __global__ void __launch_bounds__(32, min_resident_warps_pairs)
   __shared__ __align__(16) double s_rs[pair_slots];
   const int lane = threadIdx.x, g = lane >> 2, q = lane & 3;
   const long long e = blockIdx.x;
-  const long long slot = a.factor_slot ? a.factor_slot[e] : e;
-  const bool recompute = slot < 0;
-  const bool helmholtz = a.helmholtz != 0;
-  const double d_gq = c_D[g * NQ + q], d_g4q = c_D[g * NQ + 4 + q];
-  const double d_qg = c_D[q * NQ + g], d_4qg = c_D[(4 + q) * NQ + g];
-
-  Column column[2];
-  double scale_ij[2] = {0, 0};
-  if (recompute) {
-    gpu_common::trilinear_coefficients(a.vertices, e, lane, 32, s_C);
-    __syncwarp();
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      column[h].init(s_C, c_nodes[2 * q + h], c_nodes[g]);
-      scale_ij[h] = c_weights[2 * q + h] * c_weights[g];
-    }
-  }
-  const double* factors = a.factors + (recompute ? 0 : slot) * 7 * NP + 2 * lane;
+  const LaneElement el(a, e, lane, s_C);
+  const bool recompute = el.recompute, helmholtz = el.helmholtz;
+  const double d_gq = el.d_gq, d_g4q = el.d_g4q, d_qg = el.d_qg, d_4qg = el.d_4qg;
+  const Column(&column)[2] = el.column;
+  const double(&scale_ij)[2] = el.scale_ij;
+  const double* factors = el.factors;
   const int node = 8 * g + 2 * q;  // the lane's nodes (i = 2q + h, j = g) of every slice
 
 #pragma unroll 1
