@@ -5,9 +5,9 @@
 // assume (PTX ISA, "matrix fragments for mma.m16n8k*" with .f64) against a
 // host product, then times independent products on every SM and one
 // dependent chain (latency). Measured on an H200 (docs/results/h200.md,
-// tenth round): m8n8k4 32.7 TFLOP/s, m16n8k4 65.6, m16n8k8 65.9, m16n8k16
-// 66.5, FP64 FMA 31.8; m16n8k4 issues at m8n8k4's instruction rate with
-// twice the work.
+// tenth round; 16 warps per SM): m8n8k4 33.0 TFLOP/s, m16n8k4 66.1, m16n8k8
+// 66.5, m16n8k16 66.6, FP64 FMA 32.0; m16n8k4 issues at m8n8k4's instruction
+// rate with twice the work.
 #include <cuda_runtime.h>
 
 #include <cmath>

@@ -104,7 +104,8 @@ __device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, dou
 // and g + 8 of column q in a0, a1; B as in m8n8k4; C (16x8) rows g and g + 8
 // of columns 2q, 2q + 1 in c = {C(g, 2q), C(g, 2q+1), C(g+8, 2q), C(g+8, 2q+1)}
 // (PTX ISA, "matrix fragments for mma.m16n8k4 with .f64"). Twice the work of
-// m8n8k4 at the same issue rate: on an H200 65.6 against 32.7 TFLOP/s.
+// m8n8k4 at the same issue rate: on an H200 66.1 against 33.0 TFLOP/s
+// (ppkit_fp64_mma_rates).
 __device__ __forceinline__ void mma_m16n8k4(double (&c)[4], double a0, double a1, double b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
