@@ -468,7 +468,11 @@ __device__ __forceinline__ double scatter_add(const AxhelmKernelArgs& a, long lo
   return x * y;
 }
 
-template <int NCOL, bool kGather>
+// kHelmholtz: the equation at compile time, so that a Poisson kernel carries
+// no mass term (its lambda1 w|J| was formed in every node, 2 multiplies, when
+// the flag was read at run time: 0.168-0.170 against 0.163 ms on an H200,
+// docs/results/h200.md, tenth round).
+template <int NCOL, bool kGather, bool kHelmholtz>
 __global__ void __launch_bounds__(32, min_resident_warps_pairs)
     axhelm_mma_pairs_kernel(const AxhelmKernelArgs a) {
   constexpr int NQ = 8, NQ2 = 64, NP = 512;
@@ -480,7 +484,8 @@ __global__ void __launch_bounds__(32, min_resident_warps_pairs)
   const int lane = threadIdx.x, g = lane >> 2, q = lane & 3;
   const long long e = blockIdx.x;
   const LaneElement el(a, e, lane, s_C);
-  const bool recompute = el.recompute, helmholtz = el.helmholtz;
+  const bool recompute = el.recompute;
+  constexpr bool helmholtz = kHelmholtz;
   const double d_gq = el.d_gq, d_g4q = el.d_g4q, d_qg = el.d_qg, d_4qg = el.d_4qg;
   const Column(&column)[2] = el.column;
   const double(&scale_ij)[2] = el.scale_ij;
@@ -606,19 +611,27 @@ void set_constants_wmma(int nq, const double* derivative, const double* nodes,
 void launch_trilinear_wmma(const AxhelmKernelArgs& a) { launch<false>(a); }
 void launch_trilinear_wmma_t(const AxhelmKernelArgs& a) { launch<true>(a); }
 
-void launch_trilinear_wmma_m16(const AxhelmKernelArgs& a) {
+template <bool kHelmholtz>
+void launch_pairs(const AxhelmKernelArgs& a) {
   const unsigned grid = unsigned(a.elements);
   if (a.global_of_local)
-    axhelm_mma_pairs_kernel<1, true><<<grid, 32, 512 * sizeof(double)>>>(a);
+    axhelm_mma_pairs_kernel<1, true, kHelmholtz><<<grid, 32, 512 * sizeof(double)>>>(a);
   else if (a.ncol == 3)
-    axhelm_mma_pairs_kernel<3, false><<<grid, 32>>>(a);
+    axhelm_mma_pairs_kernel<3, false, kHelmholtz><<<grid, 32>>>(a);
   else
-    axhelm_mma_pairs_kernel<1, false><<<grid, 32>>>(a);
+    axhelm_mma_pairs_kernel<1, false, kHelmholtz><<<grid, 32>>>(a);
+}
+
+void launch_trilinear_wmma_m16(const AxhelmKernelArgs& a) {
+  if (a.helmholtz)
+    launch_pairs<true>(a);
+  else
+    launch_pairs<false>(a);
 }
 
 int wmma_m16_binary_version() {
   cudaFuncAttributes attributes{};
-  if (cudaFuncGetAttributes(&attributes, axhelm_mma_pairs_kernel<1, false>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attributes, axhelm_mma_pairs_kernel<1, false, false>) != cudaSuccess) {
     (void)cudaGetLastError();  // not a sticky error: leave nothing for the next launch check
     return 0;
   }
