@@ -446,9 +446,10 @@ __global__ void __launch_bounds__(32 * warps_per_block,
 //   y_t, 16 nodes n        A(n, k) = (G u)_t[k][n], B = D         8 per element
 // u_s = D U_k and D^T (G u)_s have U in B and stay m8n8k4 (4 per slice):
 // 64 tensor-core instructions per element against 96 in cuda/trilinear-wmma-t.
-// Measured on an H200 (N = 7, 32,768 elements): 0.166-0.170 ms against
-// 0.170-0.174 ms for cuda/trilinear-wmma-t (docs/results/h200.md, tenth
-// round); latency-bound at 16 warps per SM, 0.176-0.183 ms at 12.
+// Measured on an H200 (N = 7, 32,768 elements, Poisson): 0.162-0.164 ms
+// against 0.173-0.174 ms for cuda/trilinear-wmma-t and 0.287-0.291 ms for
+// cuda/stored (docs/results/h200.md, tenth round); latency-bound at 16 warps
+// per SM, 0.176-0.183 ms at 12.
 // The t products see the element as 64 x 8 (node n = 8 j + i of a slice,
 // slice k): their results (U_t at (n, 2q), (n, 2q+1)) go to slot rows of
 // both arrays, which the slice loop reads two nodes per lane as before.

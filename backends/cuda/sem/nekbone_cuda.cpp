@@ -33,7 +33,7 @@ namespace nk = nekbone_kernels;
 
 // The trilinear solve runs the fastest recompute kernel of its order: at
 // Nq = 8 the tensor-core kernel of cuda/trilinear-wmma-m16 on compute
-// capability 9.0+ (0.166-0.170 ms at N = 7, 32,768 elements, H200), else
+// capability 9.0+ (0.162-0.164 ms at N = 7, 32,768 elements, H200), else
 // that of cuda/trilinear-wmma-t on 8.0+ (0.170-0.174 ms; cuda/trilinear-wmma
 // 0.177-0.180 ms, the register-column cuda/trilinear 0.28 ms; docs/sem.md).
 CudaKernel axhelm_kernel(const AxhelmProblem& op, CudaKernel kernel) {
