@@ -457,8 +457,30 @@ __global__ void __launch_bounds__(32 * warps_per_block,
 // products' column accesses (rows 2q, 2q + 1 and rows q, q + 4 at nodes
 // 16 b + g) then fall into distinct 8-byte banks per half warp, and 16
 // warps' slots and gathered elements fit an SM's shared memory (208 KB).
-__device__ __forceinline__ int pair_row(int k) { return 68 * k + 4 * (k >> 2); }
+__host__ __device__ constexpr int pair_row(int k) { return 68 * k + 4 * (k >> 2); }
 constexpr int pair_slots = 68 * 7 + 4 + 64;  // pair_row(7) + 64 doubles
+// Whether the rows row(q), q = 0..3, read or written at nodes 16 b + g by the
+// half warp g = 0..3 (or 4..7) meet 16 distinct 8-byte banks (16 per 128 B).
+template <class Row>
+constexpr bool rows_conflict_free(Row row) {
+  for (int half = 0; half < 2; ++half) {
+    bool used[16] = {};
+    for (int q = 0; q < 4; ++q)
+      for (int g = 4 * half; g < 4 * half + 4; ++g) {
+        const int bank = (pair_row(row(q)) + g) % 16;
+        if (used[bank]) return false;
+        used[bank] = true;
+      }
+  }
+  return true;
+}
+static_assert(rows_conflict_free([](int q) { return 2 * q; }) &&
+                  rows_conflict_free([](int q) { return 2 * q + 1; }) &&
+                  rows_conflict_free([](int q) { return q; }) &&
+                  rows_conflict_free([](int q) { return q + 4; }),
+              "the t products' slot accesses must not conflict in shared-memory banks");
+static_assert(pair_row(7) + 64 == pair_slots && pair_row(4) >= pair_row(3) + 64,
+              "slot rows of 64 doubles must not overlap");
 constexpr int min_resident_warps_pairs = 16;
 
 // The assembled operator's output of one node (local node l): y added at its
