@@ -210,8 +210,8 @@ TEST(SemNekboneVectors, GatheredAxhelmMatchesLocalCopies) {
 }
 
 // The assembled operator adds Q^T A_L Q x to what y holds (the sum over the
-// copies of each global node of axhelm on the local copies, formed here on
-// the host) and x . Q^T A_L Q x to what dot_sum holds.
+// copies of each global node of the serial reference axhelm on the local
+// copies, formed here on the host) and x . Q^T A_L Q x to what dot_sum holds.
 TEST(SemNekboneVectors, AssembledOperatorAddsTheSumOverCopies) {
   using Exec = Kokkos::DefaultExecutionSpace;
   using Mem = Exec::memory_space;
@@ -227,15 +227,16 @@ TEST(SemNekboneVectors, AssembledOperatorAddsTheSumOverCopies) {
       for (std::size_t l = 0; l < L; ++l) x_local[l] = x[m.global_ids[l]];
       const auto global_of_local = assembled_operator_index(m.global_ids, m.global_count);
       const auto mesh = upload_axhelm_mesh<Mem>(problem.op, recompute);
-      Kokkos::View<double*, Mem> local("local", L);
       Kokkos::View<double*, Mem> y = to_device<double, Mem>(y0, "y");
       Kokkos::View<double, Mem> dot_sum("dot_sum");
       const double dot0 = uniform(rng);
       Kokkos::deep_copy(dot_sum, dot0);
       apply_axhelm_assembled<Exec>(mesh, to_device<std::int32_t, Mem>(global_of_local, "index"),
                                    to_device<double, Mem>(x, "x"), y, dot_sum);
-      apply_axhelm<Exec>(mesh, to_device<double, Mem>(x_local, "x_local"), local);
-      const auto a = to_host(y), y_local = to_host(local);
+      AxhelmProblem local_problem = problem.op;
+      local_problem.x = x_local;
+      const auto y_local = axhelm_reference(local_problem);
+      const auto a = to_host(y);
       double dot_out = 0;
       Kokkos::deep_copy(dot_out, dot_sum);
       std::vector<double> expected = y0;
@@ -245,15 +246,18 @@ TEST(SemNekboneVectors, AssembledOperatorAddsTheSumOverCopies) {
         expected[m.global_ids[l]] += y_local[l];
         scale = std::max(scale, std::fabs(y_local[l]));
       }
+      // Device kernel against serial reference (stored or recomputed
+      // geometry): agreement to 1e-12 of the largest local result, as the
+      // axhelm variant tests.
       for (std::size_t g = 0; g < G; ++g)
-        ASSERT_NEAR(a[g], expected[g], 1e-13 * scale)
+        ASSERT_NEAR(a[g], expected[g], 1e-12 * scale)
             << "N=" << order << " recompute=" << recompute << " global node " << g;
       double dot = dot0, size = std::fabs(dot0);
       for (std::size_t l = 0; l < L; ++l) {
         dot += x_local[l] * y_local[l];
         size += std::fabs(x_local[l] * y_local[l]);
       }
-      ASSERT_NEAR(dot_out, dot, 1e-13 * size) << "N=" << order << " recompute=" << recompute;
+      ASSERT_NEAR(dot_out, dot, 1e-12 * size) << "N=" << order << " recompute=" << recompute;
     }
 }
 
