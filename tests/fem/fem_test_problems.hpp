@@ -1,6 +1,7 @@
 #pragma once
 // Seeded problems shared by the fem tests: distorted boxes, random materials.
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -43,6 +44,37 @@ inline HexMesh renumbered_box(std::array<int, 3> n, unsigned seed) {
   for (auto& v : mesh.elements) v = new_of[v];
   for (auto& group : mesh.node_groups)
     for (auto& v : group.second) v = new_of[v];
+  return mesh;
+}
+
+// A mesh with a node in more than 8 elements (as unstructured hex meshes
+// have): `sectors` convex quadrilaterals around the z axis (centre, inner ring
+// node k, outer node between k and k + 1, inner ring node k + 1, ring radii
+// jittered by the seed), extruded through `layers` layers, so the centre
+// nodes of inner levels lie in 2 * sectors elements.
+inline HexMesh fan_mesh(int sectors, int layers, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> jitter(-0.05, 0.05);
+  const double pi = 3.14159265358979323846;
+  const int per_level = 2 * sectors + 1;  // centre, inner ring, outer ring
+  HexMesh mesh;
+  for (int level = 0; level <= layers; ++level) {
+    const double z = 0.4 * level + jitter(rng);
+    mesh.coordinates.insert(mesh.coordinates.end(), {jitter(rng), jitter(rng), z});
+    for (int ring = 0; ring < 2; ++ring)
+      for (int k = 0; k < sectors; ++k) {
+        const double angle = 2 * pi * (k + 0.5 * ring) / sectors;
+        const double radius = (ring == 0 ? 1.0 : 1.6) + jitter(rng);
+        mesh.coordinates.insert(mesh.coordinates.end(),
+                                {radius * std::cos(angle), radius * std::sin(angle), z});
+      }
+  }
+  for (int layer = 0; layer < layers; ++layer)
+    for (int k = 0; k < sectors; ++k) {
+      const std::int32_t quad[4] = {0, 1 + k, 1 + sectors + k, 1 + (k + 1) % sectors};
+      for (int level = layer; level <= layer + 1; ++level)
+        for (const std::int32_t v : quad) mesh.elements.push_back(level * per_level + v);
+    }
   return mesh;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "fem_test_problems.hpp"
 #include "harness/variant_test.hpp"
@@ -85,6 +86,26 @@ TEST_P(FemAssembleTest, MatchesReferenceWithRenumberedNodes) {
   auto run = variant().prepare(problem);
   run->run();
   EXPECT_LE(assembly_relative_error(run->result(), assemble_reference(problem)), kTolerance);
+}
+
+// Unstructured valences: centre nodes in 20 elements (63 neighbour nodes)
+// and in 32 elements (99), more than the node-gather variants' accumulator
+// holds (kGatherWindowBlocks = 64 column blocks), and 20 or 32 colours for
+// the colouring ones.
+TEST_P(FemAssembleTest, MatchesReferenceAroundNodesOfHighValence) {
+  const unsigned seed = ppkit::testing::test_seed() + 5;
+  std::mt19937_64 rng(seed);
+  for (const auto& [sectors, layers] : {std::pair{10, 3}, std::pair{16, 2}}) {
+    const auto problem = make_assembly_problem(inputs::fan_mesh(sectors, layers, seed),
+                                               inputs::random_material(rng));
+    auto run = variant().prepare(problem);
+    run->run();
+    EXPECT_LE(assembly_relative_error(run->result(), assemble_reference(problem)), kTolerance)
+        << sectors << " sectors";
+    run->run();
+    EXPECT_LE(assembly_relative_error(run->result(), assemble_reference(problem)), kTolerance)
+        << sectors << " sectors, second run";
+  }
 }
 
 TEST_P(FemAssembleTest, UnrunResultIsPoisoned) {

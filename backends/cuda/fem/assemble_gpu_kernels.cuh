@@ -87,7 +87,8 @@ __device__ __forceinline__ double inverse_entry(const double* J, double inv_det,
 
 // Component i of the body force without a dynamic index into the kernel
 // parameters (which would copy them to local memory).
-__device__ __forceinline__ double body_component(const Hex8AssemblyArrays& A, int i) {
+template <class Arrays>
+__device__ __forceinline__ double body_component(const Arrays& A, int i) {
   return i == 0 ? A.body_force[0] : (i == 1 ? A.body_force[1] : A.body_force[2]);
 }
 
@@ -330,28 +331,44 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 }
 
 // ---- (e) two kernels -----------------------------------------------------------
-// Kernel 1: one thread per (element, Gauss point) writes the inverse Jacobian
-// (9) and |J| w (1) to global memory: geometry[10 (8 e + q) + m].
-__global__ void gauss_geometry_kernel(Hex8AssemblyArrays A, double* geometry, std::int64_t points) {
-  const std::int64_t t = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= points) return;
-  const std::int64_t e = t / 8;
-  const int q = int(t % 8);
-  double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+// Kernel 1 (also (h)'s): one thread per (element, Gauss point) writes the
+// inverse Jacobian (9) and |J| w (1) to global memory: geometry[10 (8 e + q) + m].
+// The natural derivatives are read from shared memory (the lanes' Gauss
+// points differ, so constant memory would serialise them), and a block's
+// 1,280 results are staged in shared memory and stored contiguously (each
+// thread's own 10 doubles, 80 B apart, would leave partial sectors).
+constexpr int kGeometryThreads = 128;
+__global__ void __launch_bounds__(kGeometryThreads)
+    gauss_geometry_kernel(Hex8AssemblyArrays A, double* geometry, std::int64_t points) {
+  __shared__ double s_dN[192], s_out[10 * kGeometryThreads];
+  for (int m = threadIdx.x; m < 192; m += kGeometryThreads) s_dN[m] = c_dN[m];
+  __syncthreads();
+  const std::int64_t t = std::int64_t(blockIdx.x) * kGeometryThreads + threadIdx.x;
+  if (t < points) {
+    const std::int64_t e = t / 8;
+    const int q = int(t % 8);
+    double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
 #pragma unroll
-  for (int a = 0; a < 8; ++a)
+    for (int a = 0; a < 8; ++a)
 #pragma unroll
-    for (int i = 0; i < 3; ++i) {
-      const double x = A.coordinates[24 * e + 3 * a + i];
+      for (int i = 0; i < 3; ++i) {
+        const double x = A.coordinates[24 * e + 3 * a + i];
 #pragma unroll
-      for (int k = 0; k < 3; ++k) J[3 * k + i] += c_dN[(q * 8 + a) * 3 + k] * x;
-    }
-  const double det = det3(J), inv_det = 1.0 / det;
+        for (int k = 0; k < 3; ++k) J[3 * k + i] += s_dN[(q * 8 + a) * 3 + k] * x;
+      }
+    const double det = det3(J), inv_det = 1.0 / det;
+    double* out = s_out + 10 * threadIdx.x;
 #pragma unroll
-  for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < 3; ++i)
 #pragma unroll
-    for (int k = 0; k < 3; ++k) geometry[10 * t + 3 * i + k] = inverse_entry(J, inv_det, i, k);
-  geometry[10 * t + 9] = det;  // Gauss weights are 1
+      for (int k = 0; k < 3; ++k) out[3 * i + k] = inverse_entry(J, inv_det, i, k);
+    out[9] = det;  // Gauss weights are 1
+  }
+  __syncthreads();
+  const std::int64_t first = 10 * (std::int64_t(blockIdx.x) * kGeometryThreads);
+  const std::int64_t count = 10 * points - first;
+  for (int m = threadIdx.x; m < 10 * kGeometryThreads && m < count; m += kGeometryThreads)
+    geometry[first + m] = s_out[m];
 }
 
 // Kernel 2: a block of 576 threads per element, thread r*24 + c computes entry
@@ -697,6 +714,174 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kTiledWarps)
   }
 }
 
+// ---- (h) node gather: one warp per node, every CSR value written once --------
+// Layout in gather_layout.hpp, reasoning in docs/fem.md ("Strategy (h)").
+// Per round of 4 elements around the node (element g of the round on lanes
+// 8 g .. 8 g + 7), in two phases through shared memory:
+//  A. lane 8 g + q takes Gauss point q: it loads J_q^-1 and |J_q| w (80 B,
+//     the group's 8 lanes one contiguous 640 B record) and forms the
+//     derivatives of all 8 nodes there, G'_b = 8 J_q^-T dN_b(q); dN_b(q) is
+//     (+-1/8) times a product of two of the lane's six factors 1 +- xi_m(q)
+//     (hex8_shape.hpp), so the lane keeps the 12 products in registers and
+//     the signs fold into the FMAs. It stores the 8 vectors, and the node's
+//     own one scaled by |J_q| w / 64;
+//  B. lane 8 g + b takes node b and accumulates
+//     M = sum_q (|J_q| w / 64) G'_node G'_b^T over the 8 Gauss points
+//     (= sum_q |J_q| w g_node g_b^T), forms
+//     K_(node, b) = lambda M + mu M^T + mu tr(M) I (isotropic B^T D B) and
+//     adds it to the accumulator's block of b's column, the 4 elements one
+//     after the other (within one element the 8 blocks are distinct).
+// Then the accumulator (the node's 3 x 3 column blocks) is stored to the
+// node's rows, value v of each row by lane v % 32 (coalesced).
+// Shared memory per warp (doubles): G' at [216 g + 26 b + 3 q + i] (a 26
+// stride between nodes keeps phase B's 16-byte loads of 8 lanes on distinct
+// banks; 216 = 8 x 26 + 8 puts the two groups of a half-warp's phase-A
+// stores on disjoint banks), the node's scaled vectors at [24 g + 3 q + i],
+// and the accumulator, 9 doubles per column block (row-major 3 x 3).
+constexpr int kGatherWarps = 2;  // node slots (warps, sub-groups) per block
+constexpr int kGatherNodeStride = 26, kGatherGroupStride = 216;
+constexpr int kGatherShared = 4 * kGatherGroupStride + 4 * 24 + 9 * kGatherWindowBlocks;
+
+// Sign of natural coordinate m of node (or Gauss point) a, Gmsh order
+// (hex8_shape.hpp kNodeSigns): xi + for a in {1, 2, 5, 6}, eta + for
+// {2, 3, 6, 7}, zeta + for a >= 4.
+__host__ __device__ constexpr int hex8_sign(int a, int m) {
+  return m == 0   ? ((a & 3) == 1 || (a & 3) == 2 ? 1 : -1)
+         : m == 1 ? ((a & 3) >= 2 ? 1 : -1)
+                  : (a >= 4 ? 1 : -1);
+}
+
+__global__ void __launch_bounds__(gpu::kSubgroupWidth* kGatherWarps)
+    node_gather_kernel(Hex8GatherArrays A, std::int64_t slots) {
+  __shared__ double s_warp[kGatherWarps][kGatherShared];
+  const std::int64_t slot = std::int64_t(blockIdx.x) * kGatherWarps + element_in_block();
+  if (slot >= slots) return;
+  const int lane = element_lane(), g = lane / 8, r = lane % 8;  // r: q in phase A, b in B
+  double* G = s_warp[element_in_block()] + kGatherGroupStride * g;
+  double* own = s_warp[element_in_block()] + 4 * kGatherGroupStride + 24 * g;
+  double* accumulator = s_warp[element_in_block()] + 4 * kGatherGroupStride + 4 * 24;
+  // Phase A's factors at Gauss point q = r: f[m][s] = 1 + (s ? +1 : -1) xi_m(q),
+  // and P[k][s1][s2] = f[m1][s1] f[m2][s2] over the two other coordinates.
+  constexpr double kInvSqrt3 = 0.57735026918962576451;
+  double f[3][2];
+#pragma unroll
+  for (int m = 0; m < 3; ++m) {
+    const double xi = hex8_sign(r, m) * kInvSqrt3;
+    f[m][0] = 1 - xi;
+    f[m][1] = 1 + xi;
+  }
+  double P[3][2][2];
+#pragma unroll
+  for (int k = 0; k < 3; ++k)
+#pragma unroll
+    for (int s1 = 0; s1 < 2; ++s1)
+#pragma unroll
+      for (int s2 = 0; s2 < 2; ++s2) P[k][s1][s2] = f[k == 0 ? 1 : 0][s1] * f[k == 2 ? 1 : 2][s2];
+
+  const std::int64_t node = A.node_of_slot[slot];
+  const std::int64_t first = A.incidence_offsets[slot], last = A.incidence_offsets[slot + 1];
+  // The node's 3 rows are consecutive and equally long (csr_pattern.hpp).
+  const std::int64_t row = A.row_offsets[3 * node];
+  const int row_length = int(A.row_offsets[3 * node + 1] - row), blocks = row_length / 3;
+  double body_weight = 0;  // this lane's share of sum_elements sum_q N_node(q) |J_q| w
+  for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
+    const int window_blocks =
+        blocks - window < kGatherWindowBlocks ? blocks - window : kGatherWindowBlocks;
+    for (int m = lane; m < 9 * window_blocks; m += gpu::kSubgroupWidth) accumulator[m] = 0;
+#pragma unroll 1
+    for (std::int64_t k0 = first; k0 < last; k0 += 4) {
+      // A group past the node's last element repeats its first (valid
+      // memory) and adds nothing.
+      const bool valid = k0 + g < last;
+      const std::int64_t k = valid ? k0 + g : first;
+      const std::int32_t incidence = A.incidences[k];
+      const int block = int(A.incidence_blocks[8 * k + r]) - window;  // of node b = r
+      const int a = incidence % 8;
+      {                  // phase A, Gauss point q = r
+        double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then |J_q| w
+        const double2* point = reinterpret_cast<const double2*>(
+            A.geometry + 80 * std::int64_t(incidence / 8) + 10 * r);
+#pragma unroll
+        for (int m = 0; m < 5; ++m) {
+          const double2 pair = point[m];
+          inv[2 * m] = pair.x;
+          inv[2 * m + 1] = pair.y;
+        }
+#pragma unroll
+        for (int b = 0; b < 8; ++b) {
+          double dN[3];  // 8 dN_b / dxi_k at this Gauss point
+#pragma unroll
+          for (int k = 0; k < 3; ++k)
+            dN[k] = hex8_sign(b, k) * P[k][(hex8_sign(b, k == 0 ? 1 : 0) + 1) / 2]
+                                       [(hex8_sign(b, k == 2 ? 1 : 2) + 1) / 2];
+#pragma unroll
+          for (int i = 0; i < 3; ++i)
+            G[kGatherNodeStride * b + 3 * r + i] =
+                inv[3 * i] * dN[0] + inv[3 * i + 1] * dN[1] + inv[3 * i + 2] * dN[2];
+        }
+        const double w = inv[9] * (1.0 / 64);
+#pragma unroll
+        for (int i = 0; i < 3; ++i) own[3 * r + i] = w * G[kGatherNodeStride * a + 3 * r + i];
+        if (valid && window == 0)  // N_a(q) |J_q| w
+          body_weight += 0.125 * (hex8_sign(a, 0) > 0 ? f[0][1] : f[0][0]) *
+                         (hex8_sign(a, 1) > 0 ? f[1][1] : f[1][0]) *
+                         (hex8_sign(a, 2) > 0 ? f[2][1] : f[2][0]) * inv[9];
+      }
+      gpu::warp_sync();
+      {  // phase B, node b = r
+        double M[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+        const double2* gb = reinterpret_cast<const double2*>(G + kGatherNodeStride * r);
+        const double2* ga = reinterpret_cast<const double2*>(own);
+#pragma unroll
+        for (int pair = 0; pair < 4; ++pair) {  // Gauss points 2 pair, 2 pair + 1: 6 doubles each
+          double x[6], y[6];
+#pragma unroll
+          for (int m = 0; m < 3; ++m) {
+            const double2 u = ga[3 * pair + m], v = gb[3 * pair + m];
+            x[2 * m] = u.x;
+            x[2 * m + 1] = u.y;
+            y[2 * m] = v.x;
+            y[2 * m + 1] = v.y;
+          }
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int i = 0; i < 3; ++i)
+#pragma unroll
+              for (int j = 0; j < 3; ++j) M[3 * i + j] += x[3 * h + i] * y[3 * h + j];
+        }
+        const double trace = M[0] + M[4] + M[8];
+        double K[9];
+#pragma unroll
+        for (int i = 0; i < 3; ++i)
+#pragma unroll
+          for (int j = 0; j < 3; ++j)
+            K[3 * i + j] =
+                A.lambda * M[3 * i + j] + A.mu * M[3 * j + i] + (i == j ? A.mu * trace : 0.0);
+        const bool adds = valid && block >= 0 && block < window_blocks;
+        double* target = accumulator + 9 * block;
+#pragma unroll
+        for (int h = 0; h < 4; ++h) {  // elements one after the other: their blocks may coincide
+          if (g == h && adds)
+#pragma unroll
+            for (int m = 0; m < 9; ++m) target[m] += K[m];
+          gpu::warp_sync();  // also: the next round's phase A overwrites G'
+        }
+      }
+    }
+    for (int v = lane; v < 3 * window_blocks; v += gpu::kSubgroupWidth) {
+      const int s = v / 3, j = v - 3 * s;
+      double* target = A.values + row + 3 * window + v;
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+        target[std::int64_t(i) * row_length] = accumulator[9 * s + 3 * i + j];
+    }
+    gpu::warp_sync();  // the next window clears the accumulator
+  }
+  body_weight = gpu::subgroup_sum(body_weight);
+  if (lane < 3) A.load[3 * node + lane] = body_weight * body_component(A, lane);
+}
+
 unsigned blocks_for(std::int64_t threads, int per_block) {
   return unsigned((threads + per_block - 1) / per_block);
 }
@@ -775,7 +960,8 @@ template <class Backend>
 void Hex8Kernels<Backend>::launch_gauss_geometry(const Hex8AssemblyArrays& a, double* geometry,
                                                  std::int64_t elements) {
   if (elements <= 0) return;
-  gauss_geometry_kernel<<<blocks_for(8 * elements, 128), 128>>>(a, geometry, 8 * elements);
+  gauss_geometry_kernel<<<blocks_for(8 * elements, kGeometryThreads), kGeometryThreads>>>(
+      a, geometry, 8 * elements);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
@@ -835,6 +1021,14 @@ int Hex8Kernels<Backend>::tiled_block_capacity() {
 #endif
   const long long dynamic = (long long)optin - (long long)attributes.sharedSizeBytes;
   return dynamic > 0 ? int(dynamic / (9 * (long long)sizeof(double))) : 0;
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::launch_node_gather(const Hex8GatherArrays& a, std::int64_t nodes) {
+  if (nodes <= 0) return;
+  node_gather_kernel<<<blocks_for(nodes, kGatherWarps), gpu::kSubgroupWidth * kGatherWarps>>>(
+      a, nodes);
+  PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>

@@ -55,6 +55,9 @@ struct Hex8Kernels {
   // Most accumulator blocks a tile may have on the current device: the
   // opt-in shared memory per block less the kernel's static shared memory.
   static int tiled_block_capacity();
+  // (h) node gather, one warp per node slot: every CSR value and load entry
+  // written once (no zeroing); a.geometry from launch_gauss_geometry.
+  static void launch_node_gather(const Hex8GatherArrays& a, std::int64_t nodes);
   // Waits for every launched kernel (cudaDeviceSynchronize / hipDeviceSynchronize).
   static void synchronize();
 };

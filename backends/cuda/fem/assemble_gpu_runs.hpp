@@ -9,8 +9,9 @@
 // strategy (f) designed for the memory floor: factored-atomic (Morton order,
 // one launch, atomics) and factored-colour (colouring, first-writer stores, no
 // zeroing), and the tiled strategy (g): tiled (Morton tiles merged in shared
-// memory, one atomic flush per tile). Host-only: include from .cpp files compiled by the C++
-// compiler.
+// memory, one atomic flush per tile), and the node-gather strategy (h):
+// node-gather (one warp per node writes its CSR rows once). Host-only: include from .cpp files
+// compiled by the C++ compiler.
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -22,6 +23,7 @@
 #include "ppkit/core/registry.hpp"
 #include "ppkit/fem/assemble.hpp"
 #include "ppkit/fem/factored_layout.hpp"
+#include "ppkit/fem/gather_layout.hpp"
 #include "ppkit/fem/hex8_shape.hpp"
 #include "ppkit/fem/tiled_layout.hpp"
 
@@ -267,6 +269,60 @@ class TiledRun final : public PreparedRun<AssemblyResult> {
   Hex8TiledArrays arrays_;
 };
 
+// (h) node gather: kernel 1 ((e)'s) stores the Gauss-point geometry of the
+// input-order elements, kernel 2 writes every node's rows once (no zeroing).
+template <class Backend, class Calls>
+class NodeGatherRun final : public PreparedRun<AssemblyResult> {
+  using Kernels = Hex8Kernels<Backend>;
+  template <class T>
+  using Buffer = DeviceBuffer<T, Calls>;
+
+ public:
+  explicit NodeGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
+    const NodeGatherLayout layout = make_node_gather_layout(p);
+    nodes_ = layout.num_nodes();
+    std::vector<double> coordinates(24 * std::size_t(elements_));
+    for (std::size_t m = 0; m < coordinates.size(); ++m)
+      coordinates[m] = p.mesh.coordinates[3 * std::size_t(p.mesh.elements[m / 3]) + m % 3];
+    inputs_.upload(p, coordinates, p.mesh.elements, element_arrays_);
+    geometry_ = Buffer<double>(80 * std::size_t(elements_));
+    node_of_slot_ = Buffer<std::int32_t>(layout.node_of_slot);
+    incidences_ = Buffer<std::int32_t>(layout.incidences);
+    incidence_offsets_ = Buffer<std::int64_t>(layout.incidence_offsets);
+    incidence_blocks_ = Buffer<std::uint16_t>(layout.incidence_blocks);
+    row_offsets_ = Buffer<std::int64_t>(p.pattern.row_offsets);
+    arrays_.geometry = geometry_.data();
+    arrays_.node_of_slot = node_of_slot_.data();
+    arrays_.incidence_offsets = incidence_offsets_.data();
+    arrays_.incidences = incidences_.data();
+    arrays_.incidence_blocks = incidence_blocks_.data();
+    arrays_.row_offsets = row_offsets_.data();
+    arrays_.values = element_arrays_.values;
+    arrays_.load = element_arrays_.load;
+    arrays_.lambda = element_arrays_.lambda;
+    arrays_.mu = element_arrays_.mu;
+    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = element_arrays_.body_force[i];
+  }
+
+  void run() override {
+    Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_);
+    Kernels::launch_node_gather(arrays_, nodes_);
+    Kernels::synchronize();
+  }
+
+  AssemblyResult result() override { return inputs_.download(); }
+
+ private:
+  std::int64_t elements_ = 0, nodes_ = 0;
+  ElementInputs<Backend, Calls> inputs_;
+  Buffer<double> geometry_;
+  Buffer<std::int32_t> node_of_slot_, incidences_;
+  Buffer<std::int64_t> incidence_offsets_, row_offsets_;
+  Buffer<std::uint16_t> incidence_blocks_;
+  Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
+  Hex8GatherArrays arrays_;
+};
+
 // Registers every strategy as <backend>/<strategy>; make_variant fills the
 // backend's common fields (cuda::cuda_variant, hip::hip_variant).
 template <class Backend, class Calls>
@@ -317,6 +373,11 @@ void register_variants(Variant<FemAssemble> (*make_variant)(const std::string&, 
     return std::make_unique<TiledRun<Backend, Calls>>(p);
   };
   Registry<FemAssemble>::add(std::move(tiled));
+  auto gather = make_variant("node-gather", 40);
+  gather.prepare = [](const AssemblyProblem& p) {
+    return std::make_unique<NodeGatherRun<Backend, Calls>>(p);
+  };
+  Registry<FemAssemble>::add(std::move(gather));
 }
 
 }  // namespace ppkit::fem::gpu_assembly

@@ -312,6 +312,28 @@ void register_team_per_element(const char* prefix, const char* label, int prefer
   });
 }
 
+// Kernel 1 of strategies (e) and (h): one thread per (element, Gauss point)
+// writes the inverse Jacobian (9 doubles, [3 i + k] = dxi_k / dx_i) and |J| w.
+template <class Space>
+struct GaussGeometryKernel {
+  AssemblyCommon<Space> d;  // coordinates in the geometry array's element order
+  Kokkos::View<double*, typename Space::memory_space>
+      geometry;  // [10 * (8 e + q) + 3 i + k], [.. + 9] = |J| w
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
+    const std::int64_t e = t / 8;
+    const int q = int(t % 8);
+    double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    for (int a = 0; a < 8; ++a)
+      for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 3; ++i)
+          J[3 * k + i] += d.dN(q, a, k) * d.coordinates(24 * e + 3 * a + i);
+    double inv[9];
+    const double det = invert3(J, inv);
+    for (int m = 0; m < 9; ++m) geometry(10 * t + m) = inv[m];
+    geometry(10 * t + 9) = det * kGaussWeight;
+  }
+};
+
 // Per-strategy registration (assemble_kokkos_<strategy>.cpp).
 void register_thread_per_element();
 void register_team_gauss_loop();
@@ -319,5 +341,6 @@ void register_ppni();
 void register_two_kernel();
 void register_factored();
 void register_tiled();
+void register_node_gather();
 
 }  // namespace ppkit::fem::kokkos_assembly

@@ -103,5 +103,6 @@ void register_fem_kokkos_variants() {
   register_two_kernel();
   register_factored();
   register_tiled();
+  register_node_gather();
 }
 }  // namespace ppkit::registration

@@ -9,26 +9,6 @@ namespace ppkit::fem::kokkos_assembly {
 namespace {
 
 template <class Space>
-struct GaussGeometryKernel {  // one thread per (element, Gauss point)
-  DeviceAssembly<Space> d;
-  Kokkos::View<double*, typename Space::memory_space>
-      geometry;  // [10 * (8 e + q) + 3 i + k], [.. + 9] = |J| w
-  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t t) const {
-    const std::int64_t e = t / 8;
-    const int q = int(t % 8);
-    double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    for (int a = 0; a < 8; ++a)
-      for (int k = 0; k < 3; ++k)
-        for (int i = 0; i < 3; ++i)
-          J[3 * k + i] += d.dN(q, a, k) * d.coordinates(24 * e + 3 * a + i);
-    double inv[9];
-    const double det = invert3(J, inv);
-    for (int m = 0; m < 9; ++m) geometry(10 * t + m) = inv[m];
-    geometry(10 * t + 9) = det * kGaussWeight;
-  }
-};
-
-template <class Space>
 struct EntryKernel {  // one thread per element stiffness entry
   DeviceAssembly<Space> d;
   Kokkos::View<const double*, typename Space::memory_space> geometry;

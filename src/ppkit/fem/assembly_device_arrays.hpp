@@ -51,4 +51,22 @@ struct Hex8TiledArrays {
   int max_blocks = 0;  // accumulator blocks of the largest tile (dynamic shared memory)
 };
 
+// Inputs of the node-gather strategy (h), layouts as in gather_layout.hpp.
+// The shared-memory accumulator holds kGatherWindowBlocks column blocks (the
+// 27 of a structured mesh's node fit); a node with more neighbours has its
+// rows formed in windows of that many blocks, one pass over its elements each.
+constexpr int kGatherWindowBlocks = 64;
+struct Hex8GatherArrays {
+  const double* geometry = nullptr;  // 80 per element: [10 (8 e + q) + m], strategy (e)'s kernel 1
+  const std::int32_t* node_of_slot = nullptr;       // per warp slot
+  const std::int64_t* incidence_offsets = nullptr;  // per slot + 1
+  const std::int32_t* incidences = nullptr;         // 8 * element + local node index
+  const std::uint16_t* incidence_blocks = nullptr;  // 8 per incidence
+  const std::int64_t* row_offsets = nullptr;        // CSR row offsets
+  double* values = nullptr;                         // CSR values (every one written once)
+  double* load = nullptr;                           // load vector (every entry written once)
+  double lambda = 0, mu = 0;                        // Lame constants
+  double body_force[3] = {0, 0, 0};
+};
+
 }  // namespace ppkit::fem

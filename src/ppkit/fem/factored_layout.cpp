@@ -20,10 +20,10 @@ std::uint32_t spread_bits(std::uint32_t v) {
   return v;
 }
 
-}  // namespace
-
-std::vector<std::int64_t> morton_element_order(const HexMesh& mesh) {
-  const std::int64_t elements = mesh.num_elements();
+// Morton rank of every point (3 coordinates each) on a 2^10 grid per axis
+// over the mesh's bounding box: result[k] = index of the k-th point.
+std::vector<std::int64_t> morton_order_of_points(const HexMesh& mesh,
+                                                 const std::vector<double>& points) {
   double lo[3], hi[3];
   for (int i = 0; i < 3; ++i) {
     lo[i] = std::numeric_limits<double>::max();
@@ -34,26 +34,42 @@ std::vector<std::int64_t> morton_element_order(const HexMesh& mesh) {
       lo[i] = std::min(lo[i], mesh.coordinates[3 * v + i]);
       hi[i] = std::max(hi[i], mesh.coordinates[3 * v + i]);
     }
-  std::vector<std::uint32_t> code(elements);
-  for (std::int64_t e = 0; e < elements; ++e) {
+  const std::int64_t count = std::int64_t(points.size() / 3);
+  std::vector<std::uint32_t> code(count);
+  for (std::int64_t p = 0; p < count; ++p) {
     std::uint32_t c = 0;
     for (int i = 0; i < 3; ++i) {
-      double centroid = 0;
-      for (int a = 0; a < 8; ++a)
-        centroid += mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + a]) + i];
-      centroid /= 8;
       const double extent = hi[i] > lo[i] ? hi[i] - lo[i] : 1.0;
       const auto cell =
-          std::uint32_t(std::clamp((centroid - lo[i]) / extent * 1024.0, 0.0, 1023.0));
+          std::uint32_t(std::clamp((points[3 * p + i] - lo[i]) / extent * 1024.0, 0.0, 1023.0));
       c |= spread_bits(cell) << i;
     }
-    code[e] = c;
+    code[p] = c;
   }
-  std::vector<std::int64_t> order(elements);
+  std::vector<std::int64_t> order(count);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::int64_t a, std::int64_t b) { return code[a] < code[b]; });
   return order;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> morton_element_order(const HexMesh& mesh) {
+  const std::int64_t elements = mesh.num_elements();
+  std::vector<double> centroids(3 * elements, 0.0);
+  for (std::int64_t e = 0; e < elements; ++e)
+    for (int i = 0; i < 3; ++i) {
+      double sum = 0;
+      for (int a = 0; a < 8; ++a)
+        sum += mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + a]) + i];
+      centroids[3 * e + i] = sum / 8;
+    }
+  return morton_order_of_points(mesh, centroids);
+}
+
+std::vector<std::int64_t> morton_node_order(const HexMesh& mesh) {
+  return morton_order_of_points(mesh, mesh.coordinates);
 }
 
 FactoredLayout make_factored_layout(const AssemblyProblem& p, FactoredOrder order) {

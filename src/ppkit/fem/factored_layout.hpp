@@ -37,6 +37,8 @@ struct FactoredLayout {
 // Morton (Z-order) rank of every element's centroid on a 2^10 grid per axis
 // over the mesh's bounding box: result[k] = input index of the k-th element.
 std::vector<std::int64_t> morton_element_order(const HexMesh& mesh);
+// The same for the nodes' positions: result[k] = index of the k-th node.
+std::vector<std::int64_t> morton_node_order(const HexMesh& mesh);
 
 // Builds the layout; throws ppkit::Error if an offset within a row does not
 // fit 16 bits (a node with more than 21,845 neighbours).

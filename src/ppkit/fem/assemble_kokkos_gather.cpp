@@ -1,0 +1,179 @@
+// kokkos-<space>/node-gather: strategy (h), the algorithm of
+// cuda/node-gather (gather_layout.hpp, docs/fem.md "Strategy (h)") written
+// once for every execution space:
+//  1. GaussGeometryKernel (strategy (e)'s kernel 1) stores every Gauss point's
+//     inverse Jacobian and |J| w, elements in input order;
+//  2. one team of 32 vector lanes per node (Morton order), taking the node's
+//     elements 4 at a time: vector index 8 g + b integrates the block
+//     K_(node, b) of element g over the Gauss points,
+//       M = sum_q |J_q| w g_node g_b^T,  K = lambda M + mu M^T + mu tr(M) I
+//     (isotropic B^T D B), g = J^-T dN/dxi, and stages it in team scratch;
+//     the 4 elements' blocks are then added to an accumulator of the node's
+//     column blocks one element after the other, and the accumulator is
+//     written to the node's three CSR rows.
+// Without cross-lane exchange in a vector loop, each lane forms both
+// derivative vectors itself (cuda/node-gather shares them through shared
+// memory, Gauss point by Gauss point).
+#include "ppkit/fem/assemble_kokkos.hpp"
+#include "ppkit/fem/gather_layout.hpp"
+
+namespace ppkit::fem::kokkos_assembly {
+namespace {
+
+template <class Space>
+struct GatherDevice : AssemblyCommon<Space> {
+  template <class T>
+  using View = typename AssemblyCommon<Space>::template View<T>;
+  View<double> geometry;  // 80 per element (input order), GaussGeometryKernel
+  View<std::int32_t> node_of_slot, incidences;
+  View<std::int64_t> incidence_offsets, row_offsets;
+  View<std::uint16_t> incidence_blocks;
+};
+
+constexpr int kRoundPairs = 32;  // 4 elements x 8 nodes per round
+
+template <class Space>
+struct NodeGatherKernel {
+  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  using Scratch =
+      Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  GatherDevice<Space> d;
+
+  static std::size_t scratch_bytes() {
+    return Scratch::shmem_size(9 * kRoundPairs + 9 * kGatherWindowBlocks);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const std::int64_t slot = team.league_rank();
+    const std::int64_t node = d.node_of_slot(slot);
+    const std::int64_t first = d.incidence_offsets(slot), last = d.incidence_offsets(slot + 1);
+    // The node's 3 rows are consecutive and equally long (csr_pattern.hpp).
+    const std::int64_t row = d.row_offsets(3 * node);
+    const int row_length = int(d.row_offsets(3 * node + 1) - row), blocks = row_length / 3;
+    Scratch scratch(team.team_scratch(0), 9 * kRoundPairs + 9 * kGatherWindowBlocks);
+    double* const staged = scratch.data();
+    double* const accumulator = staged + 9 * kRoundPairs;
+    double body_weight = 0;  // sum over the node's elements of sum_q N_node(q) |J_q| w
+    for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
+      const int window_blocks =
+          blocks - window < kGatherWindowBlocks ? blocks - window : kGatherWindowBlocks;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 9 * window_blocks),
+                           [&](const int m) { accumulator[m] = 0; });
+      for (std::int64_t k0 = first; k0 < last; k0 += 4) {
+        const int elements = int(last - k0 < 4 ? last - k0 : 4);
+        double round_weight = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::ThreadVectorRange(team, 8 * elements),
+            [&](const int pair, double& weight) {
+              const std::int32_t incidence = d.incidences(k0 + pair / 8);
+              const std::int64_t e = incidence / 8;
+              const int a = incidence % 8, b = pair % 8;
+              double M[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+              double f = 0;
+              for (int q = 0; q < 8; ++q) {
+                const double* inv = &d.geometry(80 * e + 10 * q);
+                double ga[3], gb[3];
+                for (int i = 0; i < 3; ++i) {
+                  ga[i] = inv[3 * i] * d.dN(q, a, 0) + inv[3 * i + 1] * d.dN(q, a, 1) +
+                          inv[3 * i + 2] * d.dN(q, a, 2);
+                  gb[i] = inv[3 * i] * d.dN(q, b, 0) + inv[3 * i + 1] * d.dN(q, b, 1) +
+                          inv[3 * i + 2] * d.dN(q, b, 2);
+                }
+                const double w = inv[9];
+                for (int i = 0; i < 3; ++i)
+                  for (int j = 0; j < 3; ++j) M[3 * i + j] += w * ga[i] * gb[j];
+                f += d.shape_values(8 * q + a) * w;
+              }
+              if (a == b && window == 0) weight += f;
+              const double trace = M[0] + M[4] + M[8];
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                  staged[9 * pair + 3 * i + j] =
+                      d.lambda * M[3 * i + j] + d.mu * M[3 * j + i] + (i == j ? d.mu * trace : 0.0);
+            },
+            round_weight);
+        body_weight += round_weight;
+        team.team_barrier();
+        // Element by element: two elements' blocks may share a column block.
+        for (int element = 0; element < elements; ++element) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 72), [&](const int item) {
+            const int b = item / 9, m = item % 9;
+            const int block = int(d.incidence_blocks(8 * (k0 + element) + b)) - window;
+            if (block >= 0 && block < window_blocks)
+              accumulator[9 * block + m] += staged[9 * (8 * element + b) + m];
+          });
+          team.team_barrier();
+        }
+      }
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 3 * window_blocks), [&](const int v) {
+        const int s = v / 3, j = v % 3;
+        for (int i = 0; i < 3; ++i)
+          d.values(row + std::int64_t(i) * row_length + 3 * window + v) =
+              accumulator[9 * s + 3 * i + j];
+      });
+      team.team_barrier();
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&] {
+      for (int i = 0; i < 3; ++i) d.load(3 * node + i) = body_weight * d.body(i);
+    });
+  }
+};
+
+template <class Space>
+class NodeGatherRun final : public PreparedRun<AssemblyResult> {
+ public:
+  explicit NodeGatherRun(const AssemblyProblem& p) {
+    const NodeGatherLayout layout = make_node_gather_layout(p);
+    // Kernel 1 reads the elements' coordinates in input order.
+    std::vector<double> coordinates(24 * std::size_t(p.mesh.num_elements()));
+    for (std::size_t m = 0; m < coordinates.size(); ++m)
+      coordinates[m] = p.mesh.coordinates[3 * std::size_t(p.mesh.elements[m / 3]) + m % 3];
+    upload_assembly_common<Space>(p, coordinates, p.mesh.elements, d_);
+    d_.geometry = typename GatherDevice<Space>::template View<double>(
+        "fem Gauss-point geometry", 80 * std::size_t(p.mesh.num_elements()));
+    d_.node_of_slot = upload<std::int32_t, Space>(layout.node_of_slot.data(),
+                                                  layout.node_of_slot.size(), "fem gather nodes");
+    d_.incidences = upload<std::int32_t, Space>(layout.incidences.data(), layout.incidences.size(),
+                                                "fem gather incidences");
+    d_.incidence_offsets = upload<std::int64_t, Space>(layout.incidence_offsets.data(),
+                                                       layout.incidence_offsets.size(),
+                                                       "fem gather incidence offsets");
+    d_.incidence_blocks =
+        upload<std::uint16_t, Space>(layout.incidence_blocks.data(), layout.incidence_blocks.size(),
+                                     "fem gather incidence blocks");
+    d_.row_offsets = upload<std::int64_t, Space>(
+        p.pattern.row_offsets.data(), p.pattern.row_offsets.size(), "fem CSR row offsets");
+    nodes_ = layout.num_nodes();
+  }
+
+  // No zeroing: kernel 2 writes every CSR value and load entry once.
+  void run() override {
+    const std::int64_t points = std::int64_t(d_.geometry.extent(0) / 10);
+    Kokkos::parallel_for("fem node-gather geometry", Kokkos::RangePolicy<Space>(0, points),
+                         GaussGeometryKernel<Space>{d_, d_.geometry});
+    const auto policy =
+        Kokkos::TeamPolicy<Space>(nodes_, 1, 32)
+            .set_scratch_size(0, Kokkos::PerTeam(NodeGatherKernel<Space>::scratch_bytes()));
+    Kokkos::parallel_for("fem node-gather", policy, NodeGatherKernel<Space>{d_});
+    Space().fence();
+  }
+
+  AssemblyResult result() override { return download_result(d_); }
+
+ private:
+  std::int64_t nodes_ = 0;
+  GatherDevice<Space> d_;
+};
+
+}  // namespace
+
+void register_node_gather() {
+  for_each_kokkos_space([](auto space) {
+    using Exec = typename decltype(space)::execution_space;
+    auto v = kokkos_variant<FemAssemble>(space, "node-gather", 40);
+    v.prepare = [](const AssemblyProblem& p) { return std::make_unique<NodeGatherRun<Exec>>(p); };
+    Registry<FemAssemble>::add(std::move(v));
+  });
+}
+
+}  // namespace ppkit::fem::kokkos_assembly
