@@ -22,6 +22,12 @@ void expect_blocks_match_pattern(const AssemblyProblem& problem) {
   std::iota(identity.begin(), identity.end(), 0);
   ASSERT_EQ(sorted, identity);
   ASSERT_EQ(layout.incidence_blocks.size(), 8 * layout.incidences.size());
+  ASSERT_EQ(std::int64_t(layout.element_coordinates.size()), 24 * mesh.num_elements());
+  for (std::int64_t e = 0; e < mesh.num_elements(); ++e)
+    for (int a = 0; a < 8; ++a)
+      for (int i = 0; i < 3; ++i)
+        ASSERT_EQ(layout.element_coordinates[24 * e + 3 * a + i],
+                  mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + a]) + i]);
   std::vector<int> incidences_seen(8 * mesh.num_elements(), 0);
   for (std::int64_t slot = 0; slot < layout.num_nodes(); ++slot) {
     const std::int32_t v = layout.node_of_slot[slot];

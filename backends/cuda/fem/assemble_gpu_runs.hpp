@@ -281,10 +281,7 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
   explicit NodeGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
     const NodeGatherLayout layout = make_node_gather_layout(p);
     nodes_ = layout.num_nodes();
-    std::vector<double> coordinates(24 * std::size_t(elements_));
-    for (std::size_t m = 0; m < coordinates.size(); ++m)
-      coordinates[m] = p.mesh.coordinates[3 * std::size_t(p.mesh.elements[m / 3]) + m % 3];
-    inputs_.upload(p, coordinates, p.mesh.elements, element_arrays_);
+    inputs_.upload(p, layout.element_coordinates, p.mesh.elements, element_arrays_);
     geometry_ = Buffer<double>(80 * std::size_t(elements_));
     node_of_slot_ = Buffer<std::int32_t>(layout.node_of_slot);
     incidences_ = Buffer<std::int32_t>(layout.incidences);

@@ -124,11 +124,7 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
  public:
   explicit NodeGatherRun(const AssemblyProblem& p) {
     const NodeGatherLayout layout = make_node_gather_layout(p);
-    // Kernel 1 reads the elements' coordinates in input order.
-    std::vector<double> coordinates(24 * std::size_t(p.mesh.num_elements()));
-    for (std::size_t m = 0; m < coordinates.size(); ++m)
-      coordinates[m] = p.mesh.coordinates[3 * std::size_t(p.mesh.elements[m / 3]) + m % 3];
-    upload_assembly_common<Space>(p, coordinates, p.mesh.elements, d_);
+    upload_assembly_common<Space>(p, layout.element_coordinates, p.mesh.elements, d_);
     d_.geometry = typename GatherDevice<Space>::template View<double>(
         "fem Gauss-point geometry", 80 * std::size_t(p.mesh.num_elements()));
     d_.node_of_slot = upload<std::int32_t, Space>(layout.node_of_slot.data(),

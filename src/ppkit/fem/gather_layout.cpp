@@ -27,6 +27,9 @@ NodeGatherLayout make_node_gather_layout(const AssemblyProblem& p) {
   for (std::int64_t k = 0; k < elements; ++k) coloured_slot_of[p.colouring.order[k]] = k;
 
   NodeGatherLayout L;
+  L.element_coordinates.resize(24 * std::size_t(elements));
+  for (std::size_t m = 0; m < L.element_coordinates.size(); ++m)
+    L.element_coordinates[m] = mesh.coordinates[3 * std::size_t(mesh.elements[m / 3]) + m % 3];
   const std::vector<std::int64_t> order = morton_node_order(mesh);
   L.node_of_slot.assign(order.begin(), order.end());
   L.incidence_offsets.reserve(nodes + 1);
