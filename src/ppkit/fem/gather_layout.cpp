@@ -11,6 +11,10 @@ namespace ppkit::fem {
 NodeGatherLayout make_node_gather_layout(const AssemblyProblem& p) {
   const auto& mesh = p.mesh;
   const std::int64_t nodes = mesh.num_nodes(), elements = mesh.num_elements();
+  if (elements > std::int64_t(std::numeric_limits<std::int32_t>::max() / 8))
+    throw Error("node-gather: " + std::to_string(elements) +
+                    " elements do not fit its 32-bit incidences (8 * element + local node)",
+                "at most 268,435,455 elements");
   // Incidences of every node in input order (elements ascending).
   std::vector<std::int64_t> first_incidence(nodes + 1, 0);
   for (const std::int32_t v : mesh.elements) ++first_incidence[v + 1];

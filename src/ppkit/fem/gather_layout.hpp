@@ -33,7 +33,8 @@ struct NodeGatherLayout {
 };
 
 // Builds the layout from the problem's mesh, CSR pattern and block positions;
-// throws ppkit::Error if a node has more than 65,535 column blocks.
+// throws ppkit::Error if a node has more than 65,535 column blocks or the mesh
+// more than 2^31 / 8 elements.
 NodeGatherLayout make_node_gather_layout(const AssemblyProblem& problem);
 
 }  // namespace ppkit::fem
