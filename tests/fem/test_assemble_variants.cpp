@@ -90,7 +90,7 @@ TEST_P(FemAssembleTest, MatchesReferenceWithRenumberedNodes) {
 
 // Unstructured valences: centre nodes in 20 elements (63 neighbour nodes)
 // and in 32 elements (99), more than the node-gather variants' accumulator
-// holds (kGatherWindowBlocks = 64 column blocks), and 20 or 32 colours for
+// holds (kGatherWindowBlocks column blocks), and 20 or 32 colours for
 // the colouring ones.
 TEST_P(FemAssembleTest, MatchesReferenceAroundNodesOfHighValence) {
   const unsigned seed = ppkit::testing::test_seed() + 5;

@@ -55,7 +55,7 @@ struct Hex8TiledArrays {
 // The shared-memory accumulator holds kGatherWindowBlocks column blocks (the
 // 27 of a structured mesh's node fit); a node with more neighbours has its
 // rows formed in windows of that many blocks, one pass over its elements each.
-constexpr int kGatherWindowBlocks = 64;
+constexpr int kGatherWindowBlocks = 32;
 struct Hex8GatherArrays {
   const double* geometry = nullptr;  // 80 per element: [10 (8 e + q) + m], strategy (e)'s kernel 1
   const std::int32_t* node_of_slot = nullptr;       // per warp slot
