@@ -788,14 +788,20 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kGatherWarps)
     const int window_blocks =
         blocks - window < kGatherWindowBlocks ? blocks - window : kGatherWindowBlocks;
     for (int m = lane; m < 9 * window_blocks; m += gpu::kSubgroupWidth) accumulator[m] = 0;
+    // Each round's element and column block are loaded a round ahead, so
+    // only the first round waits for them. A group past the node's last
+    // element repeats its first (valid memory) and adds nothing.
+    std::int64_t k = first + g < last ? first + g : first;
+    std::int32_t next_incidence = A.incidences[k];
+    int next_column = A.incidence_blocks[8 * k + r];  // of node b = r
 #pragma unroll 1
     for (std::int64_t k0 = first; k0 < last; k0 += 4) {
-      // A group past the node's last element repeats its first (valid
-      // memory) and adds nothing.
       const bool valid = k0 + g < last;
-      const std::int64_t k = valid ? k0 + g : first;
-      const std::int32_t incidence = A.incidences[k];
-      const int block = int(A.incidence_blocks[8 * k + r]) - window;  // of node b = r
+      const std::int32_t incidence = next_incidence;
+      const int block = next_column - window;
+      k = k0 + 4 + g < last ? k0 + 4 + g : first;
+      next_incidence = A.incidences[k];
+      next_column = A.incidence_blocks[8 * k + r];
       const int a = incidence % 8;
       {                  // phase A, Gauss point q = r
         double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then |J_q| w
