@@ -791,17 +791,17 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kGatherWarps)
     // Each round's element and column block are loaded a round ahead, so
     // only the first round waits for them. A group past the node's last
     // element repeats its first (valid memory) and adds nothing.
-    std::int64_t k = first + g < last ? first + g : first;
-    std::int32_t next_incidence = A.incidences[k];
-    int next_column = A.incidence_blocks[8 * k + r];  // of node b = r
+    std::int64_t ahead = first + g < last ? first + g : first;  // the next round's incidence
+    std::int32_t next_incidence = A.incidences[ahead];
+    int next_column = A.incidence_blocks[8 * ahead + r];  // of node b = r
 #pragma unroll 1
     for (std::int64_t k0 = first; k0 < last; k0 += 4) {
       const bool valid = k0 + g < last;
       const std::int32_t incidence = next_incidence;
       const int block = next_column - window;
-      k = k0 + 4 + g < last ? k0 + 4 + g : first;
-      next_incidence = A.incidences[k];
-      next_column = A.incidence_blocks[8 * k + r];
+      ahead = k0 + 4 + g < last ? k0 + 4 + g : first;
+      next_incidence = A.incidences[ahead];
+      next_column = A.incidence_blocks[8 * ahead + r];
       const int a = incidence % 8;
       {                  // phase A, Gauss point q = r
         double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then |J_q| w
