@@ -719,7 +719,9 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kTiledWarps)
 // Per round of 4 elements around the node (element g of the round on lanes
 // 8 g .. 8 g + 7), in two phases through shared memory:
 //  A. lane 8 g + q takes Gauss point q: it loads J_q^-1 and |J_q| w (80 B,
-//     the group's 8 lanes one contiguous 640 B record) and forms the
+//     the group's 8 lanes one contiguous 640 B record; on sm_90 the record
+//     is bulk-copied into shared memory at the end of the round before, off the
+//     load/store pipe that limits this kernel) and forms the
 //     derivatives of all 8 nodes there, G'_b = 8 J_q^-T dN_b(q); dN_b(q) is
 //     (+-1/8) times a product of two of the lane's six factors 1 +- xi_m(q)
 //     (hex8_shape.hpp), so the lane keeps the 12 products in registers and
@@ -741,6 +743,26 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kTiledWarps)
 constexpr int kGatherWarps = 2;  // node slots (warps, sub-groups) per block
 constexpr int kGatherNodeStride = 26, kGatherGroupStride = 216;
 constexpr int kGatherShared = 4 * kGatherGroupStride + 4 * 24 + 9 * kGatherWindowBlocks;
+// Doubles of one element's Gauss-point geometry record (J_q^-1, |J_q| w).
+constexpr int kGatherRecord = 80;
+// With bulk copies (sm_90), each group's record is copied into the group's G'
+// region once the round before has read G', and a barrier per warp counts
+// the bytes: 2 more doubles a warp (keeping its slice a multiple of 16 bytes).
+#if defined(PPKIT_GPU_BULK_COPY)
+constexpr int kGatherBarrier = 2;
+#else
+constexpr int kGatherBarrier = 0;
+#endif
+// On sm_90, 10 blocks (20 warps) per SM: at most 102 registers, 96 used
+// without spills, and the shared memory fits 10 blocks; without the bound the
+// bulk-copy form takes 126 registers (16 warps). Elsewhere the compiler's
+// choice (sm_80 would spill under the bound; HIP's second launch bound counts
+// waves per execution unit instead).
+#if defined(PPKIT_GPU_BULK_COPY)
+#define PPKIT_NODE_GATHER_BOUNDS __launch_bounds__(gpu::kSubgroupWidth* kGatherWarps, 10)
+#else
+#define PPKIT_NODE_GATHER_BOUNDS __launch_bounds__(gpu::kSubgroupWidth* kGatherWarps)
+#endif
 
 // Sign of natural coordinate m of node (or Gauss point) a, Gmsh order
 // (hex8_shape.hpp kNodeSigns): xi + for a in {1, 2, 5, 6}, eta + for
@@ -751,9 +773,9 @@ __host__ __device__ constexpr int hex8_sign(int a, int m) {
                   : (a >= 4 ? 1 : -1);
 }
 
-__global__ void __launch_bounds__(gpu::kSubgroupWidth* kGatherWarps)
-    node_gather_kernel(Hex8GatherArrays A, std::int64_t slots) {
-  __shared__ double s_warp[kGatherWarps][kGatherShared];
+__global__ void PPKIT_NODE_GATHER_BOUNDS node_gather_kernel(Hex8GatherArrays A,
+                                                            std::int64_t slots) {
+  __shared__ __align__(16) double s_warp[kGatherWarps][kGatherShared + kGatherBarrier];
   const std::int64_t slot = std::int64_t(blockIdx.x) * kGatherWarps + element_in_block();
   if (slot >= slots) return;
   const int lane = element_lane(), g = lane / 8, r = lane % 8;  // r: q in phase A, b in B
@@ -784,35 +806,66 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kGatherWarps)
   const std::int64_t row = A.row_offsets[3 * node];
   const int row_length = int(A.row_offsets[3 * node + 1] - row), blocks = row_length / 3;
   double body_weight = 0;  // this lane's share of sum_elements sum_q N_node(q) |J_q| w
+  // Each round's element and column block are loaded a round ahead (the last
+  // round of a window loads the next window's first), so only the node's
+  // first round waits for them. A group past the node's last element repeats
+  // its first (valid memory) and adds nothing. A node in no element (unused
+  // by the mesh) has no rounds and reads nothing.
+  const bool has_rounds = first < last;
+  std::int64_t ahead = first + g < last ? first + g : first;  // the next round's incidence
+  std::int32_t next_incidence = has_rounds ? A.incidences[ahead] : 0;
+  int next_column = has_rounds ? A.incidence_blocks[8 * ahead + r] : 0;  // of node b = r
+#if defined(PPKIT_GPU_BULK_COPY)
+  // The round's 4 geometry records, group g's at the start of its G' region,
+  // copied by the copy engine at the end of the round before.
+  double* records = s_warp[element_in_block()];
+  auto* arrived = reinterpret_cast<unsigned long long*>(records + kGatherShared);
+  const auto copy_records = [&](std::int32_t incidence) {
+    if (lane == 0) gpu::bulk_barrier_expect(arrived, 4 * kGatherRecord * sizeof(double));
+    if (r == 0)
+      gpu::bulk_copy_to_shared(records + kGatherGroupStride * g,
+                               A.geometry + kGatherRecord * std::int64_t(incidence / 8),
+                               kGatherRecord * sizeof(double), arrived);
+  };
+  unsigned parity = 0;  // of the barrier phase the next round waits for
+  if (lane == 0) gpu::bulk_barrier_init(arrived, 1);
+  gpu::warp_sync();
+  if (has_rounds) copy_records(next_incidence);
+#endif
   for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
     const int window_blocks =
         blocks - window < kGatherWindowBlocks ? blocks - window : kGatherWindowBlocks;
     for (int m = lane; m < 9 * window_blocks; m += gpu::kSubgroupWidth) accumulator[m] = 0;
-    // Each round's element and column block are loaded a round ahead, so
-    // only the first round waits for them. A group past the node's last
-    // element repeats its first (valid memory) and adds nothing.
-    std::int64_t ahead = first + g < last ? first + g : first;  // the next round's incidence
-    std::int32_t next_incidence = A.incidences[ahead];
-    int next_column = A.incidence_blocks[8 * ahead + r];  // of node b = r
 #pragma unroll 1
     for (std::int64_t k0 = first; k0 < last; k0 += 4) {
       const bool valid = k0 + g < last;
       const std::int32_t incidence = next_incidence;
       const int block = next_column - window;
-      ahead = k0 + 4 + g < last ? k0 + 4 + g : first;
+      const std::int64_t next_k0 = k0 + 4 < last ? k0 + 4 : first;
+      ahead = next_k0 + g < last ? next_k0 + g : first;
       next_incidence = A.incidences[ahead];
       next_column = A.incidence_blocks[8 * ahead + r];
       const int a = incidence % 8;
       {                  // phase A, Gauss point q = r
         double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then |J_q| w
+#if defined(PPKIT_GPU_BULK_COPY)
+        gpu::bulk_barrier_wait(arrived, parity);
+        parity ^= 1;
+        const double2* point =
+            reinterpret_cast<const double2*>(records + kGatherGroupStride * g + 10 * r);
+#else
         const double2* point = reinterpret_cast<const double2*>(
-            A.geometry + 80 * std::int64_t(incidence / 8) + 10 * r);
+            A.geometry + kGatherRecord * std::int64_t(incidence / 8) + 10 * r);
+#endif
 #pragma unroll
         for (int m = 0; m < 5; ++m) {
           const double2 pair = point[m];
           inv[2 * m] = pair.x;
           inv[2 * m + 1] = pair.y;
         }
+#if defined(PPKIT_GPU_BULK_COPY)
+        gpu::warp_sync();  // the group's record is read before G' overwrites it
+#endif
 #pragma unroll
         for (int b = 0; b < 8; ++b) {
           double dN[3];  // 8 dN_b / dxi_k at this Gauss point
@@ -874,6 +927,11 @@ __global__ void __launch_bounds__(gpu::kSubgroupWidth* kGatherWarps)
           gpu::warp_sync();  // also: the next round's phase A overwrites G'
         }
       }
+#if defined(PPKIT_GPU_BULK_COPY)
+      // G' is read (the warp barrier above). No copy is left in flight when
+      // the warp exits: the last round starts none.
+      if (k0 + 4 < last || window + kGatherWindowBlocks < blocks) copy_records(next_incidence);
+#endif
     }
     for (int v = lane; v < 3 * window_blocks; v += gpu::kSubgroupWidth) {
       const int s = v / 3, j = v - 3 * s;

@@ -139,4 +139,59 @@ __device__ __forceinline__ double atomic_add(double* address, double value) {
 #endif
 }
 
+// Bulk copies from global into shared memory by the copy engine (Hopper's
+// TMA, PTX ISA 8.0 section 9.7.9.25 cp.async.bulk) with completion counted in
+// bytes on a shared-memory barrier (section 9.7.13.15 mbarrier). They bypass
+// the load/store pipeline whose wavefronts limit gather-heavy kernels: the
+// data are written to shared memory without a register or an L1 data-stage
+// pass. sm_90 and later only; kernels keep their plain loads elsewhere
+// (PPKIT_GPU_BULK_COPY undefined: HIP, sm_80 and older, and the host pass).
+#if defined(PPKIT_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define PPKIT_GPU_BULK_COPY 1
+// One phase of the barrier completes when `arrivals` threads have arrived and
+// the bytes they announced have landed. Call from one thread, then order it
+// before other threads' use with a warp or block barrier.
+__device__ __forceinline__ void bulk_barrier_init(unsigned long long* barrier, unsigned arrivals) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(address), "r"(arrivals) : "memory");
+  // Make the initialised barrier visible to the copy engine (async proxy).
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+// Arrives on the barrier's current phase, announcing `bytes` still to come.
+__device__ __forceinline__ void bulk_barrier_expect(unsigned long long* barrier, unsigned bytes) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(address), "r"(bytes)
+               : "memory");
+}
+// Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) and
+// counts them against the barrier's phase. The fence orders this thread's
+// earlier shared-memory reads of `destination` (after a warp barrier: the
+// warp's) before the copy engine's writes.
+__device__ __forceinline__ void bulk_copy_to_shared(void* destination, const void* source,
+                                                    unsigned bytes, unsigned long long* barrier) {
+  const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(destination));
+  const unsigned on = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(to),
+      "l"(source), "r"(bytes), "r"(on)
+      : "memory");
+}
+// Waits until the phase of parity `parity` (0, 1, 0, ... per completed phase)
+// has completed.
+__device__ __forceinline__ void bulk_barrier_wait(unsigned long long* barrier, unsigned parity) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{ .reg .pred complete; mbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2; "
+        "selp.u32 %0, 1, 0, complete; }"
+        : "=r"(done)
+        : "r"(address), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+#endif
+
 }  // namespace ppkit::gpu
