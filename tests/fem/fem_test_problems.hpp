@@ -47,6 +47,29 @@ inline HexMesh renumbered_box(std::array<int, 3> n, unsigned seed) {
   return mesh;
 }
 
+// distorted_box with `extra` nodes that no element uses (a Gmsh file may list
+// such nodes) inserted at random places in the numbering: their CSR rows are
+// empty and their load entries zero.
+inline HexMesh box_with_unused_nodes(std::array<int, 3> n, unsigned seed, int extra) {
+  auto mesh = distorted_box(n, seed);
+  std::mt19937_64 rng(seed);
+  const std::int64_t total = mesh.num_nodes() + extra;
+  std::vector<std::int32_t> new_of(total);  // old nodes first, then the extra ones
+  std::iota(new_of.begin(), new_of.end(), 0);
+  std::shuffle(new_of.begin(), new_of.end(), rng);
+  std::uniform_real_distribution<double> position(-1.0, 2.0);
+  std::vector<double> coordinates(3 * total);
+  for (std::int64_t v = 0; v < total; ++v)
+    for (int i = 0; i < 3; ++i)
+      coordinates[3 * new_of[v] + i] =
+          v < mesh.num_nodes() ? mesh.coordinates[3 * v + i] : position(rng);
+  mesh.coordinates = coordinates;
+  for (auto& v : mesh.elements) v = new_of[v];
+  for (auto& group : mesh.node_groups)
+    for (auto& v : group.second) v = new_of[v];
+  return mesh;
+}
+
 // A mesh with a node in more than 8 elements (as unstructured hex meshes
 // have): `sectors` convex quadrilaterals around the z axis (centre, inner ring
 // node k, outer node between k and k + 1, inner ring node k + 1, ring radii

@@ -108,6 +108,23 @@ TEST_P(FemAssembleTest, MatchesReferenceAroundNodesOfHighValence) {
   }
 }
 
+// Nodes in no element: empty CSR rows between used ones (node-gather's warps
+// for them read no incidences and store a zero load).
+TEST_P(FemAssembleTest, MatchesReferenceWithNodesInNoElement) {
+  const unsigned seed = ppkit::testing::test_seed() + 6;
+  std::mt19937_64 rng(seed);
+  const auto problem = make_assembly_problem(inputs::box_with_unused_nodes({3, 2, 2}, seed, 5),
+                                             inputs::random_material(rng));
+  const auto& rows = problem.pattern.row_offsets;  // equal neighbours: an empty row
+  ASSERT_NE(std::adjacent_find(rows.begin(), rows.end()), rows.end());
+  auto run = variant().prepare(problem);
+  run->run();
+  const auto reference = assemble_reference(problem);
+  EXPECT_LE(assembly_relative_error(run->result(), reference), kTolerance);
+  run->run();
+  EXPECT_LE(assembly_relative_error(run->result(), reference), kTolerance);
+}
+
 TEST_P(FemAssembleTest, UnrunResultIsPoisoned) {
   const auto problem = make_assembly_problem(inputs::distorted_box({2, 2, 2}, 3), Material{});
   auto run = variant().prepare(problem);
