@@ -46,6 +46,23 @@ double max_abs(const ElementMatrix& K) {
   return m;
 }
 
+// The kernels' sign arithmetic against the tables built from kNodeSigns and
+// the shape functions' definitions (hex8_shape.hpp).
+TEST(FemElement, SignArithmeticMatchesTheShapeTables) {
+  const auto dN_table = natural_derivative_table();
+  const auto N_table = shape_value_table();
+  for (int a = 0; a < 8; ++a)
+    for (int m = 0; m < 3; ++m) EXPECT_EQ(hex8_sign(a, m), kNodeSigns[a][m]) << a << ", " << m;
+  for (int q = 0; q < 8; ++q)
+    for (int a = 0; a < 8; ++a) {
+      double N, dN[3];
+      hex8_gauss_shape(a, q, N, dN);
+      EXPECT_NEAR(N, N_table[8 * q + a], 1e-15) << "q " << q << " a " << a;
+      for (int k = 0; k < 3; ++k)
+        EXPECT_NEAR(dN[k], dN_table[(8 * q + a) * 3 + k], 1e-15) << "q " << q << " a " << a;
+    }
+}
+
 TEST(FemElement, StiffnessIsSymmetric) {
   std::mt19937_64 rng(ppkit::testing::test_seed());
   const auto x = inputs::distorted_element(rng);

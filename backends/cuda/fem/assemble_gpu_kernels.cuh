@@ -20,6 +20,7 @@
 // operations and run unchanged.
 #include "backends/cuda/fem/assemble_gpu_kernels.hpp"
 #include "backends/hip/core/gpu_portability.hpp"
+#include "ppkit/fem/hex8_shape.hpp"  // hex8_sign
 
 #if defined(PPKIT_GPU_HIP)
 #include "backends/hip/core/hip_check.hpp"
@@ -763,15 +764,6 @@ constexpr int kGatherBarrier = 0;
 #else
 #define PPKIT_NODE_GATHER_BOUNDS __launch_bounds__(gpu::kSubgroupWidth* kGatherWarps)
 #endif
-
-// Sign of natural coordinate m of node (or Gauss point) a, Gmsh order
-// (hex8_shape.hpp kNodeSigns): xi + for a in {1, 2, 5, 6}, eta + for
-// {2, 3, 6, 7}, zeta + for a >= 4.
-__host__ __device__ constexpr int hex8_sign(int a, int m) {
-  return m == 0   ? ((a & 3) == 1 || (a & 3) == 2 ? 1 : -1)
-         : m == 1 ? ((a & 3) >= 2 ? 1 : -1)
-                  : (a >= 4 ? 1 : -1);
-}
 
 __global__ void PPKIT_NODE_GATHER_BOUNDS node_gather_kernel(Hex8GatherArrays A,
                                                             std::int64_t slots) {

@@ -323,10 +323,12 @@ struct GaussGeometryKernel {
     const std::int64_t e = t / 8;
     const int q = int(t % 8);
     double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    for (int a = 0; a < 8; ++a)
+    for (int a = 0; a < 8; ++a) {
+      double N, dN[3];  // from the signs: no table reads (hex8_shape.hpp)
+      hex8_gauss_shape(a, q, N, dN);
       for (int k = 0; k < 3; ++k)
-        for (int i = 0; i < 3; ++i)
-          J[3 * k + i] += d.dN(q, a, k) * d.coordinates(24 * e + 3 * a + i);
+        for (int i = 0; i < 3; ++i) J[3 * k + i] += dN[k] * d.coordinates(24 * e + 3 * a + i);
+    }
     double inv[9];
     const double det = invert3(J, inv);
     for (int m = 0; m < 9; ++m) geometry(10 * t + m) = inv[m];

@@ -72,17 +72,20 @@ struct NodeGatherKernel {
               double f = 0;
               for (int q = 0; q < 8; ++q) {
                 const double* inv = &d.geometry(80 * e + 10 * q);
+                // Shape values and derivatives from the signs (registers, no
+                // table reads: those were most of this loop's memory traffic).
+                double Na, dNa[3], Nb, dNb[3];
+                hex8_gauss_shape(a, q, Na, dNa);
+                hex8_gauss_shape(b, q, Nb, dNb);
                 double ga[3], gb[3];
                 for (int i = 0; i < 3; ++i) {
-                  ga[i] = inv[3 * i] * d.dN(q, a, 0) + inv[3 * i + 1] * d.dN(q, a, 1) +
-                          inv[3 * i + 2] * d.dN(q, a, 2);
-                  gb[i] = inv[3 * i] * d.dN(q, b, 0) + inv[3 * i + 1] * d.dN(q, b, 1) +
-                          inv[3 * i + 2] * d.dN(q, b, 2);
+                  ga[i] = inv[3 * i] * dNa[0] + inv[3 * i + 1] * dNa[1] + inv[3 * i + 2] * dNa[2];
+                  gb[i] = inv[3 * i] * dNb[0] + inv[3 * i + 1] * dNb[1] + inv[3 * i + 2] * dNb[2];
                 }
                 const double w = inv[9];
                 for (int i = 0; i < 3; ++i)
                   for (int j = 0; j < 3; ++j) M[3 * i + j] += w * ga[i] * gb[j];
-                f += d.shape_values(8 * q + a) * w;
+                f += Na * w;
               }
               if (a == b && window == 0) weight += f;
               const double trace = M[0] + M[4] + M[8];

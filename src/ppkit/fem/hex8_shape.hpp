@@ -8,6 +8,14 @@
 // glue can copy the tables into constant memory.
 #include <array>
 #include <cmath>
+#if defined(__HIPCC__)
+#include <hip/hip_runtime.h>  // __host__ and __device__
+#endif
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define PPKIT_HEX8_HD __host__ __device__ inline
+#else
+#define PPKIT_HEX8_HD inline
+#endif
 
 namespace ppkit::fem {
 
@@ -22,6 +30,28 @@ constexpr double kGaussWeight = 1.0;     // every weight of the 2-point rule is 
 // Natural coordinates of the 8 nodes: kNodeSigns[a] = (xi_a, eta_a, zeta_a).
 constexpr int kNodeSigns[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
                                   {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+
+// kNodeSigns[a][m] as arithmetic, for device code (no table in memory): xi +
+// for a in {1, 2, 5, 6}, eta + for {2, 3, 6, 7}, zeta + for a >= 4.
+PPKIT_HEX8_HD constexpr int hex8_sign(int a, int m) {
+  return m == 0   ? ((a & 3) == 1 || (a & 3) == 2 ? 1 : -1)
+         : m == 1 ? ((a & 3) >= 2 ? 1 : -1)
+                  : (a >= 4 ? 1 : -1);
+}
+
+// N_a and dN_a/dxi_k at Gauss point q from the signs alone (kernels form them
+// in registers instead of reading the tables below):
+//   N_a = f_0 f_1 f_2 / 8,  dN_a/dxi_k = s_ak f_m f_n / 8 (m, n != k),
+//   f_m = 1 + s_am s_qm / sqrt(3).
+PPKIT_HEX8_HD void hex8_gauss_shape(int a, int q, double& N, double (&dN)[3]) {
+  constexpr double kInvSqrt3 = 0.57735026918962576451;
+  double f[3];
+  for (int m = 0; m < 3; ++m) f[m] = 1 + hex8_sign(a, m) * hex8_sign(q, m) * kInvSqrt3;
+  N = 0.125 * f[0] * f[1] * f[2];
+  dN[0] = 0.125 * hex8_sign(a, 0) * f[1] * f[2];
+  dN[1] = 0.125 * hex8_sign(a, 1) * f[0] * f[2];
+  dN[2] = 0.125 * hex8_sign(a, 2) * f[0] * f[1];
+}
 
 // Natural coordinates of Gauss point q (same sign pattern as the nodes, scaled by 1/sqrt(3)).
 inline std::array<double, 3> gauss_point(int q) {
