@@ -31,6 +31,11 @@ struct GatherDevice : AssemblyCommon<Space> {
 };
 
 constexpr int kRoundPairs = 32;  // 4 elements x 8 nodes per round
+// Team scratch per round: the derivatives G[216 g + 26 b + 3 q + i] of node b
+// of element g at Gauss point q (cuda/node-gather's strides), the node's own
+// ones scaled by |J_q| w at [24 g + 3 q + i], the round's 32 blocks K.
+constexpr int kNodeStride = 26, kGroupStride = 216;
+constexpr int kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
 
 template <class Space>
 struct NodeGatherKernel {
@@ -39,9 +44,8 @@ struct NodeGatherKernel {
       Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   GatherDevice<Space> d;
 
-  static std::size_t scratch_bytes() {
-    return Scratch::shmem_size(9 * kRoundPairs + 9 * kGatherWindowBlocks);
-  }
+  static constexpr int kScratch = kDerivatives + kOwn + 9 * kRoundPairs + 9 * kGatherWindowBlocks;
+  static std::size_t scratch_bytes() { return Scratch::shmem_size(kScratch); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t slot = team.league_rank();
@@ -50,8 +54,10 @@ struct NodeGatherKernel {
     // The node's 3 rows are consecutive and equally long (csr_pattern.hpp).
     const std::int64_t row = d.row_offsets(3 * node);
     const int row_length = int(d.row_offsets(3 * node + 1) - row), blocks = row_length / 3;
-    Scratch scratch(team.team_scratch(0), 9 * kRoundPairs + 9 * kGatherWindowBlocks);
-    double* const staged = scratch.data();
+    Scratch scratch(team.team_scratch(0), kScratch);
+    double* const G = scratch.data();
+    double* const own = G + kDerivatives;
+    double* const staged = own + kOwn;
     double* const accumulator = staged + 9 * kRoundPairs;
     double body_weight = 0;  // sum over the node's elements of sum_q N_node(q) |J_q| w
     for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
@@ -61,41 +67,49 @@ struct NodeGatherKernel {
                            [&](const int m) { accumulator[m] = 0; });
       for (std::int64_t k0 = first; k0 < last; k0 += 4) {
         const int elements = int(last - k0 < 4 ? last - k0 : 4);
+        // Phase A, index 8 g + q: Gauss point q of element g forms the
+        // derivatives of all 8 nodes once (not once per node pair).
         double round_weight = 0;
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(team, 8 * elements),
-            [&](const int pair, double& weight) {
-              const std::int32_t incidence = d.incidences(k0 + pair / 8);
-              const std::int64_t e = incidence / 8;
-              const int a = incidence % 8, b = pair % 8;
-              double M[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-              double f = 0;
-              for (int q = 0; q < 8; ++q) {
-                const double* inv = &d.geometry(80 * e + 10 * q);
-                // Shape values and derivatives from the signs (registers, no
-                // table reads: those were most of this loop's memory traffic).
-                double Na, dNa[3], Nb, dNb[3];
-                hex8_gauss_shape(a, q, Na, dNa);
-                hex8_gauss_shape(b, q, Nb, dNb);
-                double ga[3], gb[3];
+            [&](const int point, double& weight) {
+              const int g = point / 8, q = point % 8;
+              const std::int32_t incidence = d.incidences(k0 + g);
+              const int a = incidence % 8;
+              const double* inv = &d.geometry(80 * std::int64_t(incidence / 8) + 10 * q);
+              double J_inv[9];
+              for (int m = 0; m < 9; ++m) J_inv[m] = inv[m];
+              const double w = inv[9];
+              for (int b = 0; b < 8; ++b) {
+                double N, dN[3];
+                hex8_gauss_shape(b, q, N, dN);
                 for (int i = 0; i < 3; ++i) {
-                  ga[i] = inv[3 * i] * dNa[0] + inv[3 * i + 1] * dNa[1] + inv[3 * i + 2] * dNa[2];
-                  gb[i] = inv[3 * i] * dNb[0] + inv[3 * i + 1] * dNb[1] + inv[3 * i + 2] * dNb[2];
+                  const double gi =
+                      J_inv[3 * i] * dN[0] + J_inv[3 * i + 1] * dN[1] + J_inv[3 * i + 2] * dN[2];
+                  G[kGroupStride * g + kNodeStride * b + 3 * q + i] = gi;
+                  if (b == a) own[24 * g + 3 * q + i] = w * gi;
                 }
-                const double w = inv[9];
-                for (int i = 0; i < 3; ++i)
-                  for (int j = 0; j < 3; ++j) M[3 * i + j] += w * ga[i] * gb[j];
-                f += Na * w;
+                if (b == a && window == 0) weight += N * w;
               }
-              if (a == b && window == 0) weight += f;
-              const double trace = M[0] + M[4] + M[8];
-              for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j)
-                  staged[9 * pair + 3 * i + j] =
-                      d.lambda * M[3 * i + j] + d.mu * M[3 * j + i] + (i == j ? d.mu * trace : 0.0);
             },
             round_weight);
         body_weight += round_weight;
+        team.team_barrier();
+        // Phase B, index 8 g + b: K_(node, b) of element g.
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8 * elements), [&](const int pair) {
+          const int g = pair / 8, b = pair % 8;
+          const double* ga = own + 24 * g;
+          const double* gb = G + kGroupStride * g + kNodeStride * b;
+          double M[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+          for (int q = 0; q < 8; ++q)
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j) M[3 * i + j] += ga[3 * q + i] * gb[3 * q + j];
+          const double trace = M[0] + M[4] + M[8];
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              staged[9 * pair + 3 * i + j] =
+                  d.lambda * M[3 * i + j] + d.mu * M[3 * j + i] + (i == j ? d.mu * trace : 0.0);
+        });
         team.team_barrier();
         // Element by element: two elements' blocks may share a column block.
         for (int element = 0; element < elements; ++element) {
