@@ -4,16 +4,16 @@
 //  1. GaussGeometryKernel (strategy (e)'s kernel 1) stores every Gauss point's
 //     inverse Jacobian and |J| w, elements in input order;
 //  2. one team of 32 vector lanes per node (Morton order), taking the node's
-//     elements 4 at a time through team scratch, in the CUDA kernel's phases
-//     (vector loops and team barriers where it exchanges through shared
-//     memory): the round's geometry records are copied in whole; index 8 g + q
-//     forms the derivatives g_b = J_q^-T dN_b of all 8 nodes of element g at
-//     Gauss point q; index 8 g + b integrates
+//     elements 4 at a time: vector index 8 g + b integrates the block
+//     K_(node, b) of element g over the Gauss points,
 //       M = sum_q |J_q| w g_node g_b^T,  K = lambda M + mu M^T + mu tr(M) I
-//     (isotropic B^T D B) and stages it; the 4 elements' blocks are added to
-//     an accumulator of the node's column blocks one element after the other,
-//     and the accumulator is written to the node's three CSR rows.
-// Shape functions come from the node signs (hex8_gauss_shape), not tables.
+//     (isotropic B^T D B), g = J^-T dN/dxi, and stages it in team scratch;
+//     the 4 elements' blocks are then added to an accumulator of the node's
+//     column blocks one element after the other, and the accumulator is
+//     written to the node's three CSR rows.
+// Without cross-lane exchange in a vector loop, each lane forms both
+// derivative vectors itself (cuda/node-gather shares them through shared
+// memory, Gauss point by Gauss point).
 #include "ppkit/fem/assemble_kokkos.hpp"
 #include "ppkit/fem/gather_layout.hpp"
 
@@ -31,13 +31,11 @@ struct GatherDevice : AssemblyCommon<Space> {
 };
 
 constexpr int kRoundPairs = 32;  // 4 elements x 8 nodes per round
-// Team scratch per round: the 4 elements' geometry records at [81 g + 10 q + m]
-// (copied contiguously; the odd stride keeps two groups' reads on distinct
-// banks), the derivatives G[216 g + 26 b + 3 q + i] of node b of element g at
-// Gauss point q (cuda/node-gather's strides), the node's own ones scaled by
-// |J_q| w at [24 g + 3 q + i], the round's 32 blocks K, the accumulator.
-constexpr int kRecordStride = 81, kNodeStride = 26, kGroupStride = 216;
-constexpr int kRecords = 4 * kRecordStride, kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
+// Team scratch per round: the derivatives G[216 g + 26 b + 3 q + i] of node b
+// of element g at Gauss point q (cuda/node-gather's strides), the node's own
+// ones scaled by |J_q| w at [24 g + 3 q + i], the round's 32 blocks K.
+constexpr int kNodeStride = 26, kGroupStride = 216;
+constexpr int kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
 
 template <class Space>
 struct NodeGatherKernel {
@@ -46,8 +44,7 @@ struct NodeGatherKernel {
       Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   GatherDevice<Space> d;
 
-  static constexpr int kScratch =
-      kRecords + kDerivatives + kOwn + 9 * kRoundPairs + 9 * kGatherWindowBlocks;
+  static constexpr int kScratch = kDerivatives + kOwn + 9 * kRoundPairs + 9 * kGatherWindowBlocks;
   static std::size_t scratch_bytes() { return Scratch::shmem_size(kScratch); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -58,8 +55,7 @@ struct NodeGatherKernel {
     const std::int64_t row = d.row_offsets(3 * node);
     const int row_length = int(d.row_offsets(3 * node + 1) - row), blocks = row_length / 3;
     Scratch scratch(team.team_scratch(0), kScratch);
-    double* const records = scratch.data();
-    double* const G = records + kRecords;
+    double* const G = scratch.data();
     double* const own = G + kDerivatives;
     double* const staged = own + kOwn;
     double* const accumulator = staged + 9 * kRoundPairs;
@@ -71,13 +67,6 @@ struct NodeGatherKernel {
                            [&](const int m) { accumulator[m] = 0; });
       for (std::int64_t k0 = first; k0 < last; k0 += 4) {
         const int elements = int(last - k0 < 4 ? last - k0 : 4);
-        // The round's geometry records, whole 640-byte records at a time (each
-        // point's own 80 B, read by its lane, would touch every sector in pieces).
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 80 * elements), [&](const int m) {
-          const std::int64_t e = d.incidences(k0 + m / 80) / 8;
-          records[kRecordStride * (m / 80) + m % 80] = d.geometry(80 * e + m % 80);
-        });
-        team.team_barrier();
         // Phase A, index 8 g + q: Gauss point q of element g forms the
         // derivatives of all 8 nodes once (not once per node pair).
         double round_weight = 0;
@@ -87,7 +76,7 @@ struct NodeGatherKernel {
               const int g = point / 8, q = point % 8;
               const std::int32_t incidence = d.incidences(k0 + g);
               const int a = incidence % 8;
-              const double* inv = records + kRecordStride * g + 10 * q;
+              const double* inv = &d.geometry(80 * std::int64_t(incidence / 8) + 10 * q);
               double J_inv[9];
               for (int m = 0; m < 9; ++m) J_inv[m] = inv[m];
               const double w = inv[9];
@@ -172,7 +161,9 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
 
   // No zeroing: kernel 2 writes every CSR value and load entry once.
   void run() override {
-    GaussGeometryKernel<Space>::launch("fem node-gather geometry", d_, d_.geometry);
+    const std::int64_t points = std::int64_t(d_.geometry.extent(0) / 10);
+    Kokkos::parallel_for("fem node-gather geometry", Kokkos::RangePolicy<Space>(0, points),
+                         GaussGeometryKernel<Space>{d_, d_.geometry});
     const auto policy =
         Kokkos::TeamPolicy<Space>(nodes_, 1, 32)
             .set_scratch_size(0, Kokkos::PerTeam(NodeGatherKernel<Space>::scratch_bytes()));
