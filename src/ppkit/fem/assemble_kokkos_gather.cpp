@@ -4,16 +4,15 @@
 //  1. GaussGeometryKernel (strategy (e)'s kernel 1) stores every Gauss point's
 //     inverse Jacobian and |J| w, elements in input order;
 //  2. one team of 32 vector lanes per node (Morton order), taking the node's
-//     elements 4 at a time: vector index 8 g + b integrates the block
-//     K_(node, b) of element g over the Gauss points,
+//     elements 4 at a time through team scratch, in the CUDA kernel's two
+//     phases (vector loops and team barriers where it exchanges through
+//     shared memory): index 8 g + q forms the derivatives g_b = J_q^-T dN_b
+//     of all 8 nodes of element g at Gauss point q (shape functions from the
+//     node signs, hex8_gauss_shape); index 8 g + b integrates
 //       M = sum_q |J_q| w g_node g_b^T,  K = lambda M + mu M^T + mu tr(M) I
-//     (isotropic B^T D B), g = J^-T dN/dxi, and stages it in team scratch;
-//     the 4 elements' blocks are then added to an accumulator of the node's
-//     column blocks one element after the other, and the accumulator is
-//     written to the node's three CSR rows.
-// Without cross-lane exchange in a vector loop, each lane forms both
-// derivative vectors itself (cuda/node-gather shares them through shared
-// memory, Gauss point by Gauss point).
+//     (isotropic B^T D B) and stages it; the 4 elements' blocks are added to
+//     an accumulator of the node's column blocks one element after the other,
+//     and the accumulator is written to the node's three CSR rows.
 #include "ppkit/fem/assemble_kokkos.hpp"
 #include "ppkit/fem/gather_layout.hpp"
 
