@@ -8,14 +8,8 @@
 // glue can copy the tables into constant memory.
 #include <array>
 #include <cmath>
-#if defined(__HIPCC__)
-#include <hip/hip_runtime.h>  // __host__ and __device__
-#endif
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#define PPKIT_HEX8_HD __host__ __device__ inline
-#else
-#define PPKIT_HEX8_HD inline
-#endif
+
+#include "ppkit/fem/host_device.hpp"
 
 namespace ppkit::fem {
 
@@ -33,7 +27,7 @@ constexpr int kNodeSigns[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1,
 
 // kNodeSigns[a][m] as arithmetic, for device code (no table in memory): xi +
 // for a in {1, 2, 5, 6}, eta + for {2, 3, 6, 7}, zeta + for a >= 4.
-PPKIT_HEX8_HD constexpr int hex8_sign(int a, int m) {
+PPKIT_FEM_HD constexpr int hex8_sign(int a, int m) {
   return m == 0   ? ((a & 3) == 1 || (a & 3) == 2 ? 1 : -1)
          : m == 1 ? ((a & 3) >= 2 ? 1 : -1)
                   : (a >= 4 ? 1 : -1);
@@ -43,7 +37,7 @@ PPKIT_HEX8_HD constexpr int hex8_sign(int a, int m) {
 // in registers instead of reading the tables below):
 //   N_a = f_0 f_1 f_2 / 8,  dN_a/dxi_k = s_ak f_m f_n / 8 (m, n != k),
 //   f_m = 1 + s_am s_qm / sqrt(3).
-PPKIT_HEX8_HD void hex8_gauss_shape(int a, int q, double& N, double (&dN)[3]) {
+PPKIT_FEM_HD void hex8_gauss_shape(int a, int q, double& N, double (&dN)[3]) {
   constexpr double kInvSqrt3 = 0.57735026918962576451;
   double f[3];
   for (int m = 0; m < 3; ++m) f[m] = 1 + hex8_sign(a, m) * hex8_sign(q, m) * kInvSqrt3;

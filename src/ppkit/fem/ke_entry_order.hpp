@@ -18,14 +18,7 @@
 //   sectors, none split between instructions. docs/fem.md counts the sectors.
 // Either order adds every entry exactly once (tests/fem/test_factored_layout.cpp),
 // so the result does not depend on the mesh's numbering.
-#if defined(__HIPCC__)
-#include <hip/hip_runtime.h>  // __host__ and __device__
-#endif
-#if defined(__CUDACC__) || defined(__HIPCC__)
-#define PPKIT_FEM_HD __host__ __device__ inline
-#else
-#define PPKIT_FEM_HD inline
-#endif
+#include "ppkit/fem/host_device.hpp"
 
 namespace ppkit::fem {
 
