@@ -160,9 +160,7 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
 
   // No zeroing: kernel 2 writes every CSR value and load entry once.
   void run() override {
-    const std::int64_t points = std::int64_t(d_.geometry.extent(0) / 10);
-    Kokkos::parallel_for("fem node-gather geometry", Kokkos::RangePolicy<Space>(0, points),
-                         GaussGeometryKernel<Space>{d_, d_.geometry});
+    GaussGeometryKernel<Space>::launch("fem node-gather geometry", d_, d_.geometry);
     const auto policy =
         Kokkos::TeamPolicy<Space>(nodes_, 1, 32)
             .set_scratch_size(0, Kokkos::PerTeam(NodeGatherKernel<Space>::scratch_bytes()));

@@ -47,9 +47,7 @@ class TwoKernelRun final : public KokkosAssemblyRun<Space> {
 
  private:
   void before_colours() override {
-    const std::int64_t points = std::int64_t(geometry_.extent(0) / 10);
-    Kokkos::parallel_for("fem two-kernel geometry", Kokkos::RangePolicy<Space>(0, points),
-                         GaussGeometryKernel<Space>{this->d_, geometry_});
+    GaussGeometryKernel<Space>::launch("fem two-kernel geometry", this->d_, geometry_);
   }
   void assemble_colour(std::int64_t first, std::int64_t count) override {
     Kokkos::parallel_for("fem two-kernel entries", Kokkos::RangePolicy<Space>(0, 576 * count),
