@@ -312,11 +312,19 @@ void register_team_per_element(const char* prefix, const char* label, int prefer
   });
 }
 
-// Kernel 1 of strategies (e) and (h): the inverse Jacobian (9 doubles,
-// [3 i + k] = dxi_k / dx_i) and |J| w of every Gauss point, 80 doubles per
-// element ([10 (8 e + q) + m]). A team of 32 vector lanes takes 4 elements:
-// index 8 e + q forms Gauss point q of element e into team scratch, then the
-// team stores the 320 doubles contiguously. (Each point storing its own 10
+// Where kernel 1 of strategies (e) and (h) puts value m of Gauss point q of
+// element e (m < 9: the inverse Jacobian, [3 i + k] = dxi_k / dx_i; m = 9:
+// |J| w), 80 doubles per element.
+enum class GeometryLayout {
+  point_major,  // [80 e + 10 q + m]: a point's values together (two-kernel)
+  value_major,  // [80 e + 8 m + q]: value m of the 8 points together, so lanes
+                // of consecutive Gauss points load consecutive doubles (node gather)
+};
+
+// Kernel 1 of strategies (e) and (h): the inverse Jacobian and |J| w of every
+// Gauss point. A team of 32 vector lanes takes 4 elements: index 8 e + q forms
+// Gauss point q of element e into team scratch, then the team stores the 320
+// doubles contiguously in the requested layout. (Each point storing its own 10
 // doubles, 80 B apart, leaves every 32-byte sector written in pieces; that
 // form kept the H200's L2 84% busy for 222 us at 64^3, this one takes 82 us.)
 template <class Space>
@@ -328,14 +336,16 @@ struct GaussGeometryKernel {
   AssemblyCommon<Space> d;  // coordinates in the geometry array's element order
   Kokkos::View<double*, typename Space::memory_space> geometry;
   std::int64_t elements;
+  GeometryLayout layout;
 
   static void launch(const char* label, const AssemblyCommon<Space>& d,
-                     const Kokkos::View<double*, typename Space::memory_space>& geometry) {
+                     const Kokkos::View<double*, typename Space::memory_space>& geometry,
+                     GeometryLayout layout) {
     const std::int64_t elements = std::int64_t(geometry.extent(0) / 80);
     const auto policy =
         Kokkos::TeamPolicy<Space>((elements + kElementsPerTeam - 1) / kElementsPerTeam, 1, 32)
             .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(80 * kElementsPerTeam)));
-    Kokkos::parallel_for(label, policy, GaussGeometryKernel{d, geometry, elements});
+    Kokkos::parallel_for(label, policy, GaussGeometryKernel{d, geometry, elements, layout});
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -358,8 +368,11 @@ struct GaussGeometryKernel {
       staged(10 * point + 9) = det * kGaussWeight;
     });
     team.team_barrier();
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 80 * count),
-                         [&](const int m) { geometry(80 * e0 + m) = staged(m); });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 80 * count), [&](const int out) {
+      const int e = out / 80, m = out % 80 / 8, q = out % 8;  // value_major's order
+      geometry(80 * e0 + out) =
+          staged(layout == GeometryLayout::point_major ? out : 80 * e + 10 * q + m);
+    });
   }
 };
 

@@ -10,9 +10,9 @@
 //     of all 8 nodes of element g at Gauss point q (shape functions from the
 //     node signs, hex8_gauss_shape); index 8 g + b integrates
 //       M = sum_q |J_q| w g_node g_b^T,  K = lambda M + mu M^T + mu tr(M) I
-//     (isotropic B^T D B) and stages it; the 4 elements' blocks are added to
-//     an accumulator of the node's column blocks one element after the other,
-//     and the accumulator is written to the node's three CSR rows.
+//     (isotropic B^T D B) and stages it over its own derivatives; the 4 elements' blocks are added
+//     to an accumulator of the node's column blocks one element after the other, and the
+//     accumulator is written to the node's three CSR rows.
 #include "ppkit/fem/assemble_kokkos.hpp"
 #include "ppkit/fem/gather_layout.hpp"
 
@@ -23,17 +23,25 @@ template <class Space>
 struct GatherDevice : AssemblyCommon<Space> {
   template <class T>
   using View = typename AssemblyCommon<Space>::template View<T>;
-  View<double> geometry;  // 80 per element (input order), GaussGeometryKernel
+  View<double> geometry;  // 80 per element (input order), GaussGeometryKernel, value-major
   View<std::int32_t> node_of_slot, incidences;
   View<std::int64_t> incidence_offsets, row_offsets;
   View<std::uint16_t> incidence_blocks;
 };
 
-constexpr int kRoundPairs = 32;  // 4 elements x 8 nodes per round
-// Team scratch per round: the derivatives G[216 g + 26 b + 3 q + i] of node b
-// of element g at Gauss point q (cuda/node-gather's strides), the node's own
-// ones scaled by |J_q| w at [24 g + 3 q + i], the round's 32 blocks K.
-constexpr int kNodeStride = 26, kGroupStride = 216;
+// Team scratch per round: the derivatives G[213 g + 26 b + 3 q + i] of node b
+// of element g at Gauss point q, and the node's own ones scaled by |J_q| w at
+// [24 g + 3 q + i]. Phase B's lane 8 g + b stages its block K_(node, b) over
+// the first 9 of its own G' values once it has read them. The strides keep
+// 8-byte accesses free of bank conflicts within a half-warp (groups g, g + 1):
+// 26 doubles between nodes put one group's 8 lanes on 8 distinct bank pairs,
+// and an odd group stride puts the next group on the other 8 (phase B's G'
+// loads and the staged blocks), while 213 (2 * 213 = 10 mod 32 words) leaves
+// phase A's stores (lanes 3 doubles apart) one pair in conflict. The CUDA
+// kernel's 216 suits its 16-byte accesses; with 8-byte ones it made 44% of
+// the Kokkos kernel's shared-load wavefronts bank conflicts (H200, Nsight
+// Compute, fourteenth round).
+constexpr int kNodeStride = 26, kGroupStride = 213;
 constexpr int kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
 
 template <class Space>
@@ -43,7 +51,7 @@ struct NodeGatherKernel {
       Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   GatherDevice<Space> d;
 
-  static constexpr int kScratch = kDerivatives + kOwn + 9 * kRoundPairs + 9 * kGatherWindowBlocks;
+  static constexpr int kScratch = kDerivatives + kOwn + 9 * kGatherWindowBlocks;
   static std::size_t scratch_bytes() { return Scratch::shmem_size(kScratch); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -56,8 +64,7 @@ struct NodeGatherKernel {
     Scratch scratch(team.team_scratch(0), kScratch);
     double* const G = scratch.data();
     double* const own = G + kDerivatives;
-    double* const staged = own + kOwn;
-    double* const accumulator = staged + 9 * kRoundPairs;
+    double* const accumulator = own + kOwn;
     double body_weight = 0;  // sum over the node's elements of sum_q N_node(q) |J_q| w
     for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
       const int window_blocks =
@@ -75,10 +82,11 @@ struct NodeGatherKernel {
               const int g = point / 8, q = point % 8;
               const std::int32_t incidence = d.incidences(k0 + g);
               const int a = incidence % 8;
-              const double* inv = &d.geometry(80 * std::int64_t(incidence / 8) + 10 * q);
+              // Value-major records: the group's 8 lanes load 8 consecutive doubles.
+              const std::int64_t record = 80 * std::int64_t(incidence / 8) + q;
               double J_inv[9];
-              for (int m = 0; m < 9; ++m) J_inv[m] = inv[m];
-              const double w = inv[9];
+              for (int m = 0; m < 9; ++m) J_inv[m] = d.geometry(record + 8 * m);
+              const double w = d.geometry(record + 72);
               for (int b = 0; b < 8; ++b) {
                 double N, dN[3];
                 hex8_gauss_shape(b, q, N, dN);
@@ -98,7 +106,7 @@ struct NodeGatherKernel {
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8 * elements), [&](const int pair) {
           const int g = pair / 8, b = pair % 8;
           const double* ga = own + 24 * g;
-          const double* gb = G + kGroupStride * g + kNodeStride * b;
+          double* const gb = G + kGroupStride * g + kNodeStride * b;  // read, then K over it
           double M[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
           for (int q = 0; q < 8; ++q)
             for (int i = 0; i < 3; ++i)
@@ -106,7 +114,7 @@ struct NodeGatherKernel {
           const double trace = M[0] + M[4] + M[8];
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
-              staged[9 * pair + 3 * i + j] =
+              gb[3 * i + j] =
                   d.lambda * M[3 * i + j] + d.mu * M[3 * j + i] + (i == j ? d.mu * trace : 0.0);
         });
         team.team_barrier();
@@ -116,7 +124,7 @@ struct NodeGatherKernel {
             const int b = item / 9, m = item % 9;
             const int block = int(d.incidence_blocks(8 * (k0 + element) + b)) - window;
             if (block >= 0 && block < window_blocks)
-              accumulator[9 * block + m] += staged[9 * (8 * element + b) + m];
+              accumulator[9 * block + m] += G[kGroupStride * element + kNodeStride * b + m];
           });
           team.team_barrier();
         }
@@ -160,7 +168,8 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
 
   // No zeroing: kernel 2 writes every CSR value and load entry once.
   void run() override {
-    GaussGeometryKernel<Space>::launch("fem node-gather geometry", d_, d_.geometry);
+    GaussGeometryKernel<Space>::launch("fem node-gather geometry", d_, d_.geometry,
+                                       GeometryLayout::value_major);
     const auto policy =
         Kokkos::TeamPolicy<Space>(nodes_, 1, 32)
             .set_scratch_size(0, Kokkos::PerTeam(NodeGatherKernel<Space>::scratch_bytes()));

@@ -47,7 +47,8 @@ class TwoKernelRun final : public KokkosAssemblyRun<Space> {
 
  private:
   void before_colours() override {
-    GaussGeometryKernel<Space>::launch("fem two-kernel geometry", this->d_, geometry_);
+    GaussGeometryKernel<Space>::launch("fem two-kernel geometry", this->d_, geometry_,
+                                       GeometryLayout::point_major);
   }
   void assemble_colour(std::int64_t first, std::int64_t count) override {
     Kokkos::parallel_for("fem two-kernel entries", Kokkos::RangePolicy<Space>(0, 576 * count),
