@@ -29,19 +29,20 @@ struct GatherDevice : AssemblyCommon<Space> {
   View<std::uint16_t> incidence_blocks;
 };
 
-// Team scratch per round: the derivatives G[213 g + 26 b + 3 q + i] of node b
+// Team scratch per round: the derivatives G[200 g + 25 b + 3 q + i] of node b
 // of element g at Gauss point q, and the node's own ones scaled by |J_q| w at
 // [24 g + 3 q + i]. Phase B's lane 8 g + b stages its block K_(node, b) over
 // the first 9 of its own G' values once it has read them. The strides keep
-// 8-byte accesses free of bank conflicts within a half-warp (groups g, g + 1):
-// 26 doubles between nodes put one group's 8 lanes on 8 distinct bank pairs,
-// and an odd group stride puts the next group on the other 8 (phase B's G'
-// loads and the staged blocks), while 213 (2 * 213 = 10 mod 32 words) leaves
-// phase A's stores (lanes 3 doubles apart) one pair in conflict. The CUDA
-// kernel's 216 suits its 16-byte accesses; with 8-byte ones it made 44% of
-// the Kokkos kernel's shared-load wavefronts bank conflicts (H200, Nsight
-// Compute, fourteenth round).
-constexpr int kNodeStride = 26, kGroupStride = 213;
+// every 8-byte access free of bank conflicts (a half-warp, groups g and g + 1,
+// shares one wavefront): an odd node stride puts a group's 8 lanes on 8
+// distinct bank pairs none 16 banks apart, and a group stride of 8 mod 16
+// doubles puts the next group on the other 8 pairs, for phase A's stores
+// (lanes 3 doubles apart) and phase B's loads and staged blocks alike. The
+// CUDA kernel's strides (26, 216) suit its 16-byte loads; with 8-byte ones
+// they made 44% of this kernel's shared-load wavefronts bank conflicts, and
+// (26, 213) doubled phase A's store wavefronts instead (H200, Nsight Compute,
+// fourteenth round).
+constexpr int kNodeStride = 25, kGroupStride = 200;
 constexpr int kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
 
 template <class Space>
