@@ -63,6 +63,25 @@ TEST(FemElement, SignArithmeticMatchesTheShapeTables) {
     }
 }
 
+TEST(FemElement, GaussProductsMatchTheShapeTables) {
+  const auto dN_table = natural_derivative_table();
+  const auto N_table = shape_value_table();
+  for (int q = 0; q < 8; ++q) {
+    const Hex8GaussProducts shape(q);
+    int visited = 0;
+    hex8_for_each_node([&](auto node) {
+      constexpr int b = decltype(node)::value;
+      const double dN[3] = {shape.scaled_derivative<b, 0>(), shape.scaled_derivative<b, 1>(),
+                            shape.scaled_derivative<b, 2>()};
+      for (int k = 0; k < 3; ++k)
+        EXPECT_NEAR(0.125 * dN[k], dN_table[(8 * q + b) * 3 + k], 1e-15) << "q " << q << " b " << b;
+      EXPECT_NEAR(0.125 * shape.scaled_value(b), N_table[8 * q + b], 1e-15) << "q " << q;
+      visited |= 1 << b;
+    });
+    EXPECT_EQ(visited, 255) << "every node once";
+  }
+}
+
 TEST(FemElement, StiffnessIsSymmetric) {
   std::mt19937_64 rng(ppkit::testing::test_seed());
   const auto x = inputs::distorted_element(rng);

@@ -774,23 +774,8 @@ __global__ void PPKIT_NODE_GATHER_BOUNDS node_gather_kernel(Hex8GatherArrays A,
   double* G = s_warp[element_in_block()] + kGatherGroupStride * g;
   double* own = s_warp[element_in_block()] + 4 * kGatherGroupStride + 24 * g;
   double* accumulator = s_warp[element_in_block()] + 4 * kGatherGroupStride + 4 * 24;
-  // Phase A's factors at Gauss point q = r: f[m][s] = 1 + (s ? +1 : -1) xi_m(q),
-  // and P[k][s1][s2] = f[m1][s1] f[m2][s2] over the two other coordinates.
-  constexpr double kInvSqrt3 = 0.57735026918962576451;
-  double f[3][2];
-#pragma unroll
-  for (int m = 0; m < 3; ++m) {
-    const double xi = hex8_sign(r, m) * kInvSqrt3;
-    f[m][0] = 1 - xi;
-    f[m][1] = 1 + xi;
-  }
-  double P[3][2][2];
-#pragma unroll
-  for (int k = 0; k < 3; ++k)
-#pragma unroll
-    for (int s1 = 0; s1 < 2; ++s1)
-#pragma unroll
-      for (int s2 = 0; s2 < 2; ++s2) P[k][s1][s2] = f[k == 0 ? 1 : 0][s1] * f[k == 2 ? 1 : 2][s2];
+  // Phase A's shape-function factors and their 12 products at Gauss point q = r.
+  const Hex8GaussProducts shape(r);
 
   const std::int64_t node = A.node_of_slot[slot];
   const std::int64_t first = A.incidence_offsets[slot], last = A.incidence_offsets[slot + 1];
@@ -858,25 +843,20 @@ __global__ void PPKIT_NODE_GATHER_BOUNDS node_gather_kernel(Hex8GatherArrays A,
 #if defined(PPKIT_GPU_BULK_COPY)
         gpu::warp_sync();  // the group's record is read before G' overwrites it
 #endif
-#pragma unroll
-        for (int b = 0; b < 8; ++b) {
-          double dN[3];  // 8 dN_b / dxi_k at this Gauss point
-#pragma unroll
-          for (int k = 0; k < 3; ++k)
-            dN[k] = hex8_sign(b, k) * P[k][(hex8_sign(b, k == 0 ? 1 : 0) + 1) / 2]
-                                       [(hex8_sign(b, k == 2 ? 1 : 2) + 1) / 2];
+        hex8_for_each_node([&](auto node_b) {
+          constexpr int b = decltype(node_b)::value;
+          const double dN[3] = {shape.scaled_derivative<b, 0>(), shape.scaled_derivative<b, 1>(),
+                                shape.scaled_derivative<b, 2>()};  // 8 dN_b / dxi_k
 #pragma unroll
           for (int i = 0; i < 3; ++i)
             G[kGatherNodeStride * b + 3 * r + i] =
                 inv[3 * i] * dN[0] + inv[3 * i + 1] * dN[1] + inv[3 * i + 2] * dN[2];
-        }
+        });
         const double w = inv[9] * (1.0 / 64);
 #pragma unroll
         for (int i = 0; i < 3; ++i) own[3 * r + i] = w * G[kGatherNodeStride * a + 3 * r + i];
         if (valid && window == 0)  // N_a(q) |J_q| w
-          body_weight += 0.125 * (hex8_sign(a, 0) > 0 ? f[0][1] : f[0][0]) *
-                         (hex8_sign(a, 1) > 0 ? f[1][1] : f[1][0]) *
-                         (hex8_sign(a, 2) > 0 ? f[2][1] : f[2][0]) * inv[9];
+          body_weight += 0.125 * shape.scaled_value(a) * inv[9];
       }
       gpu::warp_sync();
       {  // phase B, node b = r

@@ -8,7 +8,7 @@
 //     phases (vector loops and team barriers where it exchanges through
 //     shared memory): index 8 g + q forms the derivatives g_b = J_q^-T dN_b
 //     of all 8 nodes of element g at Gauss point q (shape functions from the
-//     node signs, hex8_gauss_shape); index 8 g + b integrates
+//     node signs, Hex8GaussProducts); index 8 g + b integrates
 //       M = sum_q |J_q| w g_node g_b^T,  K = lambda M + mu M^T + mu tr(M) I
 //     (isotropic B^T D B) and stages it over its own derivatives; the 4 elements' blocks are added
 //     to an accumulator of the node's column blocks one element after the other, and the
@@ -75,7 +75,9 @@ struct NodeGatherKernel {
       for (std::int64_t k0 = first; k0 < last; k0 += 4) {
         const int elements = int(last - k0 < 4 ? last - k0 : 4);
         // Phase A, index 8 g + q: Gauss point q of element g forms the
-        // derivatives of all 8 nodes once (not once per node pair).
+        // derivatives of all 8 nodes once (not once per node pair), from the
+        // 12 products of its shape-function factors (Hex8GaussProducts: 9
+        // FMAs a node, the signs folded in; J^-1 carries their scale 1/8).
         double round_weight = 0;
         Kokkos::parallel_reduce(
             Kokkos::ThreadVectorRange(team, 8 * elements),
@@ -86,19 +88,21 @@ struct NodeGatherKernel {
               // Value-major records: the group's 8 lanes load 8 consecutive doubles.
               const std::int64_t record = 80 * std::int64_t(incidence / 8) + q;
               double J_inv[9];
-              for (int m = 0; m < 9; ++m) J_inv[m] = d.geometry(record + 8 * m);
+              for (int m = 0; m < 9; ++m) J_inv[m] = 0.125 * d.geometry(record + 8 * m);
               const double w = d.geometry(record + 72);
-              for (int b = 0; b < 8; ++b) {
-                double N, dN[3];
-                hex8_gauss_shape(b, q, N, dN);
-                for (int i = 0; i < 3; ++i) {
-                  const double gi =
+              const Hex8GaussProducts shape(q);
+              double* const Gq = G + kGroupStride * g + 3 * q;
+              hex8_for_each_node([&](auto node_b) {
+                constexpr int b = decltype(node_b)::value;
+                const double dN[3] = {shape.scaled_derivative<b, 0>(),
+                                      shape.scaled_derivative<b, 1>(),
+                                      shape.scaled_derivative<b, 2>()};
+                for (int i = 0; i < 3; ++i)
+                  Gq[kNodeStride * b + i] =
                       J_inv[3 * i] * dN[0] + J_inv[3 * i + 1] * dN[1] + J_inv[3 * i + 2] * dN[2];
-                  G[kGroupStride * g + kNodeStride * b + 3 * q + i] = gi;
-                  if (b == a) own[24 * g + 3 * q + i] = w * gi;
-                }
-                if (b == a && window == 0) weight += N * w;
-              }
+              });
+              for (int i = 0; i < 3; ++i) own[24 * g + 3 * q + i] = w * Gq[kNodeStride * a + i];
+              if (window == 0) weight += 0.125 * shape.scaled_value(a) * w;
             },
             round_weight);
         body_weight += round_weight;

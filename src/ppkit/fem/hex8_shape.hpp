@@ -8,6 +8,8 @@
 // glue can copy the tables into constant memory.
 #include <array>
 #include <cmath>
+#include <type_traits>
+#include <utility>
 
 #include "ppkit/fem/host_device.hpp"
 
@@ -45,6 +47,58 @@ PPKIT_FEM_HD void hex8_gauss_shape(int a, int q, double& N, double (&dN)[3]) {
   dN[0] = 0.125 * hex8_sign(a, 0) * f[1] * f[2];
   dN[1] = 0.125 * hex8_sign(a, 1) * f[0] * f[2];
   dN[2] = 0.125 * hex8_sign(a, 2) * f[0] * f[1];
+}
+
+// The same at one Gauss point q for all 8 nodes, as a kernel lane holding q
+// forms them: the 6 factors f[m][s] = 1 + (2 s - 1) xi_m(q) and their 12
+// products P[k][s1][s2] = f[m1][s1] f[m2][s2] ({m1 < m2} the coordinates other
+// than k), so that 8 dN_b/dxi_k = s_bk P[k][(s_bm1 + 1)/2][(s_bm2 + 1)/2] and
+// 8 N_a = f[0][.] f[1][.] f[2][.]. With b a compile-time constant
+// (hex8_for_each_node), the derivative is a register and its sign folds into
+// the caller's FMAs: no multiplication per node.
+struct Hex8GaussProducts {
+  double f[3][2];
+  double P[3][2][2];
+
+  // Written out (no loops): the arrays must stay in registers on a GPU.
+  PPKIT_FEM_HD explicit Hex8GaussProducts(int q)
+      : f{{1 - xi(q, 0), 1 + xi(q, 0)}, {1 - xi(q, 1), 1 + xi(q, 1)}, {1 - xi(q, 2), 1 + xi(q, 2)}},
+        P{{{f[1][0] * f[2][0], f[1][0] * f[2][1]}, {f[1][1] * f[2][0], f[1][1] * f[2][1]}},
+          {{f[0][0] * f[2][0], f[0][0] * f[2][1]}, {f[0][1] * f[2][0], f[0][1] * f[2][1]}},
+          {{f[0][0] * f[1][0], f[0][0] * f[1][1]}, {f[0][1] * f[1][0], f[0][1] * f[1][1]}}} {}
+  // xi_m(q) = +-1/sqrt(3)
+  PPKIT_FEM_HD static double xi(int q, int m) { return hex8_sign(q, m) * 0.57735026918962576451; }
+  // 8 dN_b/dxi_k.
+  template <int b, int k>
+  PPKIT_FEM_HD double scaled_derivative() const {
+    constexpr int s1 = (hex8_sign(b, k == 0 ? 1 : 0) + 1) / 2;
+    constexpr int s2 = (hex8_sign(b, k == 2 ? 1 : 2) + 1) / 2;
+    return hex8_sign(b, k) > 0 ? P[k][s1][s2] : -P[k][s1][s2];
+  }
+  // 8 N_a, for any a (three selects).
+  PPKIT_FEM_HD double scaled_value(int a) const {
+    return (hex8_sign(a, 0) > 0 ? f[0][1] : f[0][0]) * (hex8_sign(a, 1) > 0 ? f[1][1] : f[1][0]) *
+           (hex8_sign(a, 2) > 0 ? f[2][1] : f[2][0]);
+  }
+};
+
+// Calls body(std::integral_constant<int, b>{}) for the nodes b = 0, ..., 7, so
+// that b is a compile-time constant in the body (a loop the compiler might
+// not unroll would index Hex8GaussProducts::P at run time, in local memory).
+// (nvcc: a host-only body, as in host code and tests, is fine; do not warn.)
+#if defined(__CUDACC__) && !defined(__HIPCC__)
+#pragma nv_exec_check_disable
+#endif
+template <class Body, int... b>
+PPKIT_FEM_HD void hex8_for_each_node(Body&& body, std::integer_sequence<int, b...>) {
+  (body(std::integral_constant<int, b>{}), ...);
+}
+#if defined(__CUDACC__) && !defined(__HIPCC__)
+#pragma nv_exec_check_disable
+#endif
+template <class Body>
+PPKIT_FEM_HD void hex8_for_each_node(Body&& body) {
+  hex8_for_each_node(body, std::make_integer_sequence<int, kNodesPerElement>{});
 }
 
 // Natural coordinates of Gauss point q (same sign pattern as the nodes, scaled by 1/sqrt(3)).
