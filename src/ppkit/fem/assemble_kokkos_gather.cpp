@@ -43,6 +43,7 @@ struct GatherDevice : AssemblyCommon<Space> {
 // (26, 213) doubled phase A's store wavefronts instead (H200, Nsight Compute,
 // fourteenth round).
 constexpr int kNodeStride = 25, kGroupStride = 200;
+constexpr int kRoundPoints = 32;  // 4 elements x 8 Gauss points
 constexpr int kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
 
 template <class Space>
@@ -52,7 +53,7 @@ struct NodeGatherKernel {
       Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   GatherDevice<Space> d;
 
-  static constexpr int kScratch = kDerivatives + kOwn + 9 * kGatherWindowBlocks;
+  static constexpr int kScratch = kDerivatives + kOwn + 9 * kGatherWindowBlocks + kRoundPoints;
   static std::size_t scratch_bytes() { return Scratch::shmem_size(kScratch); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -66,7 +67,11 @@ struct NodeGatherKernel {
     double* const G = scratch.data();
     double* const own = G + kDerivatives;
     double* const accumulator = own + kOwn;
-    double body_weight = 0;  // sum over the node's elements of sum_q N_node(q) |J_q| w
+    // Point 8 g + q's share of the body-force weight sum_elements sum_q N_node(q) |J_q| w.
+    double* const weights = accumulator + 9 * kGatherWindowBlocks;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kRoundPoints),
+                         [&](const int point) { weights[point] = 0; });
+    team.team_barrier();
     for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
       const int window_blocks =
           blocks - window < kGatherWindowBlocks ? blocks - window : kGatherWindowBlocks;
@@ -78,34 +83,28 @@ struct NodeGatherKernel {
         // derivatives of all 8 nodes once (not once per node pair), from the
         // 12 products of its shape-function factors (Hex8GaussProducts: 9
         // FMAs a node, the signs folded in; J^-1 carries their scale 1/8).
-        double round_weight = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(team, 8 * elements),
-            [&](const int point, double& weight) {
-              const int g = point / 8, q = point % 8;
-              const std::int32_t incidence = d.incidences(k0 + g);
-              const int a = incidence % 8;
-              // Value-major records: the group's 8 lanes load 8 consecutive doubles.
-              const std::int64_t record = 80 * std::int64_t(incidence / 8) + q;
-              double J_inv[9];
-              for (int m = 0; m < 9; ++m) J_inv[m] = 0.125 * d.geometry(record + 8 * m);
-              const double w = d.geometry(record + 72);
-              const Hex8GaussProducts shape(q);
-              double* const Gq = G + kGroupStride * g + 3 * q;
-              hex8_for_each_node([&](auto node_b) {
-                constexpr int b = decltype(node_b)::value;
-                const double dN[3] = {shape.scaled_derivative<b, 0>(),
-                                      shape.scaled_derivative<b, 1>(),
-                                      shape.scaled_derivative<b, 2>()};
-                for (int i = 0; i < 3; ++i)
-                  Gq[kNodeStride * b + i] =
-                      J_inv[3 * i] * dN[0] + J_inv[3 * i + 1] * dN[1] + J_inv[3 * i + 2] * dN[2];
-              });
-              for (int i = 0; i < 3; ++i) own[24 * g + 3 * q + i] = w * Gq[kNodeStride * a + i];
-              if (window == 0) weight += 0.125 * shape.scaled_value(a) * w;
-            },
-            round_weight);
-        body_weight += round_weight;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8 * elements), [&](const int point) {
+          const int g = point / 8, q = point % 8;
+          const std::int32_t incidence = d.incidences(k0 + g);
+          const int a = incidence % 8;
+          // Value-major records: the group's 8 lanes load 8 consecutive doubles.
+          const std::int64_t record = 80 * std::int64_t(incidence / 8) + q;
+          double J_inv[9];
+          for (int m = 0; m < 9; ++m) J_inv[m] = 0.125 * d.geometry(record + 8 * m);
+          const double w = d.geometry(record + 72);
+          const Hex8GaussProducts shape(q);
+          double* const Gq = G + kGroupStride * g + 3 * q;
+          hex8_for_each_node([&](auto node_b) {
+            constexpr int b = decltype(node_b)::value;
+            const double dN[3] = {shape.scaled_derivative<b, 0>(), shape.scaled_derivative<b, 1>(),
+                                  shape.scaled_derivative<b, 2>()};
+            for (int i = 0; i < 3; ++i)
+              Gq[kNodeStride * b + i] =
+                  J_inv[3 * i] * dN[0] + J_inv[3 * i + 1] * dN[1] + J_inv[3 * i + 2] * dN[2];
+          });
+          for (int i = 0; i < 3; ++i) own[24 * g + 3 * q + i] = w * Gq[kNodeStride * a + i];
+          if (window == 0) weights[point] += 0.125 * shape.scaled_value(a) * w;
+        });
         team.team_barrier();
         // Phase B, index 8 g + b: K_(node, b) of element g.
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8 * elements), [&](const int pair) {
@@ -142,6 +141,10 @@ struct NodeGatherKernel {
       });
       team.team_barrier();
     }
+    double body_weight = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, kRoundPoints),
+        [&](const int point, double& sum) { sum += weights[point]; }, body_weight);
     Kokkos::single(Kokkos::PerTeam(team), [&] {
       for (int i = 0; i < 3; ++i) d.load(3 * node + i) = body_weight * d.body(i);
     });
