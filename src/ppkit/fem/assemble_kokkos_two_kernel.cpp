@@ -27,8 +27,15 @@ struct EntryKernel {  // one thread per element stiffness entry
         gb[c] = inv[3 * c] * d.dN(q, b, 0) + inv[3 * c + 1] * d.dN(q, b, 1) +
                 inv[3 * c + 2] * d.dN(q, b, 2);
       }
+      // Components by selects: i and j differ between threads, and indexing
+      // ga / gb with them would put both arrays in local memory (on the H200
+      // that made 351 M L2 write sectors per colour, 11 K per element).
+      const double gai = i == 0 ? ga[0] : (i == 1 ? ga[1] : ga[2]);
+      const double gaj = j == 0 ? ga[0] : (j == 1 ? ga[1] : ga[2]);
+      const double gbi = i == 0 ? gb[0] : (i == 1 ? gb[1] : gb[2]);
+      const double gbj = j == 0 ? gb[0] : (j == 1 ? gb[1] : gb[2]);
       const double s = inv[9];
-      K += s * (d.lambda * ga[i] * gb[j] + d.mu * ga[j] * gb[i] +
+      K += s * (d.lambda * gai * gbj + d.mu * gaj * gbi +
                 (i == j ? d.mu * (ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2]) : 0.0));
       f += d.shape_values(8 * q + a) * s;
     }
