@@ -44,8 +44,12 @@ struct GaussLoopTeamKernel {
       const double det = invert3(J.v, inv);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
         const int a = m / 3, i = m % 3;
-        g(24 * q + m) = inv[3 * i] * d.dN(q, a, 0) + inv[3 * i + 1] * d.dN(q, a, 1) +
-                        inv[3 * i + 2] * d.dN(q, a, 2);
+        // Row i of J^-1 by selects: indexing inv with the lane's i would put
+        // it in local memory on CUDA (a 72-byte stack frame).
+        const auto row = [&](const int k) {
+          return i == 0 ? inv[k] : (i == 1 ? inv[3 + k] : inv[6 + k]);
+        };
+        g(24 * q + m) = row(0) * d.dN(q, a, 0) + row(1) * d.dN(q, a, 1) + row(2) * d.dN(q, a, 2);
       });
       Kokkos::single(Kokkos::PerThread(team), [&]() { wdet(q) = det * kGaussWeight; });
     }
