@@ -10,9 +10,10 @@
 //     of all 8 nodes of element g at Gauss point q (shape functions from the
 //     node signs, Hex8GaussProducts); index 8 g + b integrates
 //       M = sum_q |J_q| w g_node g_b^T,  K = lambda M + mu M^T + mu tr(M) I
-//     (isotropic B^T D B) and stages it over its own derivatives; the 4 elements' blocks are added
-//     to an accumulator of the node's column blocks one element after the other, and the
-//     accumulator is written to the node's three CSR rows.
+//     (isotropic B^T D B) and stages it over its own derivatives; the 4
+//     elements' blocks are added to an accumulator of the node's column
+//     blocks one element after the other, and the accumulator is written to
+//     the node's three CSR rows.
 #include "ppkit/fem/assemble_kokkos.hpp"
 #include "ppkit/fem/gather_layout.hpp"
 
@@ -40,8 +41,8 @@ struct GatherDevice : AssemblyCommon<Space> {
 // (lanes 3 doubles apart) and phase B's loads and staged blocks alike. The
 // CUDA kernel's strides (26, 216) suit its 16-byte loads; with 8-byte ones
 // they made 44% of this kernel's shared-load wavefronts bank conflicts, and
-// (26, 213) doubled phase A's store wavefronts instead (H200, Nsight Compute,
-// fourteenth round).
+// (26, 213) moved the conflicts to phase A's stores (store wavefronts 76 M ->
+// 92 M at 64^3; H200, Nsight Compute, fourteenth round).
 constexpr int kNodeStride = 25, kGroupStride = 200;
 constexpr int kRoundPoints = 32;  // 4 elements x 8 Gauss points
 constexpr int kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
