@@ -3,12 +3,10 @@
 // strategy: assemble_kokkos_*.cpp). docs/fem.md has the lane-to-entry figure.
 //
 // A team is the paper's warp: TeamPolicy(elements, 1, 32) with the 32 lanes on
-// ThreadVectorRange (a warp on CUDA, a plain loop on Serial), or 4 threads x 8
-// lanes where the Jacobian is reduced over 8 node lanes (strategies (b), (c)). Arrays the paper
+// ThreadVectorRange (a warp on CUDA, a plain loop on Serial). Arrays the paper
 // keeps in shared memory live in team scratch; per-lane values never outlive
 // one vector loop. One launch per colour; no atomics.
 #include <Kokkos_Core.hpp>
-#include <algorithm>
 #include <array>
 #include <limits>
 #include <memory>
@@ -18,6 +16,29 @@
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fem/assemble.hpp"
 #include "ppkit/fem/hex8_shape.hpp"
+
+namespace ppkit::fem {
+
+// A 3x3 matrix as a reduction value (the Jacobian, summed over the 8 nodes).
+struct Mat3 {
+  double v[9];
+  KOKKOS_INLINE_FUNCTION Mat3() {
+    for (int i = 0; i < 9; ++i) v[i] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION Mat3& operator+=(const Mat3& o) {
+    for (int i = 0; i < 9; ++i) v[i] += o.v[i];
+    return *this;
+  }
+};
+
+}  // namespace ppkit::fem
+
+namespace Kokkos {
+template <>
+struct reduction_identity<ppkit::fem::Mat3> {
+  KOKKOS_FORCEINLINE_FUNCTION static ppkit::fem::Mat3 sum() { return ppkit::fem::Mat3(); }
+};
+}  // namespace Kokkos
 
 namespace ppkit::fem::kokkos_assembly {
 
@@ -209,7 +230,7 @@ template <class LaneMap, class Space, class Member, class Scratch>
 KOKKOS_INLINE_FUNCTION void integrate_and_scatter(const Member& team,
                                                   const DeviceAssembly<Space>& d, std::int64_t e,
                                                   const Scratch& g, const Scratch& wdet) {
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 32), [&](const int lane) {
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 32), [&](const int lane) {
     double K[2][9];
     for (int p = 0; p < 2; ++p)
       for (int m = 0; m < 9; ++m) K[p][m] = 0;
@@ -242,7 +263,7 @@ KOKKOS_INLINE_FUNCTION void integrate_and_scatter(const Member& team,
     for (int p = 0; p < 2; ++p)
       for (int m = 0; m < 9; ++m) d.values(position[p][m]) = old[p][m] + K[p][m];
   });
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 24), [&](const int m) {
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
     const int a = m / 3, i = m % 3;
     double f = 0;
     for (int q = 0; q < 8; ++q) f += d.shape_values(8 * q + a) * wdet(q);
@@ -254,16 +275,13 @@ KOKKOS_INLINE_FUNCTION void integrate_and_scatter(const Member& team,
 template <class Space, class Member, class Scratch>
 KOKKOS_INLINE_FUNCTION void load_coordinates(const Member& team, const DeviceAssembly<Space>& d,
                                              std::int64_t e, const Scratch& x) {
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 24),
+  Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24),
                        [&](const int m) { x(m) = d.coordinates(24 * e + m); });
 }
 
 // A team strategy (b)-(d): one 32-lane team per element of a colour, running
-// Kernel<Space, LaneMap> (a functor over team members with `first`,
-// scratch_bytes() and its team shape kTeamThreads x kVectorLength, 32 lanes in
-// all; fewer threads where the backend allows fewer, 1 on Serial) with its team
-// scratch. integrate_and_scatter and load_coordinates run over the whole team
-// (TeamVectorRange), so they serve either shape.
+// Kernel<Space, LaneMap> (a functor over team members with `first` and
+// scratch_bytes()) with its team scratch.
 template <template <class, class> class Kernel, class Space, class LaneMap>
 class TeamPerElementRun final : public KokkosAssemblyRun<Space> {
  public:
@@ -273,15 +291,9 @@ class TeamPerElementRun final : public KokkosAssemblyRun<Space> {
  private:
   void assemble_colour(std::int64_t first, std::int64_t count) override {
     using K = Kernel<Space, LaneMap>;
-    static_assert(K::kTeamThreads * K::kVectorLength == 32, "a team is the paper's warp");
-    const K kernel{this->d_, first};
-    const auto scratch = Kokkos::PerTeam(K::scratch_bytes());
-    Kokkos::TeamPolicy<Space> probe(count, 1, K::kVectorLength);
-    probe.set_scratch_size(0, scratch);
-    const int threads =
-        std::min(K::kTeamThreads, probe.team_size_max(kernel, Kokkos::ParallelForTag()));
-    Kokkos::TeamPolicy<Space> policy(count, threads, K::kVectorLength);
-    Kokkos::parallel_for(label_, policy.set_scratch_size(0, scratch), kernel);
+    Kokkos::TeamPolicy<Space> policy(count, 1, 32);
+    Kokkos::parallel_for(label_, policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes())),
+                         K{this->d_, first});
   }
   const char* label_;
 };

@@ -13,7 +13,6 @@ struct PpniTeamKernel {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
   using Scratch =
       Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  static constexpr int kTeamThreads = 1, kVectorLength = 32;  // the warp as 32 vector lanes
   DeviceAssembly<Space> d;
   std::int64_t first;
 
