@@ -7,7 +7,6 @@
 // precomputed once for all Gauss points). Plain C++ (no Kokkos), so CUDA
 // glue can copy the tables into constant memory.
 #include <array>
-#include <cmath>
 #include <type_traits>
 #include <utility>
 
@@ -17,11 +16,12 @@ namespace ppkit::fem {
 
 constexpr int kNodesPerElement = 8;
 constexpr int kDofsPerNode = 3;
-constexpr int kDofsPerElement = 24;      // 8 nodes x 3 components
-constexpr int kEntriesPerElement = 576;  // 24 x 24 element stiffness entries
-constexpr int kBlocksPerElement = 64;    // 8 x 8 node-pair 3x3 blocks
-constexpr int kGaussPoints = 8;          // 2 x 2 x 2
-constexpr double kGaussWeight = 1.0;     // every weight of the 2-point rule is 1
+constexpr int kDofsPerElement = 24;                        // 8 nodes x 3 components
+constexpr int kEntriesPerElement = 576;                    // 24 x 24 element stiffness entries
+constexpr int kBlocksPerElement = 64;                      // 8 x 8 node-pair 3x3 blocks
+constexpr int kGaussPoints = 8;                            // 2 x 2 x 2
+constexpr double kGaussWeight = 1.0;                       // every weight of the 2-point rule is 1
+constexpr double kGaussAbscissa = 0.57735026918962576451;  // 1/sqrt(3): points at +-kGaussAbscissa
 
 // Natural coordinates of the 8 nodes: kNodeSigns[a] = (xi_a, eta_a, zeta_a).
 constexpr int kNodeSigns[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
@@ -40,9 +40,8 @@ PPKIT_FEM_HD constexpr int hex8_sign(int a, int m) {
 //   N_a = f_0 f_1 f_2 / 8,  dN_a/dxi_k = s_ak f_m f_n / 8 (m, n != k),
 //   f_m = 1 + s_am s_qm / sqrt(3).
 PPKIT_FEM_HD void hex8_gauss_shape(int a, int q, double& N, double (&dN)[3]) {
-  constexpr double kInvSqrt3 = 0.57735026918962576451;
   double f[3];
-  for (int m = 0; m < 3; ++m) f[m] = 1 + hex8_sign(a, m) * hex8_sign(q, m) * kInvSqrt3;
+  for (int m = 0; m < 3; ++m) f[m] = 1 + hex8_sign(a, m) * hex8_sign(q, m) * kGaussAbscissa;
   N = 0.125 * f[0] * f[1] * f[2];
   dN[0] = 0.125 * hex8_sign(a, 0) * f[1] * f[2];
   dN[1] = 0.125 * hex8_sign(a, 1) * f[0] * f[2];
@@ -67,7 +66,7 @@ struct Hex8GaussProducts {
           {{f[0][0] * f[2][0], f[0][0] * f[2][1]}, {f[0][1] * f[2][0], f[0][1] * f[2][1]}},
           {{f[0][0] * f[1][0], f[0][0] * f[1][1]}, {f[0][1] * f[1][0], f[0][1] * f[1][1]}}} {}
   // xi_m(q) = +-1/sqrt(3)
-  PPKIT_FEM_HD static double xi(int q, int m) { return hex8_sign(q, m) * 0.57735026918962576451; }
+  PPKIT_FEM_HD static double xi(int q, int m) { return hex8_sign(q, m) * kGaussAbscissa; }
   // 8 dN_b/dxi_k.
   template <int b, int k>
   PPKIT_FEM_HD double scaled_derivative() const {
@@ -103,7 +102,7 @@ PPKIT_FEM_HD void hex8_for_each_node(Body&& body) {
 
 // Natural coordinates of Gauss point q (same sign pattern as the nodes, scaled by 1/sqrt(3)).
 inline std::array<double, 3> gauss_point(int q) {
-  const double g = 1.0 / std::sqrt(3.0);
+  const double g = kGaussAbscissa;
   return {g * kNodeSigns[q][0], g * kNodeSigns[q][1], g * kNodeSigns[q][2]};
 }
 
