@@ -1,12 +1,115 @@
-// Hand-tuned CUDA variants of fem.assemble, cuda/<strategy> for the eight
-// strategies of assemble_gpu_runs.hpp (host glue shared with HIP), kernels in
-// assemble_cuda_kernels.cu.
+// Hand-tuned CUDA variants of fem.assemble: cuda/<strategy> for the strategies
+// of assemble_gpu_runs.hpp (host glue shared with HIP, kernels in
+// assemble_cuda_kernels.cu) and the NVIDIA-only cluster gather (i)
+// (assemble_cluster_kernels.cu).
+#include <string>
+
 #include "backends/cuda/core/cuda_device.hpp"
+#include "backends/cuda/fem/assemble_cluster_kernels.hpp"
 #include "backends/cuda/fem/assemble_gpu_runs.hpp"
+#include "ppkit/fem/cluster_layout.hpp"
+
+namespace ppkit::fem::gpu_assembly {
+namespace {
+
+// (i) cluster gather: kernel 1 ((e)'s) stores the Gauss-point geometry of the
+// input-order elements, kernel 2 (one block per node cluster) writes every
+// CSR value and load entry once (no zeroing).
+class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
+  using Kernels = Hex8Kernels<CudaBackend>;
+  template <class T>
+  using Buffer = cuda::DeviceBuffer<T>;
+
+ public:
+  explicit ClusterGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
+    const NodeGatherLayout nodes = make_node_gather_layout(p);
+    ClusterGatherOptions options;
+    options.max_blocks =
+        std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
+    const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
+    clusters_ = layout.num_clusters();
+    inputs_.upload(p, nodes.element_coordinates, p.mesh.elements, element_arrays_);
+    geometry_ = Buffer<double>(80 * std::size_t(elements_));
+    node_of_slot_ = Buffer<std::int32_t>(layout.node_of_slot);
+    cluster_slots_ = Buffer<std::int64_t>(layout.cluster_slots);
+    cluster_blocks_ = Buffer<std::int32_t>(layout.cluster_blocks);
+    slot_blocks_ = Buffer<std::uint16_t>(layout.slot_blocks);
+    cluster_colours_ = Buffer<std::int64_t>(layout.cluster_colours);
+    colour_offsets_ = Buffer<std::int64_t>(layout.colour_offsets);
+    elements_of_clusters_ = Buffer<std::int32_t>(layout.elements);
+    lane_blocks_ = Buffer<std::uint32_t>(layout.lane_blocks);
+    node_slots_ = Buffer<std::uint8_t>(layout.node_slots);
+    row_offsets_ = Buffer<std::int64_t>(p.pattern.row_offsets);
+    arrays_.geometry = geometry_.data();
+    arrays_.node_of_slot = node_of_slot_.data();
+    arrays_.cluster_slots = cluster_slots_.data();
+    arrays_.cluster_blocks = cluster_blocks_.data();
+    arrays_.slot_blocks = slot_blocks_.data();
+    arrays_.cluster_colours = cluster_colours_.data();
+    arrays_.colour_offsets = colour_offsets_.data();
+    arrays_.elements = elements_of_clusters_.data();
+    arrays_.lane_blocks = lane_blocks_.data();
+    arrays_.node_slots = node_slots_.data();
+    arrays_.row_offsets = row_offsets_.data();
+    arrays_.values = element_arrays_.values;
+    arrays_.load = element_arrays_.load;
+    arrays_.lambda = element_arrays_.lambda;
+    arrays_.mu = element_arrays_.mu;
+    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = element_arrays_.body_force[i];
+    arrays_.max_blocks = layout.max_blocks;
+    arrays_.max_nodes = layout.max_nodes;
+  }
+
+  void run() override {
+    Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_);
+    cuda_cluster::launch_cluster_gather(arrays_, clusters_);
+    Kernels::synchronize();
+  }
+
+  AssemblyResult result() override { return inputs_.download(); }
+
+ private:
+  std::int64_t elements_ = 0, clusters_ = 0;
+  ElementInputs<CudaBackend, cuda::RuntimeCalls> inputs_;
+  Buffer<double> geometry_;
+  Buffer<std::int32_t> node_of_slot_, cluster_blocks_, elements_of_clusters_;
+  Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, row_offsets_;
+  Buffer<std::uint16_t> slot_blocks_;
+  Buffer<std::uint32_t> lane_blocks_;
+  Buffer<std::uint8_t> node_slots_;
+  Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
+  Hex8ClusterArrays arrays_;
+};
+
+// fp64 mma.sync needs compute capability 8.0 and kernel code built for it.
+Availability cluster_gather_availability() {
+  const Availability device = cuda::device_availability();
+  if (!device.available) return device;
+  const int version = cuda_cluster::cluster_gather_binary_version();
+  if (version == 0)
+    return Availability::no(
+        "this build holds no kernel code the CUDA device can run (configure with "
+        "CMAKE_CUDA_ARCHITECTURES including the device's)");
+  if (version < 80)
+    return Availability::no(
+        "fp64 tensor-core products (mma.sync) need compute capability 8.0 or "
+        "newer; the device runs sm_" +
+        std::to_string(version) + " code");
+  return Availability::yes();
+}
+
+}  // namespace
+}  // namespace ppkit::fem::gpu_assembly
 
 namespace ppkit::registration {
 void register_fem_cuda_variants() {
-  fem::gpu_assembly::register_variants<fem::CudaBackend, cuda::RuntimeCalls>(
-      cuda::cuda_variant<fem::FemAssemble>);
+  using namespace fem::gpu_assembly;
+  register_variants<fem::CudaBackend, cuda::RuntimeCalls>(cuda::cuda_variant<fem::FemAssemble>);
+  auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 63);
+  cluster.availability = cluster_gather_availability;
+  cluster.prepare = [](const fem::AssemblyProblem& p) {
+    return std::make_unique<ClusterGatherRun>(p);
+  };
+  Registry<fem::FemAssemble>::add(std::move(cluster));
 }
 }  // namespace ppkit::registration

@@ -1,0 +1,26 @@
+#pragma once
+// cuda/cluster-gather, strategy (i) of fem.assemble (docs/fem.md, "Strategy (i):
+// cluster gather on fp64 tensor cores"): one thread block per node cluster
+// (cluster_layout.hpp) forms every element around the cluster whole with fp64
+// mma.sync products, merges the blocks of the cluster's rows in shared memory
+// and writes each CSR value and load entry once. NVIDIA only (compute
+// capability 8.0 or newer): the products are the tensor cores' m8n8k4, and on
+// sm_90 m16n8k8. Host glue sees only this header.
+#include <cstdint>
+
+#include "ppkit/fem/assembly_device_arrays.hpp"
+
+namespace ppkit::fem::cuda_cluster {
+
+// One block per cluster; a.geometry from Hex8Kernels::launch_gauss_geometry.
+void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters);
+
+// The compute capability (major * 10 + minor) of the kernel code the current
+// device would run, or 0 when this build holds none for it.
+int cluster_gather_binary_version();
+
+// Most accumulator blocks a cluster of max_nodes nodes may have on the
+// current device (its opt-in shared memory per block).
+int cluster_block_capacity(int max_nodes);
+
+}  // namespace ppkit::fem::cuda_cluster

@@ -1,0 +1,172 @@
+#include "ppkit/fem/cluster_layout.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "ppkit/core/error.hpp"
+
+namespace ppkit::fem {
+
+namespace {
+
+// Colours a cluster may use: 4 words of 64 bits per cluster node.
+constexpr int kColourWords = 4;
+constexpr int kMaxColours = 64 * kColourWords;
+
+// One (element, local node) of a cluster node: node a of `element` is the
+// cluster's node local_slot, its column blocks at incidence k of the node
+// gather layout.
+struct ClusterIncidence {
+  std::int32_t element;
+  int a;
+  int local_slot;
+  std::int64_t k;
+};
+
+}  // namespace
+
+ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const NodeGatherLayout& G,
+                                               const ClusterGatherOptions& options) {
+  if (options.max_nodes < 1 || options.max_nodes > 255)
+    throw Error(
+        "cluster-gather: max_nodes " + std::to_string(options.max_nodes) + " is out of range",
+        "1..255");
+  if (options.max_blocks < 27 || options.max_blocks > 65534)
+    throw Error(
+        "cluster-gather: max_blocks " + std::to_string(options.max_blocks) + " is out of range",
+        "27..65,534");
+  if (options.max_elements < 1)
+    throw Error(
+        "cluster-gather: max_elements " + std::to_string(options.max_elements) + " is out of range",
+        "1 or more");
+  const auto& row_offsets = p.pattern.row_offsets;
+  const auto column_blocks = [&](std::int64_t v) {
+    return std::int64_t((row_offsets[3 * v + 1] - row_offsets[3 * v]) / 3);
+  };
+  ClusterGatherLayout L;
+  L.node_of_slot = G.node_of_slot;
+  const std::int64_t slots = G.num_nodes();
+  L.slot_blocks.resize(slots);
+
+  // Clusters: runs of the Morton node order, cut greedily. member[e] is the
+  // last cluster element e was counted in.
+  L.cluster_slots.push_back(0);
+  int nodes_in = 0;
+  std::int64_t blocks_in = 0, elements_in = 0;
+  std::vector<std::int64_t> member(p.mesh.num_elements(), -1);
+  const auto close_cluster = [&](std::int64_t end) {
+    L.cluster_slots.push_back(end);
+    L.cluster_blocks.push_back(std::int32_t(blocks_in));
+    L.max_nodes = std::max(L.max_nodes, nodes_in);
+    L.max_blocks = std::max(L.max_blocks, int(blocks_in));
+    nodes_in = 0;
+    blocks_in = 0;
+    elements_in = 0;
+  };
+  for (std::int64_t s = 0; s < slots; ++s) {
+    const std::int64_t v = L.node_of_slot[s], blocks = column_blocks(v);
+    if (blocks > options.max_blocks)
+      throw Error("cluster-gather: node " + std::to_string(v) + " has " + std::to_string(blocks) +
+                      " neighbour nodes, more than a cluster's accumulator holds (" +
+                      std::to_string(options.max_blocks) + " column blocks)",
+                  "nodes with at most max_blocks neighbours; node-gather has no such limit");
+    const std::int64_t own = G.incidence_offsets[s + 1] - G.incidence_offsets[s];
+    if (own > options.max_elements)
+      throw Error("cluster-gather: node " + std::to_string(v) + " lies in " + std::to_string(own) +
+                      " elements, more than a cluster holds (" +
+                      std::to_string(options.max_elements) + ")",
+                  "nodes in at most max_elements elements; node-gather has no such limit");
+    const std::int64_t cluster = std::int64_t(L.cluster_slots.size()) - 1;
+    std::int64_t added = 0;
+    for (std::int64_t k = G.incidence_offsets[s]; k < G.incidence_offsets[s + 1]; ++k)
+      added += member[G.incidences[k] / 8] != cluster;
+    if (nodes_in == options.max_nodes || blocks_in + blocks > options.max_blocks ||
+        elements_in + added > options.max_elements) {
+      close_cluster(s);
+      added = own;
+    }
+    for (std::int64_t k = G.incidence_offsets[s]; k < G.incidence_offsets[s + 1]; ++k)
+      member[G.incidences[k] / 8] = std::int64_t(L.cluster_slots.size()) - 1;
+    L.slot_blocks[s] = std::uint16_t(blocks_in);
+    blocks_in += blocks;
+    elements_in += added;
+    ++nodes_in;
+  }
+  if (nodes_in > 0) close_cluster(slots);
+
+  // Each cluster's elements, coloured greedily in ascending element order.
+  L.cluster_colours.push_back(0);
+  L.colour_offsets.push_back(0);
+  std::vector<ClusterIncidence> incidences;
+  std::vector<std::uint64_t> used;      // colours taken, per cluster node
+  std::vector<std::int64_t> starts;     // per cluster element: its first incidence
+  std::vector<int> colour_of;           // per cluster element
+  std::vector<std::int64_t> by_colour;  // cluster elements in colour order
+  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+    const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
+    incidences.clear();
+    for (std::int64_t s = s0; s < s1; ++s)
+      for (std::int64_t k = G.incidence_offsets[s]; k < G.incidence_offsets[s + 1]; ++k)
+        incidences.push_back({G.incidences[k] / 8, G.incidences[k] % 8, int(s - s0), k});
+    std::sort(incidences.begin(), incidences.end(),
+              [](const ClusterIncidence& x, const ClusterIncidence& y) {
+                return x.element != y.element ? x.element < y.element : x.a < y.a;
+              });
+    starts.clear();
+    for (std::size_t m = 0; m < incidences.size(); ++m)
+      if (m == 0 || incidences[m].element != incidences[m - 1].element)
+        starts.push_back(std::int64_t(m));
+    const std::int64_t count = std::int64_t(starts.size());
+    starts.push_back(std::int64_t(incidences.size()));
+    used.assign(std::size_t(s1 - s0) * kColourWords, 0);
+    colour_of.assign(count, 0);
+    for (std::int64_t j = 0; j < count; ++j) {
+      int colour = 0;
+      const auto taken = [&](int col) {
+        for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
+          if (used[incidences[m].local_slot * kColourWords + col / 64] >> (col % 64) & 1)
+            return true;
+        return false;
+      };
+      while (colour < kMaxColours && taken(colour)) ++colour;
+      if (colour == kMaxColours)
+        throw Error("cluster-gather: element " + std::to_string(incidences[starts[j]].element) +
+                        " shares cluster nodes with too many elements for " +
+                        std::to_string(kMaxColours) + " colours",
+                    "meshes whose nodes lie in at most 255 elements");
+      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
+        used[incidences[m].local_slot * kColourWords + colour / 64] |= std::uint64_t(1)
+                                                                       << (colour % 64);
+      colour_of[j] = colour;
+    }
+    by_colour.resize(count);
+    for (std::int64_t j = 0; j < count; ++j) by_colour[j] = j;
+    std::stable_sort(by_colour.begin(), by_colour.end(),
+                     [&](std::int64_t x, std::int64_t y) { return colour_of[x] < colour_of[y]; });
+    for (std::int64_t n = 0; n < count; ++n) {
+      const std::int64_t j = by_colour[n];
+      if (n > 0 && colour_of[j] != colour_of[by_colour[n - 1]])
+        L.colour_offsets.push_back(std::int64_t(L.elements.size()));
+      L.elements.push_back(incidences[starts[j]].element);
+      const std::size_t lanes = L.lane_blocks.size(), slots_at = L.node_slots.size();
+      L.lane_blocks.resize(lanes + 32, std::uint32_t(kClusterNoBlock) * 0x10001u);
+      L.node_slots.resize(slots_at + 8, kClusterNoSlot);
+      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) {
+        const ClusterIncidence& inc = incidences[m];
+        const std::uint32_t base = L.slot_blocks[s0 + inc.local_slot];
+        L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
+        for (int pair = 0; pair < 4; ++pair)
+          L.lane_blocks[lanes + 4 * inc.a + pair] =
+              (base + G.incidence_blocks[8 * inc.k + 2 * pair]) |
+              (base + G.incidence_blocks[8 * inc.k + 2 * pair + 1]) << 16;
+      }
+    }
+    if (count > 0) L.colour_offsets.push_back(std::int64_t(L.elements.size()));
+    L.cluster_colours.push_back(std::int64_t(L.colour_offsets.size()) - 1);
+    L.max_elements = std::max(L.max_elements, int(count));
+    L.max_colours = std::max(L.max_colours, int(L.cluster_colours[c + 1] - L.cluster_colours[c]));
+  }
+  return L;
+}
+
+}  // namespace ppkit::fem

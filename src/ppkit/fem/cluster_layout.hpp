@@ -1,0 +1,72 @@
+#pragma once
+// Kernel inputs of the cluster-gather strategy (i) of fem.assemble (docs/fem.md,
+// "Strategy (i): cluster gather on fp64 tensor cores"). Like the node gather
+// (h), every CSR value is written exactly once by the owner of its row, with
+// no atomics and no zeroing pass; the owner is a cluster of nodes (one thread
+// block) instead of one node (one warp), so an element's matrix is formed
+// once per cluster it touches (about twice on a box with 64-node clusters)
+// instead of once per node (8 times), and it is formed whole, 24 x 24, by
+// tensor-core products.
+//
+// Clusters are runs of the node gather's Morton node order (gather_layout.hpp),
+// cut greedily at max_nodes nodes, max_blocks accumulator blocks or
+// max_elements elements (the kernel holds their geometry in shared memory). The
+// accumulator of a cluster holds the 3 x 3 column blocks of its nodes' rows
+// in the rows' order, node after node (9 doubles per block), so it is written
+// to the CSR values row by row, contiguously. The cluster's elements are all
+// elements with a node in the cluster, coloured greedily so that no two of
+// one colour share a node of the cluster: one colour's elements add into the
+// accumulator concurrently without atomics.
+//
+// Nothing here assumes a structured mesh; only the number of clusters an
+// element touches depends on the mesh's locality.
+#include <cstdint>
+#include <vector>
+
+#include "ppkit/fem/assemble.hpp"
+#include "ppkit/fem/gather_layout.hpp"
+
+namespace ppkit::fem {
+
+struct ClusterGatherOptions {
+  int max_nodes = 64;      // nodes per cluster, 1..255 (element node slots are 8-bit)
+  int max_blocks = 1728;   // accumulator blocks per cluster (72 B each), 27..65,534
+  int max_elements = 128;  // elements per cluster, at least every element of one node
+};
+
+// Unused entry of ClusterGatherLayout::lane_blocks / node_slots: node a of
+// the element is not in the cluster (its rows belong to another cluster).
+constexpr std::uint16_t kClusterNoBlock = 0xFFFF;
+constexpr std::uint8_t kClusterNoSlot = 0xFF;
+
+struct ClusterGatherLayout {
+  std::vector<std::int32_t> node_of_slot;     // Morton order, as NodeGatherLayout's
+  std::vector<std::int64_t> cluster_slots;    // cluster c: slots [slots[c], slots[c+1])
+  std::vector<std::int32_t> cluster_blocks;   // accumulator blocks of each cluster
+  std::vector<std::uint16_t> slot_blocks;     // per slot: the node's first accumulator block
+  std::vector<std::int64_t> cluster_colours;  // cluster c: colour groups [colours[c], [c+1])
+  std::vector<std::int64_t> colour_offsets;   // group k: cluster elements [offsets[k], [k+1])
+  std::vector<std::int32_t> elements;         // per cluster element: input-order element
+  // 32 per cluster element, one per lane 4 a + p of the kernel's tensor-core
+  // layout: the accumulator blocks of (a, 2 p) (low 16 bits) and (a, 2 p + 1)
+  // (high 16 bits), kClusterNoBlock where node a is outside the cluster.
+  std::vector<std::uint32_t> lane_blocks;
+  std::vector<std::uint8_t> node_slots;  // 8 per cluster element: slot of node a in the cluster
+  int max_blocks = 0;                    // accumulator blocks of the largest cluster
+  int max_nodes = 0;                     // nodes of the largest cluster
+  int max_elements = 0;                  // elements of the largest cluster
+  int max_colours = 0;                   // colour groups of the largest cluster
+  std::int64_t num_clusters() const { return std::int64_t(cluster_slots.size()) - 1; }
+  std::int64_t num_cluster_elements() const { return std::int64_t(elements.size()); }
+};
+
+// Builds the clusters over the node gather layout's node order, incidences
+// and column blocks. Throws ppkit::Error for options out of range, a node
+// whose column blocks exceed max_blocks or whose elements exceed
+// max_elements, or an element sharing cluster nodes with so many others that
+// 256 colours do not separate them.
+ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& problem,
+                                               const NodeGatherLayout& nodes,
+                                               const ClusterGatherOptions& options = {});
+
+}  // namespace ppkit::fem

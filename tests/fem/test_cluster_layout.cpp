@@ -1,0 +1,219 @@
+// Inputs of the cluster-gather strategy (i): clusters of the Morton node order,
+// each cluster's elements coloured so that one colour's elements share no
+// node of the cluster, and the lane tables of the tensor-core layout. Checked
+// against the CSR pattern's column indices, and by a serial walk of the
+// layout exactly as the kernel walks it (cluster by cluster, colour by
+// colour, lane 4 a + p adding blocks (a, 2 p) and (a, 2 p + 1)) with the
+// serial reference element matrices, against the reference assembly.
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "fem_test_problems.hpp"
+#include "harness/variant_test.hpp"
+#include "ppkit/core/error.hpp"
+#include "ppkit/fem/cluster_layout.hpp"
+
+namespace {
+using namespace ppkit::fem;
+
+void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOptions& options) {
+  const auto& mesh = problem.mesh;
+  const auto& pattern = problem.pattern;
+  const NodeGatherLayout nodes = make_node_gather_layout(problem);
+  const ClusterGatherLayout L = make_cluster_gather_layout(problem, nodes, options);
+  ASSERT_EQ(L.node_of_slot, nodes.node_of_slot);
+  ASSERT_EQ(L.cluster_slots.front(), 0);
+  ASSERT_EQ(L.cluster_slots.back(), mesh.num_nodes());
+  ASSERT_EQ(std::int64_t(L.lane_blocks.size()), 32 * L.num_cluster_elements());
+  ASSERT_EQ(std::int64_t(L.node_slots.size()), 8 * L.num_cluster_elements());
+  const auto column_blocks = [&](std::int64_t v) {
+    return (pattern.row_offsets[3 * v + 1] - pattern.row_offsets[3 * v]) / 3;
+  };
+  std::vector<int> element_clusters(mesh.num_elements(), 0);
+  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+    const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
+    ASSERT_GT(s1, s0);
+    ASSERT_LE(s1 - s0, options.max_nodes);
+    ASSERT_LE(s1 - s0, L.max_nodes);
+    std::int64_t blocks = 0;
+    std::vector<std::int64_t> slot_of_node(mesh.num_nodes(), -1);
+    for (std::int64_t s = s0; s < s1; ++s) {
+      ASSERT_EQ(L.slot_blocks[s], blocks);
+      blocks += column_blocks(L.node_of_slot[s]);
+      slot_of_node[L.node_of_slot[s]] = s - s0;
+    }
+    ASSERT_EQ(L.cluster_blocks[c], blocks);
+    ASSERT_LE(blocks, options.max_blocks);
+    ASSERT_LE(blocks, L.max_blocks);
+    // The cluster's elements: exactly those with a node in the cluster.
+    std::set<std::int32_t> expected, seen;
+    for (std::int64_t e = 0; e < mesh.num_elements(); ++e)
+      for (int a = 0; a < 8; ++a)
+        if (slot_of_node[mesh.elements[8 * e + a]] >= 0) expected.insert(std::int32_t(e));
+    for (std::int64_t group = L.cluster_colours[c]; group < L.cluster_colours[c + 1]; ++group) {
+      std::set<std::int64_t> colour_nodes;  // cluster nodes used by this colour
+      ASSERT_LT(L.colour_offsets[group], L.colour_offsets[group + 1]);
+      for (std::int64_t k = L.colour_offsets[group]; k < L.colour_offsets[group + 1]; ++k) {
+        const std::int32_t e = L.elements[k];
+        ASSERT_TRUE(seen.insert(e).second) << "element " << e << " twice in cluster " << c;
+        ++element_clusters[e];
+        for (int a = 0; a < 8; ++a) {
+          const std::int64_t v = mesh.elements[8 * e + a], slot = slot_of_node[v];
+          if (slot < 0) {
+            EXPECT_EQ(L.node_slots[8 * k + a], kClusterNoSlot);
+            for (int p = 0; p < 4; ++p) EXPECT_EQ(L.lane_blocks[32 * k + 4 * a + p], 0xFFFFFFFFu);
+            continue;
+          }
+          EXPECT_TRUE(colour_nodes.insert(v).second)
+              << "two elements of one colour share node " << v;
+          EXPECT_EQ(L.node_slots[8 * k + a], slot);
+          const std::int64_t row = pattern.row_offsets[3 * v];
+          for (int p = 0; p < 4; ++p)
+            for (int h = 0; h < 2; ++h) {
+              const std::int64_t block = (L.lane_blocks[32 * k + 4 * a + p] >> (16 * h)) & 0xFFFF;
+              const std::int64_t column = block - L.slot_blocks[s0 + slot];
+              ASSERT_GE(column, 0);
+              ASSERT_LT(column, column_blocks(v));
+              EXPECT_EQ(pattern.column_indices[row + 3 * column],
+                        3 * mesh.elements[8 * e + 2 * p + h]);
+            }
+        }
+      }
+    }
+    EXPECT_EQ(seen, expected);
+    EXPECT_LE(std::int64_t(seen.size()), options.max_elements);
+    EXPECT_LE(std::int64_t(seen.size()), L.max_elements);
+    EXPECT_LE(L.cluster_colours[c + 1] - L.cluster_colours[c], L.max_colours);
+  }
+  // Every element is formed by at least one cluster (each of its nodes is in one).
+  EXPECT_TRUE(std::all_of(element_clusters.begin(), element_clusters.end(),
+                          [](int n) { return n >= 1 && n <= 8; }));
+}
+
+// The kernel's walk on the host, with the reference element matrices.
+AssemblyResult assemble_by_clusters(const AssemblyProblem& problem, const ClusterGatherLayout& L) {
+  const auto& mesh = problem.mesh;
+  const auto& pattern = problem.pattern;
+  AssemblyResult out;
+  out.values.assign(pattern.num_nonzeros(), std::nan(""));
+  out.load.assign(mesh.num_dofs(), std::nan(""));
+  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+    std::vector<double> accumulator(9 * std::size_t(L.cluster_blocks[c]), 0.0);
+    std::vector<double> load(3 * std::size_t(L.cluster_slots[c + 1] - L.cluster_slots[c]), 0.0);
+    for (std::int64_t group = L.cluster_colours[c]; group < L.cluster_colours[c + 1]; ++group)
+      for (std::int64_t k = L.colour_offsets[group]; k < L.colour_offsets[group + 1]; ++k) {
+        const std::int64_t e = L.elements[k];
+        ElementCoordinates x{};
+        for (int a = 0; a < 8; ++a)
+          for (int i = 0; i < 3; ++i)
+            x[3 * a + i] = mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + a]) + i];
+        const ElementMatrix Ke = element_stiffness_reference(x, problem.material);
+        const ElementVector Fe = element_body_force_reference(x, problem.material);
+        for (int lane = 0; lane < 32; ++lane) {
+          const int a = lane / 4, p = lane % 4;
+          for (int h = 0; h < 2; ++h) {
+            const unsigned block = (L.lane_blocks[32 * k + lane] >> (16 * h)) & 0xFFFF;
+            if (block == kClusterNoBlock) continue;
+            const int b = 2 * p + h;
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j)
+                accumulator[9 * block + 3 * i + j] += Ke[(3 * a + i) * 24 + 3 * b + j];
+          }
+          const unsigned slot = L.node_slots[8 * k + a];
+          if (p < 3 && slot != kClusterNoSlot) load[3 * slot + p] += Fe[3 * a + p];
+        }
+      }
+    for (std::int64_t s = L.cluster_slots[c]; s < L.cluster_slots[c + 1]; ++s) {
+      const std::int64_t v = L.node_of_slot[s], row = pattern.row_offsets[3 * v];
+      const std::int64_t length = pattern.row_offsets[3 * v + 1] - row;
+      for (int i = 0; i < 3; ++i)
+        for (std::int64_t m = 0; m < length; ++m)
+          out.values[row + i * length + m] =
+              accumulator[9 * (L.slot_blocks[s] + m / 3) + 3 * i + m % 3];
+      for (int i = 0; i < 3; ++i) out.load[3 * v + i] = load[3 * (s - L.cluster_slots[c]) + i];
+    }
+  }
+  return out;
+}
+
+void expect_walk_matches_reference(const AssemblyProblem& problem,
+                                   const ClusterGatherOptions& options) {
+  const NodeGatherLayout nodes = make_node_gather_layout(problem);
+  const ClusterGatherLayout L = make_cluster_gather_layout(problem, nodes, options);
+  EXPECT_LE(assembly_relative_error(assemble_by_clusters(problem, L), assemble_reference(problem)),
+            1e-12);
+}
+
+AssemblyProblem distorted_problem(std::array<int, 3> n) {
+  std::mt19937_64 rng(ppkit::testing::test_seed());
+  const Material material = inputs::random_material(rng);
+  return make_assembly_problem(inputs::distorted_box(n, ppkit::testing::test_seed()), material);
+}
+
+TEST(FemClusterLayout, DefaultClustersAreValidOnADistortedBox) {
+  const auto problem = distorted_problem({7, 6, 5});
+  expect_valid_clusters(problem, {});
+  expect_walk_matches_reference(problem, {});
+}
+
+TEST(FemClusterLayout, SmallClustersAreValidWithRenumberedNodes) {
+  std::mt19937_64 rng(ppkit::testing::test_seed());
+  const auto problem = make_assembly_problem(
+      inputs::renumbered_box({5, 4, 6}, ppkit::testing::test_seed()), inputs::random_material(rng));
+  for (const ClusterGatherOptions options :
+       {ClusterGatherOptions{5, 1728}, {64, 60}, {1, 27}, {64, 1728, 20}}) {
+    SCOPED_TRACE("max_nodes " + std::to_string(options.max_nodes) + ", max_blocks " +
+                 std::to_string(options.max_blocks));
+    expect_valid_clusters(problem, options);
+    expect_walk_matches_reference(problem, options);
+  }
+}
+
+TEST(FemClusterLayout, ClustersAreValidAroundNodesOfHighValence) {
+  std::mt19937_64 rng(ppkit::testing::test_seed());
+  const auto problem = make_assembly_problem(inputs::fan_mesh(16, 2, ppkit::testing::test_seed()),
+                                             inputs::random_material(rng));
+  for (const ClusterGatherOptions options : {ClusterGatherOptions{}, {7, 120}, {64, 1728, 40}}) {
+    expect_valid_clusters(problem, options);
+    expect_walk_matches_reference(problem, options);
+  }
+}
+
+TEST(FemClusterLayout, NodesInNoElementKeepTheirRowsWritten) {
+  std::mt19937_64 rng(ppkit::testing::test_seed());
+  const auto problem = make_assembly_problem(
+      inputs::box_with_unused_nodes({3, 4, 2}, ppkit::testing::test_seed(), 5),
+      inputs::random_material(rng));
+  expect_valid_clusters(problem, {8, 300});
+  expect_walk_matches_reference(problem, {8, 300});
+}
+
+TEST(FemClusterLayout, RejectsOptionsOutOfRangeAndNodesLargerThanTheAccumulator) {
+  const auto problem =
+      make_assembly_problem(inputs::fan_mesh(16, 2, ppkit::testing::test_seed()), Material{});
+  const NodeGatherLayout nodes = make_node_gather_layout(problem);
+  EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {0, 1728}), ppkit::Error);
+  EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {256, 1728}), ppkit::Error);
+  EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {64, 26}), ppkit::Error);
+  // The fan's centre node has 99 column blocks.
+  try {
+    make_cluster_gather_layout(problem, nodes, {64, 98});
+    ADD_FAILURE() << "a node with 99 column blocks fit an accumulator of 98";
+  } catch (const ppkit::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("99 neighbour nodes"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(make_cluster_gather_layout(problem, nodes, {64, 99}));
+  EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 0}), ppkit::Error);
+  // ... and lies in 32 elements.
+  try {
+    make_cluster_gather_layout(problem, nodes, {64, 1728, 31});
+    ADD_FAILURE() << "a node in 32 elements fit a cluster of 31";
+  } catch (const ppkit::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("lies in 32 elements"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 32}));
+}
+
+}  // namespace
