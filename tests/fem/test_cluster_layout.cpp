@@ -28,6 +28,7 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
   ASSERT_EQ(L.cluster_slots.back(), mesh.num_nodes());
   ASSERT_EQ(std::int64_t(L.lane_blocks.size()), 32 * L.num_cluster_elements());
   ASSERT_EQ(std::int64_t(L.node_slots.size()), 8 * L.num_cluster_elements());
+  ASSERT_EQ(std::int64_t(L.element_colours.size()), L.num_cluster_elements());
   const auto column_blocks = [&](std::int64_t v) {
     return (pattern.row_offsets[3 * v + 1] - pattern.row_offsets[3 * v]) / 3;
   };
@@ -41,6 +42,7 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
     std::vector<std::int64_t> slot_of_node(mesh.num_nodes(), -1);
     for (std::int64_t s = s0; s < s1; ++s) {
       ASSERT_EQ(L.slot_blocks[s], blocks);
+      ASSERT_EQ(L.slot_rows[s], pattern.row_offsets[3 * std::int64_t(L.node_of_slot[s])]);
       blocks += column_blocks(L.node_of_slot[s]);
       slot_of_node[L.node_of_slot[s]] = s - s0;
     }
@@ -55,9 +57,11 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
     for (std::int64_t group = L.cluster_colours[c]; group < L.cluster_colours[c + 1]; ++group) {
       std::set<std::int64_t> colour_nodes;  // cluster nodes used by this colour
       ASSERT_LT(L.colour_offsets[group], L.colour_offsets[group + 1]);
+      EXPECT_LE(L.colour_offsets[group + 1] - L.colour_offsets[group], options.colour_capacity);
       for (std::int64_t k = L.colour_offsets[group]; k < L.colour_offsets[group + 1]; ++k) {
         const std::int32_t e = L.elements[k];
         ASSERT_TRUE(seen.insert(e).second) << "element " << e << " twice in cluster " << c;
+        EXPECT_EQ(L.element_colours[k], group - L.cluster_colours[c]);
         ++element_clusters[e];
         for (int a = 0; a < 8; ++a) {
           const std::int64_t v = mesh.elements[8 * e + a], slot = slot_of_node[v];
@@ -162,8 +166,12 @@ TEST(FemClusterLayout, SmallClustersAreValidWithRenumberedNodes) {
   std::mt19937_64 rng(ppkit::testing::test_seed());
   const auto problem = make_assembly_problem(
       inputs::renumbered_box({5, 4, 6}, ppkit::testing::test_seed()), inputs::random_material(rng));
-  for (const ClusterGatherOptions options :
-       {ClusterGatherOptions{5, 1728}, {64, 60}, {1, 27}, {64, 1728, 20}}) {
+  for (const ClusterGatherOptions options : {ClusterGatherOptions{5, 1728},
+                                             {64, 60},
+                                             {1, 27},
+                                             {64, 1728, 20},
+                                             {64, 1728, 128, 1},
+                                             {64, 1728, 128, 3}}) {
     SCOPED_TRACE("max_nodes " + std::to_string(options.max_nodes) + ", max_blocks " +
                  std::to_string(options.max_blocks));
     expect_valid_clusters(problem, options);
@@ -206,6 +214,7 @@ TEST(FemClusterLayout, RejectsOptionsOutOfRangeAndNodesLargerThanTheAccumulator)
   }
   EXPECT_NO_THROW(make_cluster_gather_layout(problem, nodes, {64, 99}));
   EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 0}), ppkit::Error);
+  EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 128, 0}), ppkit::Error);
   // ... and lies in 32 elements.
   try {
     make_cluster_gather_layout(problem, nodes, {64, 1728, 31});

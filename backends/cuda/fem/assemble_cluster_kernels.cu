@@ -16,24 +16,30 @@
 // fragments of node a at Gauss points p and p + 4, which it forms itself
 // (3 derivatives each, from J_q^-1), and receives T(i, j)[a][2 p] and
 // T(i, j)[a][2 p + 1]: the 3 x 3 blocks (a, 2 p) and (a, 2 p + 1) of K. On
-// sm_80 the nine T(i, j) take 18 m8n8k4 products; on sm_90 the pairs
-// T(0, j), T(1, j) are one m16n8k8 product (rows i = 0, 1 stacked), 3 of them
-// plus 6 m8n8k4 for T(2, j), which issue in 2 / 3 of the time (m16n8k8 does
-// 4 times the work of m8n8k4 at half its rate: docs/results/h200.md, tenth round).
+// sm_80 the nine T(i, j) take 18 m8n8k4 products; on sm_90 6 m16n8k8
+// products, T(0, j) and T(1, j) stacked in one, T(2, j) over zero rows in
+// another: 2 / 3 of the issue time (m16n8k8 does 4 times the work of m8n8k4
+// at half its rate: docs/results/h200.md, tenth round) and no dependent pair.
 #include "backends/cuda/fem/assemble_cluster_kernels.hpp"
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <string>
+
 #include "backends/cuda/core/cuda_check.hpp"
+#include "backends/hip/core/gpu_portability.hpp"  // bulk copies (sm_90)
+#include "ppkit/core/error.hpp"
 #include "ppkit/fem/cluster_layout.hpp"  // kClusterNoBlock, kClusterNoSlot
 #include "ppkit/fem/hex8_shape.hpp"
 
 namespace ppkit::fem::cuda_cluster {
 namespace {
 
-constexpr int kClusterWarps = 8;  // warps per block: one colour's elements in parallel
+constexpr int kClusterWarps = 16;  // warps per block: one colour's elements at once
 constexpr int kClusterThreads = 32 * kClusterWarps;
 
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 900
 // C += A B (8 x 4 times 4 x 8), lane 4 g + p: a = A(g, p), b = B(p, g),
 // c = {C(g, 2 p), C(g, 2 p + 1)}.
 __device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, double b) {
@@ -46,6 +52,7 @@ __device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, dou
   __trap();  // unreachable: cluster_gather_binary_version() keeps older builds off this kernel
 #endif
 }
+#endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // C += A B (16 x 8 times 8 x 8), lane 4 g + p: a = {A(g, p), A(g + 8, p),
@@ -65,21 +72,82 @@ __device__ __forceinline__ double body_component(const Hex8ClusterArrays& A, int
   return i == 0 ? A.body_force[0] : (i == 1 ? A.body_force[1] : A.body_force[2]);
 }
 
-// One block per cluster, 8 warps. Dynamic shared memory: the accumulator
-// (9 doubles per block, [9 block + 3 i + j], the cluster's nodes' column
-// blocks in row order) and the load (3 per node).
-__global__ void __launch_bounds__(kClusterThreads)
-    cluster_gather_kernel(const Hex8ClusterArrays A) {
-  extern __shared__ double s_cluster[];
-  const std::int64_t cluster = blockIdx.x;
-  const std::int64_t first_slot = A.cluster_slots[cluster];
-  const int nodes = int(A.cluster_slots[cluster + 1] - first_slot);
+// Dynamic shared memory, in doubles: the accumulator (9 per block,
+// [9 block + 3 i + j], the cluster's nodes' column blocks in row order), the
+// load (3 per node), the cluster's geometry records (80 per element, from a
+// 16-byte boundary), the cluster's colour-group offsets (max_colours + 1
+// 32-bit integers, rounded up to doubles), then on sm_90 one copy barrier per
+// colour group.
+__host__ __device__ constexpr std::int64_t records_offset(int max_blocks, int max_nodes) {
+  return (9 * std::int64_t(max_blocks) + 3 * std::int64_t(max_nodes) + 1) / 2 * 2;
+}
+constexpr int kRecord = 80;  // doubles of one element's Gauss-point geometry
+__host__ __device__ constexpr std::int64_t offsets_offset(int max_blocks, int max_nodes,
+                                                          int max_elements) {
+  return records_offset(max_blocks, max_nodes) + std::int64_t(kRecord) * max_elements;
+}
+std::size_t shared_bytes(int max_blocks, int max_nodes, int max_elements, int max_colours) {
+  return sizeof(double) * std::size_t(offsets_offset(max_blocks, max_nodes, max_elements) +
+                                      (max_colours + 2) / 2 + max_colours);
+}
+
+// Persistent blocks (a grid of the device's resident blocks), cluster after
+// cluster in Morton order, 16 warps each. Per cluster:
+//  1. its elements' geometry records come into shared memory, on sm_90 by the
+//     copy engine (cp.async.bulk, one 640 B copy per element, counted on its
+//     colour group's barrier), issued with the group offsets' loads while
+//     the cluster before writes its rows; elsewhere by plain loads;
+//  2. colour by colour, warp w forms elements w, w + 16, ... of the colour
+//     (the layout keeps a colour to at most 16 by default) whole (lane 4 a + p: blocks (a, 2 p),
+//     (a, 2 p + 1)) and adds the blocks of the cluster's nodes into the
+//     accumulator;
+//  3. a warp per node writes its 3 rows (consecutive and equally long,
+//     csr_pattern.hpp; value v of each row by lane v % 32) and its load, and
+//     zeroes what it read, so the accumulator is zero for the next cluster.
+__global__ void __launch_bounds__(kClusterThreads, 1)
+    cluster_gather_kernel(const Hex8ClusterArrays A, std::int64_t clusters) {
+  extern __shared__ __align__(16) double s_cluster[];
   double* accumulator = s_cluster;
   double* load = s_cluster + 9 * A.max_blocks;
-  for (int m = threadIdx.x; m < 9 * A.cluster_blocks[cluster]; m += kClusterThreads)
-    accumulator[m] = 0;
-  for (int m = threadIdx.x; m < 3 * nodes; m += kClusterThreads) load[m] = 0;
-  __syncthreads();
+  double* records = s_cluster + records_offset(A.max_blocks, A.max_nodes);
+  // The cluster's colour groups: elements [k0 + offsets[m], k0 + offsets[m + 1]).
+  auto* group_offsets =
+      reinterpret_cast<int*>(s_cluster + offsets_offset(A.max_blocks, A.max_nodes, A.max_elements));
+  for (int m = threadIdx.x; m < 9 * A.max_blocks + 3 * A.max_nodes; m += kClusterThreads)
+    s_cluster[m] = 0;
+#if defined(PPKIT_GPU_BULK_COPY)
+  auto* arrived = reinterpret_cast<unsigned long long*>(
+      s_cluster + offsets_offset(A.max_blocks, A.max_nodes, A.max_elements) +
+      (A.max_colours + 2) / 2);
+  for (int m = threadIdx.x; m < A.max_colours; m += kClusterThreads)
+    gpu::bulk_barrier_init(arrived + m, 1);
+#endif
+  __syncthreads();  // zeroed, barriers initialised
+  // Starts bringing cluster c in: its group offsets, and its records (on
+  // sm_90 each copy announces its bytes on its group's barrier; thread 0
+  // arrives on every barrier once the block has passed a barrier, so that
+  // every barrier completes one phase per cluster and all share one parity).
+  const auto fetch = [&](std::int64_t c) {
+    const std::int64_t g0 = A.cluster_colours[c], g1 = A.cluster_colours[c + 1];
+    const std::int64_t k0 = A.colour_offsets[g0], k1 = A.colour_offsets[g1];
+    for (std::int64_t m = threadIdx.x; m <= g1 - g0; m += kClusterThreads)
+      group_offsets[m] = int(A.colour_offsets[g0 + m] - k0);
+#if defined(PPKIT_GPU_BULK_COPY)
+    for (std::int64_t k = k0 + threadIdx.x; k < k1; k += kClusterThreads) {
+      unsigned long long* barrier = arrived + A.element_colours[k];
+      gpu::bulk_barrier_expect_bytes(barrier, kRecord * sizeof(double));
+      gpu::bulk_copy_to_shared(records + kRecord * (k - k0),
+                               A.geometry + kRecord * std::int64_t(A.elements[k]),
+                               kRecord * sizeof(double), barrier);
+    }
+#else
+    for (std::int64_t m = threadIdx.x; m < (k1 - k0) * (kRecord / 2); m += kClusterThreads) {
+      const std::int64_t k = k0 + m / (kRecord / 2);
+      reinterpret_cast<double2*>(records)[m] = reinterpret_cast<const double2*>(
+          A.geometry + kRecord * std::int64_t(A.elements[k]))[m % (kRecord / 2)];
+    }
+#endif
+  };
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, a = lane / 4, p = lane % 4;
   // N_a and dN_a/dxi_k at this lane's Gauss points p and p + 4 (index h).
@@ -87,109 +155,152 @@ __global__ void __launch_bounds__(kClusterThreads)
   hex8_gauss_shape(a, p, N[0], dN[0]);
   hex8_gauss_shape(a, p + 4, N[1], dN[1]);
 
-  for (std::int64_t group = A.cluster_colours[cluster]; group < A.cluster_colours[cluster + 1];
-       ++group) {
-    const std::int64_t last = A.colour_offsets[group + 1];
-#pragma unroll 1
-    for (std::int64_t k = A.colour_offsets[group] + warp; k < last; k += kClusterWarps) {
-      const double* record = A.geometry + 80 * std::int64_t(A.elements[k]);
-      double g[2][3], wg[2][3], weight = 0;  // g_a(q), W_q g_a(q), sum_q N_a(q) W_q
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const double2* point = reinterpret_cast<const double2*>(record + 10 * (p + 4 * h));
-        double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then W_q
-#pragma unroll
-        for (int m = 0; m < 5; ++m) {
-          const double2 pair = point[m];
-          inv[2 * m] = pair.x;
-          inv[2 * m + 1] = pair.y;
-        }
-#pragma unroll
-        for (int i = 0; i < 3; ++i) {
-          g[h][i] = inv[3 * i] * dN[h][0] + inv[3 * i + 1] * dN[h][1] + inv[3 * i + 2] * dN[h][2];
-          wg[h][i] = inv[9] * g[h][i];
-        }
-        weight += N[h] * inv[9];
-      }
-      double T[3][3][2];  // T(i, j)[a][2 p + h]
-#pragma unroll
-      for (int i = 0; i < 3; ++i)
-#pragma unroll
-        for (int j = 0; j < 3; ++j) T[i][j][0] = T[i][j][1] = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#pragma unroll
-      for (int j = 0; j < 3; ++j) {
-        mma_m16n8k8(T[0][j][0], T[0][j][1], T[1][j][0], T[1][j][1], wg[0][0], wg[0][1], wg[1][0],
-                    wg[1][1], g[0][j], g[1][j]);
-        mma_m8n8k4(T[2][j][0], T[2][j][1], wg[0][2], g[0][j]);
-        mma_m8n8k4(T[2][j][0], T[2][j][1], wg[1][2], g[1][j]);
-      }
-#else
-#pragma unroll
-      for (int i = 0; i < 3; ++i)
-#pragma unroll
-        for (int j = 0; j < 3; ++j)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) mma_m8n8k4(T[i][j][0], T[i][j][1], wg[h][i], g[h][j]);
+  if (blockIdx.x < clusters) fetch(blockIdx.x);
+  unsigned parity = 0;
+  for (std::int64_t c = blockIdx.x; c < clusters; c += gridDim.x) {
+    __syncthreads();  // cluster c's group offsets are in (and on sm_90 its copies announced)
+    const std::int64_t k0 = A.colour_offsets[A.cluster_colours[c]];
+    const int groups = int(A.cluster_colours[c + 1] - A.cluster_colours[c]);
+#if defined(PPKIT_GPU_BULK_COPY)
+    if (threadIdx.x == 0)
+      for (int m = 0; m < A.max_colours; ++m) gpu::bulk_barrier_arrive(arrived + m);
 #endif
-      // The elements of one colour share no node of the cluster, so their
-      // blocks are distinct, and so are one element's 64.
-      const std::uint32_t targets = A.lane_blocks[32 * k + lane];
+    // Slot information of this warp's nodes (warp + 16 j on lane j), loaded
+    // now so that the rows' stores wait for nothing.
+    const std::int64_t first_slot = A.cluster_slots[c];
+    const int nodes = int(A.cluster_slots[c + 1] - first_slot);
+    const int my_slot = warp + kClusterWarps * lane;
+    std::int64_t my_row = 0, my_node = 0;
+    int my_block = 0, my_length = 0;
+    if (my_slot < nodes) {
+      my_node = A.node_of_slot[first_slot + my_slot];
+      my_row = A.slot_rows[first_slot + my_slot];
+      my_block = A.slot_blocks[first_slot + my_slot];
+      const int next =
+          my_slot + 1 < nodes ? A.slot_blocks[first_slot + my_slot + 1] : A.cluster_blocks[c];
+      my_length = 3 * (next - my_block);
+    }
+
+    for (int group = 0; group < groups; ++group) {
+#if defined(PPKIT_GPU_BULK_COPY)
+      gpu::bulk_barrier_wait(arrived + group, parity);
+#endif
+      const std::int64_t last = k0 + group_offsets[group + 1];
+#pragma unroll 1
+      for (std::int64_t k = k0 + group_offsets[group] + warp; k < last; k += kClusterWarps) {
+        const std::uint32_t targets = A.lane_blocks[32 * k + lane];
+        const unsigned slot = p < 3 ? A.node_slots[8 * k + a] : kClusterNoSlot;
+        const double* record = records + kRecord * (k - k0);
+        double g[2][3], wg[2][3], weight = 0;  // g_a(q), W_q g_a(q), sum_q N_a(q) W_q
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const unsigned block = h == 0 ? targets & 0xFFFFu : targets >> 16;
-        if (block == kClusterNoBlock) continue;
-        const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
-        double* target = accumulator + 9 * block;
-        double old[9];
+        for (int h = 0; h < 2; ++h) {
+          const double2* point = reinterpret_cast<const double2*>(record + 10 * (p + 4 * h));
+          double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then W_q
 #pragma unroll
-        for (int m = 0; m < 9; ++m) old[m] = target[m];
+          for (int m = 0; m < 5; ++m) {
+            const double2 pair = point[m];
+            inv[2 * m] = pair.x;
+            inv[2 * m + 1] = pair.y;
+          }
+#pragma unroll
+          for (int i = 0; i < 3; ++i) {
+            g[h][i] = inv[3 * i] * dN[h][0] + inv[3 * i + 1] * dN[h][1] + inv[3 * i + 2] * dN[h][2];
+            wg[h][i] = inv[9] * g[h][i];
+          }
+          weight += N[h] * inv[9];
+        }
+        double T[3][3][2];  // T(i, j)[a][2 p + h]
+#pragma unroll
+        for (int i = 0; i < 3; ++i)
+#pragma unroll
+          for (int j = 0; j < 3; ++j) T[i][j][0] = T[i][j][1] = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        double unused[3][2];  // rows 8..15 of the T(2, j) products: A is zero there
+#pragma unroll
+        for (int j = 0; j < 3; ++j) {
+          mma_m16n8k8(T[0][j][0], T[0][j][1], T[1][j][0], T[1][j][1], wg[0][0], wg[0][1], wg[1][0],
+                      wg[1][1], g[0][j], g[1][j]);
+          unused[j][0] = unused[j][1] = 0;
+          mma_m16n8k8(T[2][j][0], T[2][j][1], unused[j][0], unused[j][1], wg[0][2], 0.0, wg[1][2],
+                      0.0, g[0][j], g[1][j]);
+        }
+#else
 #pragma unroll
         for (int i = 0; i < 3; ++i)
 #pragma unroll
           for (int j = 0; j < 3; ++j)
-            target[3 * i + j] = old[3 * i + j] + A.lambda * T[i][j][h] + A.mu * T[j][i][h] +
-                                (i == j ? A.mu * trace : 0.0);
-      }
-      // Body force of node a: the sum over its 4 lanes' Gauss points.
-      weight += __shfl_xor_sync(0xffffffffu, weight, 1);
-      weight += __shfl_xor_sync(0xffffffffu, weight, 2);
-      if (p < 3) {
-        const unsigned slot = A.node_slots[8 * k + a];
+#pragma unroll
+            for (int h = 0; h < 2; ++h) mma_m8n8k4(T[i][j][0], T[i][j][1], wg[h][i], g[h][j]);
+#endif
+        // The elements of one colour share no node of the cluster, so their
+        // blocks are distinct, and so are one element's 64.
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const unsigned block = h == 0 ? targets & 0xFFFFu : targets >> 16;
+          if (block == kClusterNoBlock) continue;
+          const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
+          double* target = accumulator + 9 * block;
+          double old[9];
+#pragma unroll
+          for (int m = 0; m < 9; ++m) old[m] = target[m];
+#pragma unroll
+          for (int i = 0; i < 3; ++i)
+#pragma unroll
+            for (int j = 0; j < 3; ++j)
+              target[3 * i + j] =
+                  i == j ? old[3 * i + j] + (A.lambda + A.mu) * T[i][i][h] + A.mu * trace
+                         : old[3 * i + j] + A.lambda * T[i][j][h] + A.mu * T[j][i][h];
+        }
+        // Body force of node a: the sum over its 4 lanes' Gauss points.
+        weight += __shfl_xor_sync(0xffffffffu, weight, 1);
+        weight += __shfl_xor_sync(0xffffffffu, weight, 2);
         if (slot != kClusterNoSlot) load[3 * slot + p] += weight * body_component(A, p);
       }
+      __syncthreads();  // the next colour's elements may share this one's nodes
     }
-    __syncthreads();  // the next colour's elements may share this one's nodes
-  }
+    parity ^= 1;
+    if (c + gridDim.x < clusters) fetch(c + gridDim.x);  // the records and offsets are read
 
-  // The cluster's rows, a warp per node: its 3 rows are consecutive and
-  // equally long (csr_pattern.hpp), value v of each row by lane v % 32.
-  for (int s = warp; s < nodes; s += kClusterWarps) {
-    const std::int64_t node = A.node_of_slot[first_slot + s];
-    const std::int64_t row = A.row_offsets[3 * node];
-    const int row_length = int(A.row_offsets[3 * node + 1] - row);
-    const double* blocks = accumulator + 9 * A.slot_blocks[first_slot + s];
-    for (int v = lane; v < row_length; v += 32) {
-      const int c = v / 3, j = v - 3 * c;
+    for (int j = 0; warp + kClusterWarps * j < nodes; ++j) {
+      const std::int64_t node = __shfl_sync(0xffffffffu, my_node, j);
+      const std::int64_t row = __shfl_sync(0xffffffffu, my_row, j);
+      const int row_length = __shfl_sync(0xffffffffu, my_length, j);
+      double* blocks = accumulator + 9 * __shfl_sync(0xffffffffu, my_block, j);
+      const int s = warp + kClusterWarps * j;
+      for (int v = lane; v < row_length; v += 32) {
+        const int b = v / 3, jj = v - 3 * b;
 #pragma unroll
-      for (int i = 0; i < 3; ++i) A.values[row + i * row_length + v] = blocks[9 * c + 3 * i + j];
+        for (int i = 0; i < 3; ++i) {
+          A.values[row + i * row_length + v] = blocks[9 * b + 3 * i + jj];
+          blocks[9 * b + 3 * i + jj] = 0;
+        }
+      }
+      if (lane < 3) {
+        A.load[3 * node + lane] = load[3 * s + lane];
+        load[3 * s + lane] = 0;
+      }
     }
-    if (lane < 3) A.load[3 * node + lane] = load[3 * s + lane];
   }
-}
-
-std::size_t shared_bytes(int max_blocks, int max_nodes) {
-  return sizeof(double) * (9 * std::size_t(max_blocks) + 3 * std::size_t(max_nodes));
 }
 
 }  // namespace
 
 void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters) {
   if (clusters == 0) return;
-  const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes);
+  const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes, a.max_elements, a.max_colours);
   PPKIT_CUDA_CHECK(cudaFuncSetAttribute(cluster_gather_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-  cluster_gather_kernel<<<unsigned(clusters), kClusterThreads, shared>>>(a);
+  int device = 0, sms = 0, resident = 0;
+  PPKIT_CUDA_CHECK(cudaGetDevice(&device));
+  PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  PPKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, cluster_gather_kernel,
+                                                                 kClusterThreads, shared));
+  if (resident == 0)
+    throw Error("cuda/cluster-gather: a cluster needs " + std::to_string(shared) +
+                    " bytes of shared memory, more than the device gives one block",
+                "clusters built with cluster_block_capacity()");
+  const std::int64_t blocks = std::min<std::int64_t>(clusters, std::int64_t(sms) * resident);
+  cluster_gather_kernel<<<unsigned(blocks), kClusterThreads, shared>>>(a, clusters);
   PPKIT_CUDA_CHECK_LAUNCH();
 }
 
@@ -202,11 +313,12 @@ int cluster_gather_binary_version() {
   return attributes.binaryVersion;
 }
 
-int cluster_block_capacity(int max_nodes) {
+int cluster_block_capacity(int max_nodes, int max_elements) {
   int device = 0, optin = 0;
   PPKIT_CUDA_CHECK(cudaGetDevice(&device));
   PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  const long long bytes = (long long)optin - (long long)shared_bytes(0, max_nodes);
+  const long long bytes =
+      (long long)optin - (long long)shared_bytes(0, max_nodes, max_elements, kClusterMaxColours);
   return bytes > 0 ? int(bytes / (9 * (long long)sizeof(double))) : 0;
 }
 

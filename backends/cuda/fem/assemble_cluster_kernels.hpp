@@ -12,15 +12,17 @@
 
 namespace ppkit::fem::cuda_cluster {
 
-// One block per cluster; a.geometry from Hex8Kernels::launch_gauss_geometry.
+// Persistent blocks take the clusters in order; a.geometry from
+// Hex8Kernels::launch_gauss_geometry. Throws ppkit::Error if a cluster needs
+// more shared memory than the device gives one block.
 void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters);
 
 // The compute capability (major * 10 + minor) of the kernel code the current
 // device would run, or 0 when this build holds none for it.
 int cluster_gather_binary_version();
 
-// Most accumulator blocks a cluster of max_nodes nodes may have on the
-// current device (its opt-in shared memory per block).
-int cluster_block_capacity(int max_nodes);
+// Most accumulator blocks a cluster of max_nodes nodes and max_elements
+// elements may have on the current device (its opt-in shared memory per block).
+int cluster_block_capacity(int max_nodes, int max_elements);
 
 }  // namespace ppkit::fem::cuda_cluster

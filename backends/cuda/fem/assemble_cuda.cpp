@@ -13,8 +13,8 @@ namespace ppkit::fem::gpu_assembly {
 namespace {
 
 // (i) cluster gather: kernel 1 ((e)'s) stores the Gauss-point geometry of the
-// input-order elements, kernel 2 (one block per node cluster) writes every
-// CSR value and load entry once (no zeroing).
+// input-order elements, kernel 2 (a block per node cluster at a time) writes
+// every CSR value and load entry once (no zeroing).
 class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   using Kernels = Hex8Kernels<CudaBackend>;
   template <class T>
@@ -24,8 +24,8 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   explicit ClusterGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
     const NodeGatherLayout nodes = make_node_gather_layout(p);
     ClusterGatherOptions options;
-    options.max_blocks =
-        std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
+    options.max_blocks = std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(
+                                                          options.max_nodes, options.max_elements));
     const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
     clusters_ = layout.num_clusters();
     inputs_.upload(p, nodes.element_coordinates, p.mesh.elements, element_arrays_);
@@ -34,23 +34,25 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     cluster_slots_ = Buffer<std::int64_t>(layout.cluster_slots);
     cluster_blocks_ = Buffer<std::int32_t>(layout.cluster_blocks);
     slot_blocks_ = Buffer<std::uint16_t>(layout.slot_blocks);
+    slot_rows_ = Buffer<std::int64_t>(layout.slot_rows);
+    element_colours_ = Buffer<std::uint8_t>(layout.element_colours);
     cluster_colours_ = Buffer<std::int64_t>(layout.cluster_colours);
     colour_offsets_ = Buffer<std::int64_t>(layout.colour_offsets);
     elements_of_clusters_ = Buffer<std::int32_t>(layout.elements);
     lane_blocks_ = Buffer<std::uint32_t>(layout.lane_blocks);
     node_slots_ = Buffer<std::uint8_t>(layout.node_slots);
-    row_offsets_ = Buffer<std::int64_t>(p.pattern.row_offsets);
     arrays_.geometry = geometry_.data();
     arrays_.node_of_slot = node_of_slot_.data();
     arrays_.cluster_slots = cluster_slots_.data();
     arrays_.cluster_blocks = cluster_blocks_.data();
     arrays_.slot_blocks = slot_blocks_.data();
+    arrays_.slot_rows = slot_rows_.data();
+    arrays_.element_colours = element_colours_.data();
     arrays_.cluster_colours = cluster_colours_.data();
     arrays_.colour_offsets = colour_offsets_.data();
     arrays_.elements = elements_of_clusters_.data();
     arrays_.lane_blocks = lane_blocks_.data();
     arrays_.node_slots = node_slots_.data();
-    arrays_.row_offsets = row_offsets_.data();
     arrays_.values = element_arrays_.values;
     arrays_.load = element_arrays_.load;
     arrays_.lambda = element_arrays_.lambda;
@@ -58,6 +60,8 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     for (int i = 0; i < 3; ++i) arrays_.body_force[i] = element_arrays_.body_force[i];
     arrays_.max_blocks = layout.max_blocks;
     arrays_.max_nodes = layout.max_nodes;
+    arrays_.max_elements = layout.max_elements;
+    arrays_.max_colours = layout.max_colours;
   }
 
   void run() override {
@@ -73,10 +77,10 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   ElementInputs<CudaBackend, cuda::RuntimeCalls> inputs_;
   Buffer<double> geometry_;
   Buffer<std::int32_t> node_of_slot_, cluster_blocks_, elements_of_clusters_;
-  Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, row_offsets_;
+  Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, slot_rows_;
   Buffer<std::uint16_t> slot_blocks_;
   Buffer<std::uint32_t> lane_blocks_;
-  Buffer<std::uint8_t> node_slots_;
+  Buffer<std::uint8_t> node_slots_, element_colours_;
   Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
   Hex8ClusterArrays arrays_;
 };

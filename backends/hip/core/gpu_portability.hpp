@@ -163,6 +163,20 @@ __device__ __forceinline__ void bulk_barrier_expect(unsigned long long* barrier,
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(address), "r"(bytes)
                : "memory");
 }
+// Announces `bytes` still to come on the barrier's current phase without
+// arriving (mbarrier.expect_tx), so that several threads may each announce
+// their own copies before one thread's bulk_barrier_arrive.
+__device__ __forceinline__ void bulk_barrier_expect_bytes(unsigned long long* barrier,
+                                                          unsigned bytes) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(address), "r"(bytes)
+               : "memory");
+}
+// Arrives on the barrier's current phase.
+__device__ __forceinline__ void bulk_barrier_arrive(unsigned long long* barrier) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(barrier));
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(address) : "memory");
+}
 // Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) and
 // counts them against the barrier's phase. The fence orders this thread's
 // earlier shared-memory reads of `destination` (after a warp barrier: the

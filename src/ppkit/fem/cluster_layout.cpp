@@ -9,9 +9,8 @@ namespace ppkit::fem {
 
 namespace {
 
-// Colours a cluster may use: 4 words of 64 bits per cluster node.
-constexpr int kColourWords = 4;
-constexpr int kMaxColours = 64 * kColourWords;
+// Colours taken per cluster node: kClusterMaxColours bits.
+constexpr int kColourWords = kClusterMaxColours / 64;
 
 // One (element, local node) of a cluster node: node a of `element` is the
 // cluster's node local_slot, its column blocks at incidence k of the node
@@ -35,6 +34,10 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     throw Error(
         "cluster-gather: max_blocks " + std::to_string(options.max_blocks) + " is out of range",
         "27..65,534");
+  if (options.colour_capacity < 1)
+    throw Error("cluster-gather: colour_capacity " + std::to_string(options.colour_capacity) +
+                    " is out of range",
+                "1 or more");
   if (options.max_elements < 1)
     throw Error(
         "cluster-gather: max_elements " + std::to_string(options.max_elements) + " is out of range",
@@ -47,6 +50,8 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
   L.node_of_slot = G.node_of_slot;
   const std::int64_t slots = G.num_nodes();
   L.slot_blocks.resize(slots);
+  L.slot_rows.resize(slots);
+  for (std::int64_t s = 0; s < slots; ++s) L.slot_rows[s] = row_offsets[3 * L.node_of_slot[s]];
 
   // Clusters: runs of the Morton node order, cut greedily. member[e] is the
   // last cluster element e was counted in.
@@ -101,6 +106,7 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
   std::vector<std::uint64_t> used;      // colours taken, per cluster node
   std::vector<std::int64_t> starts;     // per cluster element: its first incidence
   std::vector<int> colour_of;           // per cluster element
+  std::vector<int> colour_sizes;        // elements per colour
   std::vector<std::int64_t> by_colour;  // cluster elements in colour order
   for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
     const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
@@ -120,6 +126,7 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     starts.push_back(std::int64_t(incidences.size()));
     used.assign(std::size_t(s1 - s0) * kColourWords, 0);
     colour_of.assign(count, 0);
+    colour_sizes.assign(kClusterMaxColours, 0);
     for (std::int64_t j = 0; j < count; ++j) {
       int colour = 0;
       const auto taken = [&](int col) {
@@ -128,16 +135,20 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
             return true;
         return false;
       };
-      while (colour < kMaxColours && taken(colour)) ++colour;
-      if (colour == kMaxColours)
+      while (colour < kClusterMaxColours &&
+             (taken(colour) || colour_sizes[colour] == options.colour_capacity))
+        ++colour;
+      if (colour == kClusterMaxColours)
         throw Error("cluster-gather: element " + std::to_string(incidences[starts[j]].element) +
                         " shares cluster nodes with too many elements for " +
-                        std::to_string(kMaxColours) + " colours",
-                    "meshes whose nodes lie in at most 255 elements");
+                        std::to_string(kClusterMaxColours) + " colours",
+                    "nodes in at most 255 elements, and at most 256 x colour_capacity "
+                    "elements per cluster (max_elements)");
       for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
         used[incidences[m].local_slot * kColourWords + colour / 64] |= std::uint64_t(1)
                                                                        << (colour % 64);
       colour_of[j] = colour;
+      ++colour_sizes[colour];
     }
     by_colour.resize(count);
     for (std::int64_t j = 0; j < count; ++j) by_colour[j] = j;
@@ -148,6 +159,8 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
       if (n > 0 && colour_of[j] != colour_of[by_colour[n - 1]])
         L.colour_offsets.push_back(std::int64_t(L.elements.size()));
       L.elements.push_back(incidences[starts[j]].element);
+      L.element_colours.push_back(
+          std::uint8_t(std::int64_t(L.colour_offsets.size()) - 1 - L.cluster_colours[c]));
       const std::size_t lanes = L.lane_blocks.size(), slots_at = L.node_slots.size();
       L.lane_blocks.resize(lanes + 32, std::uint32_t(kClusterNoBlock) * 0x10001u);
       L.node_slots.resize(slots_at + 8, kClusterNoSlot);

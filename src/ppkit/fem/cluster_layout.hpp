@@ -15,8 +15,9 @@
 // in the rows' order, node after node (9 doubles per block), so it is written
 // to the CSR values row by row, contiguously. The cluster's elements are all
 // elements with a node in the cluster, coloured greedily so that no two of
-// one colour share a node of the cluster: one colour's elements add into the
-// accumulator concurrently without atomics.
+// one colour share a node of the cluster and no colour has more than
+// colour_capacity elements: one colour's elements are formed at once (one per
+// warp) and add into the accumulator concurrently without atomics.
 //
 // Nothing here assumes a structured mesh; only the number of clusters an
 // element touches depends on the mesh's locality.
@@ -29,24 +30,29 @@
 namespace ppkit::fem {
 
 struct ClusterGatherOptions {
-  int max_nodes = 64;      // nodes per cluster, 1..255 (element node slots are 8-bit)
-  int max_blocks = 1728;   // accumulator blocks per cluster (72 B each), 27..65,534
-  int max_elements = 128;  // elements per cluster, at least every element of one node
+  int max_nodes = 64;        // nodes per cluster, 1..255 (element node slots are 8-bit)
+  int max_blocks = 1728;     // accumulator blocks per cluster (72 B each), 27..65,534
+  int max_elements = 128;    // elements per cluster, at least every element of one node
+  int colour_capacity = 16;  // elements per colour group, 1 or more (the kernel's warps)
 };
 
 // Unused entry of ClusterGatherLayout::lane_blocks / node_slots: node a of
 // the element is not in the cluster (its rows belong to another cluster).
 constexpr std::uint16_t kClusterNoBlock = 0xFFFF;
 constexpr std::uint8_t kClusterNoSlot = 0xFF;
+// Most colour groups of one cluster.
+constexpr int kClusterMaxColours = 256;
 
 struct ClusterGatherLayout {
   std::vector<std::int32_t> node_of_slot;     // Morton order, as NodeGatherLayout's
   std::vector<std::int64_t> cluster_slots;    // cluster c: slots [slots[c], slots[c+1])
   std::vector<std::int32_t> cluster_blocks;   // accumulator blocks of each cluster
   std::vector<std::uint16_t> slot_blocks;     // per slot: the node's first accumulator block
+  std::vector<std::int64_t> slot_rows;        // per slot: CSR position of the node's first row
   std::vector<std::int64_t> cluster_colours;  // cluster c: colour groups [colours[c], [c+1])
   std::vector<std::int64_t> colour_offsets;   // group k: cluster elements [offsets[k], [k+1])
   std::vector<std::int32_t> elements;         // per cluster element: input-order element
+  std::vector<std::uint8_t> element_colours;  // per cluster element: its group within the cluster
   // 32 per cluster element, one per lane 4 a + p of the kernel's tensor-core
   // layout: the accumulator blocks of (a, 2 p) (low 16 bits) and (a, 2 p + 1)
   // (high 16 bits), kClusterNoBlock where node a is outside the cluster.
@@ -64,7 +70,7 @@ struct ClusterGatherLayout {
 // and column blocks. Throws ppkit::Error for options out of range, a node
 // whose column blocks exceed max_blocks or whose elements exceed
 // max_elements, or an element sharing cluster nodes with so many others that
-// 256 colours do not separate them.
+// kClusterMaxColours colours do not separate them.
 ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& problem,
                                                const NodeGatherLayout& nodes,
                                                const ClusterGatherOptions& options = {});
