@@ -16,10 +16,12 @@
 // fragments of node a at Gauss points p and p + 4, which it forms itself
 // (3 derivatives each, from J_q^-1), and receives T(i, j)[a][2 p] and
 // T(i, j)[a][2 p + 1]: the 3 x 3 blocks (a, 2 p) and (a, 2 p + 1) of K. On
-// sm_80 the nine T(i, j) take 18 m8n8k4 products; on sm_90 6 m16n8k8
-// products, T(0, j) and T(1, j) stacked in one, T(2, j) over zero rows in
-// another: 2 / 3 of the issue time (m16n8k8 does 4 times the work of m8n8k4
-// at half its rate: docs/results/h200.md, tenth round) and no dependent pair.
+// sm_80 the nine T(i, j) take 18 m8n8k4 products; on sm_90 T(0, j) and
+// T(1, j) are one m16n8k8 product (rows i = 0, 1 stacked), 3 of them plus 6
+// m8n8k4 for T(2, j): 2 / 3 of the issue time (m16n8k8 does 4 times the work
+// of m8n8k4 at half its rate: docs/results/h200.md, tenth round). T(2, j) as
+// an m16n8k8 over zero rows instead issues in the same time but measured
+// 1-2% slower (docs/fem.md, strategy (i)).
 #include "backends/cuda/fem/assemble_cluster_kernels.hpp"
 
 #include <cuda_runtime.h>
@@ -39,7 +41,6 @@ namespace {
 constexpr int kClusterWarps = 16;  // warps per block: one colour's elements at once
 constexpr int kClusterThreads = 32 * kClusterWarps;
 
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ < 900
 // C += A B (8 x 4 times 4 x 8), lane 4 g + p: a = A(g, p), b = B(p, g),
 // c = {C(g, 2 p), C(g, 2 p + 1)}.
 __device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, double b) {
@@ -52,7 +53,6 @@ __device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, dou
   __trap();  // unreachable: cluster_gather_binary_version() keeps older builds off this kernel
 #endif
 }
-#endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 // C += A B (16 x 8 times 8 x 8), lane 4 g + p: a = {A(g, p), A(g + 8, p),
@@ -215,14 +215,12 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 #pragma unroll
           for (int j = 0; j < 3; ++j) T[i][j][0] = T[i][j][1] = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        double unused[3][2];  // rows 8..15 of the T(2, j) products: A is zero there
 #pragma unroll
         for (int j = 0; j < 3; ++j) {
           mma_m16n8k8(T[0][j][0], T[0][j][1], T[1][j][0], T[1][j][1], wg[0][0], wg[0][1], wg[1][0],
                       wg[1][1], g[0][j], g[1][j]);
-          unused[j][0] = unused[j][1] = 0;
-          mma_m16n8k8(T[2][j][0], T[2][j][1], unused[j][0], unused[j][1], wg[0][2], 0.0, wg[1][2],
-                      0.0, g[0][j], g[1][j]);
+          mma_m8n8k4(T[2][j][0], T[2][j][1], wg[0][2], g[0][j]);
+          mma_m8n8k4(T[2][j][0], T[2][j][1], wg[1][2], g[1][j]);
         }
 #else
 #pragma unroll
