@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Where a kernel's warps wait, by code region, from Nsight Compute's SASS view.
+
+    ncu --set full -k regex:KERNEL -o report BINARY ...
+    ncu -i report.ncu-rep --page source --csv --print-source sass > sass.csv
+    scripts/ncu-stall-summary.py sass.csv [--top N]
+
+Instructions executed the same number of times form one region (a loop body,
+a barrier, a once-per-block tail); for each region, largest first, it prints
+its share of the warp stall samples, its instructions and executions, and its
+five largest stall reasons, then the N instructions with the most samples.
+docs/fem.md ("Strategy (i)") quotes it for cluster_gather_kernel.
+"""
+import argparse
+import collections
+import csv
+import sys
+
+
+def number(text):
+    text = text.strip().replace(",", "")
+    return float(text) if text else 0.0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("csv", help="ncu --page source --csv --print-source sass output")
+    parser.add_argument("--top", type=int, default=12, help="instructions to list (12)")
+    parser.add_argument("--regions", type=int, default=8, help="regions to list (8)")
+    args = parser.parse_args()
+    with open(args.csv, newline="") as f:
+        rows = list(csv.reader(f))
+    header_at = next((i for i, r in enumerate(rows) if r and r[0].strip() == "Address"), None)
+    if header_at is None:
+        sys.exit(f"ncu-stall-summary: {args.csv} has no 'Address' header row "
+                 "(expected ncu --page source --csv --print-source sass)")
+    header, data = rows[header_at], [r for r in rows[header_at + 1:] if len(r) == len(rows[header_at])]
+    samples_at = header.index("Warp Stall Sampling (All Samples)")
+    executed_at = header.index("Instructions Executed")
+    reasons = [(name, header.index(name)) for name in header
+               if name.startswith("stall_") and "(Not Issued)" not in name]
+    total = sum(number(r[samples_at]) for r in data) or 1.0
+    regions = collections.defaultdict(lambda: {"samples": 0.0, "count": 0, "reasons": collections.Counter()})
+    for r in data:
+        region = regions[int(number(r[executed_at]))]
+        region["samples"] += number(r[samples_at])
+        region["count"] += 1
+        for name, at in reasons:
+            region["reasons"][name] += number(r[at])
+    print(f"{len(data)} instructions, {int(total)} stall samples, "
+          f"{sum(number(r[executed_at]) for r in data) / 1e6:.1f} M warp instructions executed")
+    print("executions  instructions  samples  stall reasons (share of the region's)")
+    for executions, region in sorted(regions.items(), key=lambda kv: -kv[1]["samples"])[:args.regions]:
+        in_region = sum(region["reasons"].values()) or 1.0
+        top = " ".join(f"{name[6:]} {value / in_region:.0%}"
+                       for name, value in region["reasons"].most_common(5))
+        print(f"{executions:>10}  {region['count']:>12}  {region['samples'] / total:>7.1%}  {top}")
+    print("instructions with the most samples:")
+    for r in sorted(data, key=lambda r: -number(r[samples_at]))[:args.top]:
+        print(f"  {number(r[samples_at]) / total:6.1%}  x{int(number(r[executed_at])):>9}  {r[1].strip()}")
+
+
+if __name__ == "__main__":
+    main()
