@@ -92,15 +92,15 @@ std::size_t shared_bytes(int max_blocks, int max_nodes, int max_elements, int ma
 }
 
 // Persistent blocks (a grid of the device's resident blocks), cluster after
-// cluster in Morton order, 16 warps each. Per cluster:
+// cluster in the layout's order, 16 warps each. Per cluster:
 //  1. its elements' geometry records come into shared memory, on sm_90 by the
 //     copy engine (cp.async.bulk, one 640 B copy per element, counted on its
 //     colour group's barrier), issued with the group offsets' loads while
 //     the cluster before writes its rows; elsewhere by plain loads;
 //  2. colour by colour, warp w forms elements w, w + 16, ... of the colour
-//     (the layout keeps a colour to at most 16 by default) whole (lane 4 a + p: blocks (a, 2 p),
-//     (a, 2 p + 1)) and adds the blocks of the cluster's nodes into the
-//     accumulator;
+//     (the layout keeps a colour to at most 16 by default) whole (lane
+//     4 a + p: blocks (a, 2 p), (a, 2 p + 1)) and adds the blocks of the
+//     cluster's nodes into the accumulator;
 //  3. a warp per node writes its 3 rows (consecutive and equally long,
 //     csr_pattern.hpp; value v of each row by lane v % 32) and its load, and
 //     zeroes what it read, so the accumulator is zero for the next cluster.
