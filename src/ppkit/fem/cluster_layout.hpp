@@ -4,9 +4,11 @@
 // (h), every CSR value is written exactly once by the owner of its row, with
 // no atomics and no zeroing pass; the owner is a cluster of nodes (one thread
 // block) instead of one node (one warp), so an element's matrix is formed
-// once per cluster it touches (about twice on a box with 64-node clusters)
-// instead of once per node (8 times), and it is formed whole, 24 x 24, by
-// tensor-core products.
+// once per cluster it touches instead of once per node (8 times), and it is
+// formed whole, 24 x 24, by tensor-core products. With 64-node clusters that
+// is about twice per element on a box whose node order follows its lattice,
+// 3.15 times on the benchmark's box, whose moved nodes scramble the Morton
+// order of positions (docs/fem.md, "Strategy (i)").
 //
 // Clusters are runs of the node gather's Morton node order (gather_layout.hpp),
 // cut greedily at max_nodes nodes, max_blocks accumulator blocks or
