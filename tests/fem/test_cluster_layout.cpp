@@ -14,6 +14,7 @@
 #include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/fem/cluster_layout.hpp"
+#include "ppkit/fem/factored_layout.hpp"  // lattice_morton_node_order
 
 namespace {
 using namespace ppkit::fem;
@@ -23,7 +24,11 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
   const auto& pattern = problem.pattern;
   const NodeGatherLayout nodes = make_node_gather_layout(problem);
   const ClusterGatherLayout L = make_cluster_gather_layout(problem, nodes, options);
-  ASSERT_EQ(L.node_of_slot, nodes.node_of_slot);
+  {
+    std::vector<std::int32_t> sorted(L.node_of_slot);
+    std::sort(sorted.begin(), sorted.end());
+    for (std::int64_t v = 0; v < mesh.num_nodes(); ++v) ASSERT_EQ(sorted[v], v);
+  }
   ASSERT_EQ(L.cluster_slots.front(), 0);
   ASSERT_EQ(L.cluster_slots.back(), mesh.num_nodes());
   ASSERT_EQ(std::int64_t(L.lane_blocks.size()), 32 * L.num_cluster_elements());
@@ -196,6 +201,26 @@ TEST(FemClusterLayout, NodesInNoElementKeepTheirRowsWritten) {
       inputs::random_material(rng));
   expect_valid_clusters(problem, {8, 300});
   expect_walk_matches_reference(problem, {8, 300});
+}
+
+TEST(FemClusterLayout, MovedNodesKeepTheLatticeOrderAndItsBricks) {
+  const unsigned seed = ppkit::testing::test_seed();
+  const auto moved = inputs::distorted_box({8, 8, 8}, seed, 0.15);
+  const auto straight = inputs::distorted_box({8, 8, 8}, seed, 0.0);
+  const auto order = lattice_morton_node_order(moved);
+  EXPECT_EQ(order, lattice_morton_node_order(straight));
+  // The first 64 nodes are the 4 x 4 x 4 corner brick (node (i, j, k) is i + 9 (j + 9 k)).
+  std::vector<std::int64_t> first(order.begin(), order.begin() + 64), brick;
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i) brick.push_back(i + 9 * (j + 9 * k));
+  std::sort(first.begin(), first.end());
+  EXPECT_EQ(first, brick);
+  // So its first cluster is that brick, with the 4 x 4 x 4 elements at the corner.
+  const auto problem = make_assembly_problem(moved, Material{});
+  const auto L = make_cluster_gather_layout(problem, make_node_gather_layout(problem), {});
+  EXPECT_EQ(L.cluster_slots[1], 64);
+  EXPECT_EQ(L.colour_offsets[L.cluster_colours[1]], 64);
 }
 
 TEST(FemClusterLayout, RejectsOptionsOutOfRangeAndNodesLargerThanTheAccumulator) {

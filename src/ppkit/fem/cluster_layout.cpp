@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/fem/factored_layout.hpp"  // lattice_morton_node_order
 
 namespace ppkit::fem {
 
@@ -47,7 +48,12 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     return std::int64_t((row_offsets[3 * v + 1] - row_offsets[3 * v]) / 3);
   };
   ClusterGatherLayout L;
-  L.node_of_slot = G.node_of_slot;
+  const std::vector<std::int64_t> order = lattice_morton_node_order(p.mesh);
+  L.node_of_slot.assign(order.begin(), order.end());
+  // The node gather layout's slot of each node (its incidences are there).
+  std::vector<std::int64_t> gather_slot(G.node_of_slot.size());
+  for (std::size_t k = 0; k < G.node_of_slot.size(); ++k)
+    gather_slot[G.node_of_slot[k]] = std::int64_t(k);
   const std::int64_t slots = G.num_nodes();
   L.slot_blocks.resize(slots);
   L.slot_rows.resize(slots);
@@ -75,7 +81,8 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
                       " neighbour nodes, more than a cluster's accumulator holds (" +
                       std::to_string(options.max_blocks) + " column blocks)",
                   "nodes with at most max_blocks neighbours; node-gather has no such limit");
-    const std::int64_t own = G.incidence_offsets[s + 1] - G.incidence_offsets[s];
+    const std::int64_t gs = gather_slot[v];
+    const std::int64_t own = G.incidence_offsets[gs + 1] - G.incidence_offsets[gs];
     if (own > options.max_elements)
       throw Error("cluster-gather: node " + std::to_string(v) + " lies in " + std::to_string(own) +
                       " elements, more than a cluster holds (" +
@@ -83,14 +90,14 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
                   "nodes in at most max_elements elements; node-gather has no such limit");
     const std::int64_t cluster = std::int64_t(L.cluster_slots.size()) - 1;
     std::int64_t added = 0;
-    for (std::int64_t k = G.incidence_offsets[s]; k < G.incidence_offsets[s + 1]; ++k)
+    for (std::int64_t k = G.incidence_offsets[gs]; k < G.incidence_offsets[gs + 1]; ++k)
       added += member[G.incidences[k] / 8] != cluster;
     if (nodes_in == options.max_nodes || blocks_in + blocks > options.max_blocks ||
         elements_in + added > options.max_elements) {
       close_cluster(s);
       added = own;
     }
-    for (std::int64_t k = G.incidence_offsets[s]; k < G.incidence_offsets[s + 1]; ++k)
+    for (std::int64_t k = G.incidence_offsets[gs]; k < G.incidence_offsets[gs + 1]; ++k)
       member[G.incidences[k] / 8] = std::int64_t(L.cluster_slots.size()) - 1;
     L.slot_blocks[s] = std::uint16_t(blocks_in);
     blocks_in += blocks;
@@ -112,7 +119,8 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
     incidences.clear();
     for (std::int64_t s = s0; s < s1; ++s)
-      for (std::int64_t k = G.incidence_offsets[s]; k < G.incidence_offsets[s + 1]; ++k)
+      for (std::int64_t k = G.incidence_offsets[gather_slot[L.node_of_slot[s]]];
+           k < G.incidence_offsets[gather_slot[L.node_of_slot[s]] + 1]; ++k)
         incidences.push_back({G.incidences[k] / 8, G.incidences[k] % 8, int(s - s0), k});
     std::sort(incidences.begin(), incidences.end(),
               [](const ClusterIncidence& x, const ClusterIncidence& y) {

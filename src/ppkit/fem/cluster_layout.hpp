@@ -8,7 +8,9 @@
 // instead of once per node (8 times), and it is formed whole, 24 x 24, by
 // tensor-core products.
 //
-// Clusters are runs of the node gather's Morton node order (gather_layout.hpp),
+// Clusters are runs of the nodes' Morton order on the mesh's own lattice
+// (lattice_morton_node_order, factored_layout.hpp: a box with moved nodes is
+// still cut into 4 x 4 x 4 bricks),
 // cut greedily at max_nodes nodes, max_blocks accumulator blocks or
 // max_elements elements (the kernel holds their geometry in shared memory). The
 // accumulator of a cluster holds the 3 x 3 column blocks of its nodes' rows
