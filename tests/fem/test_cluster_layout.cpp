@@ -34,6 +34,7 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
   ASSERT_EQ(std::int64_t(L.lane_blocks.size()), 32 * L.num_cluster_elements());
   ASSERT_EQ(std::int64_t(L.node_slots.size()), 8 * L.num_cluster_elements());
   ASSERT_EQ(std::int64_t(L.element_colours.size()), L.num_cluster_elements());
+  ASSERT_EQ(std::int64_t(L.node_waits.size()), 8 * L.num_cluster_elements());
   const auto column_blocks = [&](std::int64_t v) {
     return (pattern.row_offsets[3 * v + 1] - pattern.row_offsets[3 * v]) / 3;
   };
@@ -77,6 +78,13 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
           }
           EXPECT_TRUE(colour_nodes.insert(v).second)
               << "two elements of one colour share node " << v;
+          // Elements of lower colours before it that contain v.
+          int lower = 0;
+          for (std::int64_t k2 = L.colour_offsets[L.cluster_colours[c]];
+               k2 < L.colour_offsets[group]; ++k2)
+            for (int b = 0; b < 8; ++b)
+              lower += mesh.elements[8 * std::int64_t(L.elements[k2]) + b] == v;
+          EXPECT_EQ(L.node_waits[8 * k + a], lower);
           EXPECT_EQ(L.node_slots[8 * k + a], slot);
           const std::int64_t row = pattern.row_offsets[3 * v];
           for (int p = 0; p < 4; ++p)

@@ -115,6 +115,7 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
   std::vector<int> colour_of;           // per cluster element
   std::vector<int> colour_sizes;        // elements per colour
   std::vector<std::int64_t> by_colour;  // cluster elements in colour order
+  std::vector<int> emitted;             // per cluster node: its elements emitted so far
   for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
     const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
     incidences.clear();
@@ -158,6 +159,7 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
       colour_of[j] = colour;
       ++colour_sizes[colour];
     }
+    emitted.assign(std::size_t(s1 - s0), 0);
     by_colour.resize(count);
     for (std::int64_t j = 0; j < count; ++j) by_colour[j] = j;
     std::stable_sort(by_colour.begin(), by_colour.end(),
@@ -172,10 +174,12 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
       const std::size_t lanes = L.lane_blocks.size(), slots_at = L.node_slots.size();
       L.lane_blocks.resize(lanes + 32, std::uint32_t(kClusterNoBlock) * 0x10001u);
       L.node_slots.resize(slots_at + 8, kClusterNoSlot);
+      L.node_waits.resize(slots_at + 8, 0);
       for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) {
         const ClusterIncidence& inc = incidences[m];
         const std::uint32_t base = L.slot_blocks[s0 + inc.local_slot];
         L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
+        L.node_waits[slots_at + inc.a] = std::uint8_t(emitted[inc.local_slot]++);
         for (int pair = 0; pair < 4; ++pair)
           L.lane_blocks[lanes + 4 * inc.a + pair] =
               (base + G.incidence_blocks[8 * inc.k + 2 * pair]) |

@@ -60,10 +60,14 @@ struct ClusterGatherLayout {
   // (high 16 bits), kClusterNoBlock where node a is outside the cluster.
   std::vector<std::uint32_t> lane_blocks;
   std::vector<std::uint8_t> node_slots;  // 8 per cluster element: slot of node a in the cluster
-  int max_blocks = 0;                    // accumulator blocks of the largest cluster
-  int max_nodes = 0;                     // nodes of the largest cluster
-  int max_elements = 0;                  // elements of the largest cluster
-  int max_colours = 0;                   // colour groups of the largest cluster
+  // 8 per cluster element: how many of the cluster's elements of lower colours
+  // contain node a (a node's elements have distinct colours), so the element
+  // may add node a's blocks once that many have added theirs.
+  std::vector<std::uint8_t> node_waits;
+  int max_blocks = 0;    // accumulator blocks of the largest cluster
+  int max_nodes = 0;     // nodes of the largest cluster
+  int max_elements = 0;  // elements of the largest cluster
+  int max_colours = 0;   // colour groups of the largest cluster
   std::int64_t num_clusters() const { return std::int64_t(cluster_slots.size()) - 1; }
   std::int64_t num_cluster_elements() const { return std::int64_t(elements.size()); }
 };
