@@ -34,13 +34,15 @@ def main():
     if header_at is None:
         sys.exit(f"ncu-stall-summary: {args.csv} has no 'Address' header row "
                  "(expected ncu --page source --csv --print-source sass)")
-    header, data = rows[header_at], [r for r in rows[header_at + 1:] if len(r) == len(rows[header_at])]
+    header = rows[header_at]
+    data = [r for r in rows[header_at + 1:] if len(r) == len(header)]
     samples_at = header.index("Warp Stall Sampling (All Samples)")
     executed_at = header.index("Instructions Executed")
     reasons = [(name, header.index(name)) for name in header
                if name.startswith("stall_") and "(Not Issued)" not in name]
     total = sum(number(r[samples_at]) for r in data) or 1.0
-    regions = collections.defaultdict(lambda: {"samples": 0.0, "count": 0, "reasons": collections.Counter()})
+    regions = collections.defaultdict(
+        lambda: {"samples": 0.0, "count": 0, "reasons": collections.Counter()})
     for r in data:
         region = regions[int(number(r[executed_at]))]
         region["samples"] += number(r[samples_at])
@@ -50,14 +52,16 @@ def main():
     print(f"{len(data)} instructions, {int(total)} stall samples, "
           f"{sum(number(r[executed_at]) for r in data) / 1e6:.1f} M warp instructions executed")
     print("executions  instructions  samples  stall reasons (share of the region's)")
-    for executions, region in sorted(regions.items(), key=lambda kv: -kv[1]["samples"])[:args.regions]:
+    largest = sorted(regions.items(), key=lambda kv: -kv[1]["samples"])[:args.regions]
+    for executions, region in largest:
         in_region = sum(region["reasons"].values()) or 1.0
         top = " ".join(f"{name[6:]} {value / in_region:.0%}"
                        for name, value in region["reasons"].most_common(5))
         print(f"{executions:>10}  {region['count']:>12}  {region['samples'] / total:>7.1%}  {top}")
     print("instructions with the most samples:")
     for r in sorted(data, key=lambda r: -number(r[samples_at]))[:args.top]:
-        print(f"  {number(r[samples_at]) / total:6.1%}  x{int(number(r[executed_at])):>9}  {r[1].strip()}")
+        share, executions = number(r[samples_at]) / total, int(number(r[executed_at]))
+        print(f"  {share:6.1%}  x{executions:>9}  {r[1].strip()}")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@
 #include <string>
 
 #include "backends/cuda/core/cuda_check.hpp"
+#include "backends/cuda/core/mma_f64.cuh"
 #include "backends/hip/core/gpu_portability.hpp"  // bulk copies (sm_90)
 #include "ppkit/core/error.hpp"
 #include "ppkit/fem/cluster_layout.hpp"  // kClusterNoBlock, kClusterNoSlot
@@ -41,32 +42,8 @@ namespace {
 constexpr int kClusterWarps = 16;  // warps per block: one colour's elements at once
 constexpr int kClusterThreads = 32 * kClusterWarps;
 
-// C += A B (8 x 4 times 4 x 8), lane 4 g + p: a = A(g, p), b = B(p, g),
-// c = {C(g, 2 p), C(g, 2 p + 1)}.
-__device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, double b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-      : "+d"(c0), "+d"(c1)
-      : "d"(a), "d"(b));
-#else
-  (void)c0, (void)c1, (void)a, (void)b;
-  __trap();  // unreachable: cluster_gather_binary_version() keeps older builds off this kernel
-#endif
-}
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-// C += A B (16 x 8 times 8 x 8), lane 4 g + p: a = {A(g, p), A(g + 8, p),
-// A(g, p + 4), A(g + 8, p + 4)}, b = {B(p, g), B(p + 4, g)},
-// c = {C(g, 2 p), C(g, 2 p + 1), C(g + 8, 2 p), C(g + 8, 2 p + 1)}.
-__device__ __forceinline__ void mma_m16n8k8(double& c0, double& c1, double& c2, double& c3,
-                                            double a0, double a1, double a2, double a3, double b0,
-                                            double b1) {
-  asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};"
-      : "+d"(c0), "+d"(c1), "+d"(c2), "+d"(c3)
-      : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
-}
-#endif
+using cuda::mma_m16n8k8;  // sm_90
+using cuda::mma_m8n8k4;
 
 __device__ __forceinline__ double body_component(const Hex8ClusterArrays& A, int i) {
   return i == 0 ? A.body_force[0] : (i == 1 ? A.body_force[1] : A.body_force[2]);
@@ -92,15 +69,15 @@ std::size_t shared_bytes(int max_blocks, int max_nodes, int max_elements, int ma
 }
 
 // Persistent blocks (a grid of the device's resident blocks), cluster after
-// cluster in Morton order, 16 warps each. Per cluster:
+// cluster in the layout's order, 16 warps each. Per cluster:
 //  1. its elements' geometry records come into shared memory, on sm_90 by the
 //     copy engine (cp.async.bulk, one 640 B copy per element, counted on its
 //     colour group's barrier), issued with the group offsets' loads while
 //     the cluster before writes its rows; elsewhere by plain loads;
 //  2. colour by colour, warp w forms elements w, w + 16, ... of the colour
-//     (the layout keeps a colour to at most 16 by default) whole (lane 4 a + p: blocks (a, 2 p),
-//     (a, 2 p + 1)) and adds the blocks of the cluster's nodes into the
-//     accumulator;
+//     (the layout keeps a colour to at most 16 by default) whole (lane
+//     4 a + p: blocks (a, 2 p), (a, 2 p + 1)) and adds the blocks of the
+//     cluster's nodes into the accumulator;
 //  3. a warp per node writes its 3 rows (consecutive and equally long,
 //     csr_pattern.hpp; value v of each row by lane v % 32) and its load, and
 //     zeroes what it read, so the accumulator is zero for the next cluster.

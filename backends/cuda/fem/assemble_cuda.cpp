@@ -53,11 +53,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     arrays_.elements = elements_of_clusters_.data();
     arrays_.lane_blocks = lane_blocks_.data();
     arrays_.node_slots = node_slots_.data();
-    arrays_.values = element_arrays_.values;
-    arrays_.load = element_arrays_.load;
-    arrays_.lambda = element_arrays_.lambda;
-    arrays_.mu = element_arrays_.mu;
-    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = element_arrays_.body_force[i];
+    copy_outputs_and_material(element_arrays_, arrays_);
     arrays_.max_blocks = layout.max_blocks;
     arrays_.max_nodes = layout.max_nodes;
     arrays_.max_elements = layout.max_elements;

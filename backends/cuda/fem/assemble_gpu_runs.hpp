@@ -89,6 +89,17 @@ struct ElementInputs {
   AssemblyResult download() { return {values.download(), load.download()}; }
 };
 
+// The outputs and material of kernel 1's arguments into a gather kernel's
+// (node gather (h), cluster gather (i)), which write the same outputs.
+template <class Arrays>
+void copy_outputs_and_material(const Hex8AssemblyArrays& from, Arrays& to) {
+  to.values = from.values;
+  to.load = from.load;
+  to.lambda = from.lambda;
+  to.mu = from.mu;
+  for (int i = 0; i < 3; ++i) to.body_force[i] = from.body_force[i];
+}
+
 template <class Backend, class Calls>
 class AssemblyRun final : public PreparedRun<AssemblyResult> {
   using Kernels = Hex8Kernels<Backend>;
@@ -294,11 +305,7 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
     arrays_.incidences = incidences_.data();
     arrays_.incidence_blocks = incidence_blocks_.data();
     arrays_.row_offsets = row_offsets_.data();
-    arrays_.values = element_arrays_.values;
-    arrays_.load = element_arrays_.load;
-    arrays_.lambda = element_arrays_.lambda;
-    arrays_.mu = element_arrays_.mu;
-    for (int i = 0; i < 3; ++i) arrays_.body_force[i] = element_arrays_.body_force[i];
+    copy_outputs_and_material(element_arrays_, arrays_);
   }
 
   void run() override {

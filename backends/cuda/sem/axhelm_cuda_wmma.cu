@@ -63,6 +63,7 @@
 // budget.
 #include <cuda_runtime.h>
 
+#include "backends/cuda/core/mma_f64.cuh"
 #include "backends/cuda/sem/axhelm_cuda.hpp"
 #include "backends/cuda/sem/axhelm_gpu_columns.cuh"
 
@@ -89,34 +90,9 @@ constexpr int min_resident_warps_tensor_t = 16;
 // halves; the lane-own accesses are unaffected.
 constexpr int kSlotStride = 36;
 
-// C += A B for one m8n8k4 fp64 product, fragments as in the header comment.
-__device__ __forceinline__ void mma_m8n8k4(double& c0, double& c1, double a, double b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};"
-      : "+d"(c0), "+d"(c1)
-      : "d"(a), "d"(b));
-#else
-  (void)c0, (void)c1, (void)a, (void)b;
-#endif
-}
-
-// C += A B for one m16n8k4 fp64 product (sm_90 or newer): A (16x4) rows g
-// and g + 8 of column q in a0, a1; B as in m8n8k4; C (16x8) rows g and g + 8
-// of columns 2q, 2q + 1 in c = {C(g, 2q), C(g, 2q+1), C(g+8, 2q), C(g+8, 2q+1)}
-// (PTX ISA, "matrix fragments for mma.m16n8k4 with .f64"). Twice the work of
-// m8n8k4 at the same issue rate: on an H200 66.1 against 33.0 TFLOP/s
-// (ppkit_fp64_mma_rates).
-__device__ __forceinline__ void mma_m16n8k4(double (&c)[4], double a0, double a1, double b) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, {%4, %5}, {%6}, "
-      "{%0, %1, %2, %3};"
-      : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-      : "d"(a0), "d"(a1), "d"(b));
-#else
-  (void)c, (void)a0, (void)a1, (void)b;
-  __trap();  // unreachable: wmma_m16_binary_version() keeps older builds off this kernel
-#endif
-}
+// The fp64 products (fragments as in the header comment).
+using cuda::mma_m16n8k4;
+using cuda::mma_m8n8k4;
 
 // M held in accumulator layout (lane (g, q): m0 = M[g][2q], m1 = M[g][2q+1])
 // -> the A fragments of M for a contraction over its column index:
