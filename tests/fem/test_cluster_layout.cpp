@@ -169,6 +169,41 @@ AssemblyProblem distorted_problem(std::array<int, 3> n) {
   return make_assembly_problem(inputs::distorted_box(n, ppkit::testing::test_seed()), material);
 }
 
+// The kernel's schedule on the host: `warps` warps take the cluster's
+// elements round-robin in colour order; a warp adds its element once every
+// cluster node of it has node_waits elements added. Every cluster must finish
+// (no warp waits forever) with each node's elements added in colour order.
+void expect_schedule_finishes(const AssemblyProblem& problem, const ClusterGatherLayout& L,
+                              int warps) {
+  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+    const std::int64_t k0 = L.colour_offsets[L.cluster_colours[c]];
+    const std::int64_t k1 = L.colour_offsets[L.cluster_colours[c + 1]];
+    std::vector<int> added(L.cluster_slots[c + 1] - L.cluster_slots[c], 0);
+    std::vector<std::int64_t> next(warps);
+    for (int w = 0; w < warps; ++w) next[w] = k0 + w;
+    std::int64_t done = 0;
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (int w = 0; w < warps; ++w) {
+        const std::int64_t k = next[w];
+        if (k >= k1) continue;
+        bool ready = true;
+        for (int a = 0; a < 8; ++a)
+          if (L.node_slots[8 * k + a] != kClusterNoSlot)
+            ready = ready && added[L.node_slots[8 * k + a]] == L.node_waits[8 * k + a];
+        if (!ready) continue;
+        for (int a = 0; a < 8; ++a)
+          if (L.node_slots[8 * k + a] != kClusterNoSlot) ++added[L.node_slots[8 * k + a]];
+        next[w] += warps;
+        ++done;
+        progress = true;
+      }
+    }
+    ASSERT_EQ(done, k1 - k0) << "cluster " << c << " of " << problem.mesh.num_elements()
+                             << " elements stalls with " << warps << " warps";
+  }
+}
+
 TEST(FemClusterLayout, DefaultClustersAreValidOnADistortedBox) {
   const auto problem = distorted_problem({7, 6, 5});
   expect_valid_clusters(problem, {});
@@ -229,6 +264,22 @@ TEST(FemClusterLayout, MovedNodesKeepTheLatticeOrderAndItsBricks) {
   const auto L = make_cluster_gather_layout(problem, make_node_gather_layout(problem), {});
   EXPECT_EQ(L.cluster_slots[1], 64);
   EXPECT_EQ(L.colour_offsets[L.cluster_colours[1]], 64);
+}
+
+TEST(FemClusterLayout, WarpsOrderedByNodeCountsFinishEveryCluster) {
+  std::mt19937_64 rng(ppkit::testing::test_seed());
+  for (const auto& mesh : {inputs::distorted_box({9, 7, 6}, ppkit::testing::test_seed()),
+                           inputs::renumbered_box({5, 6, 4}, ppkit::testing::test_seed()),
+                           inputs::fan_mesh(16, 2, ppkit::testing::test_seed())}) {
+    const auto problem = make_assembly_problem(mesh, inputs::random_material(rng));
+    const auto nodes = make_node_gather_layout(problem);
+    for (const ClusterGatherOptions options : {ClusterGatherOptions{}, {16, 400, 40, 3}})
+      for (const int warps : {1, 5, 16}) {
+        expect_schedule_finishes(problem, make_cluster_gather_layout(problem, nodes, options),
+                                 warps);
+        if (HasFatalFailure()) return;
+      }
+  }
 }
 
 TEST(FemClusterLayout, RejectsOptionsOutOfRangeAndNodesLargerThanTheAccumulator) {
