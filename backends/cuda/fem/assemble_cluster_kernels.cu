@@ -105,9 +105,9 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 #endif
   __syncthreads();  // zeroed, barriers initialised
   // Starts bringing cluster c's records in (on sm_90 each copy announces its
-  // bytes on its colour group's barrier; thread 0
-  // arrives on every barrier once the block has passed a barrier, so that
-  // every barrier completes one phase per cluster and all share one parity).
+  // bytes on its colour group's barrier; thread 0 arrives on every barrier
+  // once the block has passed a barrier, so that every barrier completes one
+  // phase per cluster and all share one parity).
   const auto fetch = [&](std::int64_t c) {
     const std::int64_t g0 = A.cluster_colours[c], g1 = A.cluster_colours[c + 1];
     const std::int64_t k0 = A.colour_offsets[g0], k1 = A.colour_offsets[g1];
