@@ -14,6 +14,7 @@
 #include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/fem/cluster_layout.hpp"
+#include "ppkit/fem/factored_layout.hpp"  // lattice_morton_node_order
 
 namespace {
 using namespace ppkit::fem;
@@ -23,12 +24,17 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
   const auto& pattern = problem.pattern;
   const NodeGatherLayout nodes = make_node_gather_layout(problem);
   const ClusterGatherLayout L = make_cluster_gather_layout(problem, nodes, options);
-  ASSERT_EQ(L.node_of_slot, nodes.node_of_slot);
+  {
+    std::vector<std::int32_t> sorted(L.node_of_slot);
+    std::sort(sorted.begin(), sorted.end());
+    for (std::int64_t v = 0; v < mesh.num_nodes(); ++v) ASSERT_EQ(sorted[v], v);
+  }
   ASSERT_EQ(L.cluster_slots.front(), 0);
   ASSERT_EQ(L.cluster_slots.back(), mesh.num_nodes());
   ASSERT_EQ(std::int64_t(L.lane_blocks.size()), 32 * L.num_cluster_elements());
   ASSERT_EQ(std::int64_t(L.node_slots.size()), 8 * L.num_cluster_elements());
   ASSERT_EQ(std::int64_t(L.element_colours.size()), L.num_cluster_elements());
+  ASSERT_EQ(std::int64_t(L.node_waits.size()), 8 * L.num_cluster_elements());
   const auto column_blocks = [&](std::int64_t v) {
     return (pattern.row_offsets[3 * v + 1] - pattern.row_offsets[3 * v]) / 3;
   };
@@ -72,6 +78,13 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
           }
           EXPECT_TRUE(colour_nodes.insert(v).second)
               << "two elements of one colour share node " << v;
+          // Elements of lower colours before it that contain v.
+          int lower = 0;
+          for (std::int64_t k2 = L.colour_offsets[L.cluster_colours[c]];
+               k2 < L.colour_offsets[group]; ++k2)
+            for (int b = 0; b < 8; ++b)
+              lower += mesh.elements[8 * std::int64_t(L.elements[k2]) + b] == v;
+          EXPECT_EQ(L.node_waits[8 * k + a], lower);
           EXPECT_EQ(L.node_slots[8 * k + a], slot);
           const std::int64_t row = pattern.row_offsets[3 * v];
           for (int p = 0; p < 4; ++p)
@@ -156,6 +169,41 @@ AssemblyProblem distorted_problem(std::array<int, 3> n) {
   return make_assembly_problem(inputs::distorted_box(n, ppkit::testing::test_seed()), material);
 }
 
+// The kernel's schedule on the host: `warps` warps take the cluster's
+// elements round-robin in colour order; a warp adds its element once every
+// cluster node of it has node_waits elements added. Every cluster must finish
+// (no warp waits forever) with each node's elements added in colour order.
+void expect_schedule_finishes(const AssemblyProblem& problem, const ClusterGatherLayout& L,
+                              int warps) {
+  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+    const std::int64_t k0 = L.colour_offsets[L.cluster_colours[c]];
+    const std::int64_t k1 = L.colour_offsets[L.cluster_colours[c + 1]];
+    std::vector<int> added(L.cluster_slots[c + 1] - L.cluster_slots[c], 0);
+    std::vector<std::int64_t> next(warps);
+    for (int w = 0; w < warps; ++w) next[w] = k0 + w;
+    std::int64_t done = 0;
+    for (bool progress = true; progress;) {
+      progress = false;
+      for (int w = 0; w < warps; ++w) {
+        const std::int64_t k = next[w];
+        if (k >= k1) continue;
+        bool ready = true;
+        for (int a = 0; a < 8; ++a)
+          if (L.node_slots[8 * k + a] != kClusterNoSlot)
+            ready = ready && added[L.node_slots[8 * k + a]] == L.node_waits[8 * k + a];
+        if (!ready) continue;
+        for (int a = 0; a < 8; ++a)
+          if (L.node_slots[8 * k + a] != kClusterNoSlot) ++added[L.node_slots[8 * k + a]];
+        next[w] += warps;
+        ++done;
+        progress = true;
+      }
+    }
+    ASSERT_EQ(done, k1 - k0) << "cluster " << c << " of " << problem.mesh.num_elements()
+                             << " elements stalls with " << warps << " warps";
+  }
+}
+
 TEST(FemClusterLayout, DefaultClustersAreValidOnADistortedBox) {
   const auto problem = distorted_problem({7, 6, 5});
   expect_valid_clusters(problem, {});
@@ -196,6 +244,42 @@ TEST(FemClusterLayout, NodesInNoElementKeepTheirRowsWritten) {
       inputs::random_material(rng));
   expect_valid_clusters(problem, {8, 300});
   expect_walk_matches_reference(problem, {8, 300});
+}
+
+TEST(FemClusterLayout, MovedNodesKeepTheLatticeOrderAndItsBricks) {
+  const unsigned seed = ppkit::testing::test_seed();
+  const auto moved = inputs::distorted_box({8, 8, 8}, seed, 0.15);
+  const auto straight = inputs::distorted_box({8, 8, 8}, seed, 0.0);
+  const auto order = lattice_morton_node_order(moved);
+  EXPECT_EQ(order, lattice_morton_node_order(straight));
+  // The first 64 nodes are the 4 x 4 x 4 corner brick (node (i, j, k) is i + 9 (j + 9 k)).
+  std::vector<std::int64_t> first(order.begin(), order.begin() + 64), brick;
+  for (int k = 0; k < 4; ++k)
+    for (int j = 0; j < 4; ++j)
+      for (int i = 0; i < 4; ++i) brick.push_back(i + 9 * (j + 9 * k));
+  std::sort(first.begin(), first.end());
+  EXPECT_EQ(first, brick);
+  // So its first cluster is that brick, with the 4 x 4 x 4 elements at the corner.
+  const auto problem = make_assembly_problem(moved, Material{});
+  const auto L = make_cluster_gather_layout(problem, make_node_gather_layout(problem), {});
+  EXPECT_EQ(L.cluster_slots[1], 64);
+  EXPECT_EQ(L.colour_offsets[L.cluster_colours[1]], 64);
+}
+
+TEST(FemClusterLayout, WarpsOrderedByNodeCountsFinishEveryCluster) {
+  std::mt19937_64 rng(ppkit::testing::test_seed());
+  for (const auto& mesh : {inputs::distorted_box({9, 7, 6}, ppkit::testing::test_seed()),
+                           inputs::renumbered_box({5, 6, 4}, ppkit::testing::test_seed()),
+                           inputs::fan_mesh(16, 2, ppkit::testing::test_seed())}) {
+    const auto problem = make_assembly_problem(mesh, inputs::random_material(rng));
+    const auto nodes = make_node_gather_layout(problem);
+    for (const ClusterGatherOptions options : {ClusterGatherOptions{}, {16, 400, 40, 3}})
+      for (const int warps : {1, 5, 16}) {
+        expect_schedule_finishes(problem, make_cluster_gather_layout(problem, nodes, options),
+                                 warps);
+        if (HasFatalFailure()) return;
+      }
+  }
 }
 
 TEST(FemClusterLayout, RejectsOptionsOutOfRangeAndNodesLargerThanTheAccumulator) {

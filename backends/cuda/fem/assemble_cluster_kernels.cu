@@ -52,32 +52,35 @@ __device__ __forceinline__ double body_component(const Hex8ClusterArrays& A, int
 // Dynamic shared memory, in doubles: the accumulator (9 per block,
 // [9 block + 3 i + j], the cluster's nodes' column blocks in row order), the
 // load (3 per node), the cluster's geometry records (80 per element, from a
-// 16-byte boundary), the cluster's colour-group offsets (max_colours + 1
-// 32-bit integers, rounded up to doubles), then on sm_90 one copy barrier per
+// 16-byte boundary), a counter per node of the elements that have added its
+// blocks (32-bit, rounded up to doubles), then on sm_90 one copy barrier per
 // colour group.
 __host__ __device__ constexpr std::int64_t records_offset(int max_blocks, int max_nodes) {
   return (9 * std::int64_t(max_blocks) + 3 * std::int64_t(max_nodes) + 1) / 2 * 2;
 }
 constexpr int kRecord = 80;  // doubles of one element's Gauss-point geometry
-__host__ __device__ constexpr std::int64_t offsets_offset(int max_blocks, int max_nodes,
-                                                          int max_elements) {
+__host__ __device__ constexpr std::int64_t counters_offset(int max_blocks, int max_nodes,
+                                                           int max_elements) {
   return records_offset(max_blocks, max_nodes) + std::int64_t(kRecord) * max_elements;
 }
 std::size_t shared_bytes(int max_blocks, int max_nodes, int max_elements, int max_colours) {
-  return sizeof(double) * std::size_t(offsets_offset(max_blocks, max_nodes, max_elements) +
-                                      (max_colours + 2) / 2 + max_colours);
+  return sizeof(double) * std::size_t(counters_offset(max_blocks, max_nodes, max_elements) +
+                                      (max_nodes + 1) / 2 + max_colours);
 }
 
 // Persistent blocks (a grid of the device's resident blocks), cluster after
 // cluster in the layout's order, 16 warps each. Per cluster:
 //  1. its elements' geometry records come into shared memory, on sm_90 by the
 //     copy engine (cp.async.bulk, one 640 B copy per element, counted on its
-//     colour group's barrier), issued with the group offsets' loads while
-//     the cluster before writes its rows; elsewhere by plain loads;
-//  2. colour by colour, warp w forms elements w, w + 16, ... of the colour
-//     (the layout keeps a colour to at most 16 by default) whole (lane
+//     colour group's barrier), issued while the cluster before writes its
+//     rows; elsewhere by plain loads;
+//  2. warp w forms elements w, w + 16, ... in colour order whole (lane
 //     4 a + p: blocks (a, 2 p), (a, 2 p + 1)) and adds the blocks of the
-//     cluster's nodes into the accumulator;
+//     cluster's nodes into the accumulator once, for each such node, the
+//     elements of lower colours containing it (node_waits) have added theirs
+//     (a counter per node): no block barrier between colours. A warp waits
+//     only for elements of lower colours, which come earlier in every warp's
+//     list, so the waits always end;
 //  3. a warp per node writes its 3 rows (consecutive and equally long,
 //     csr_pattern.hpp; value v of each row by lane v % 32) and its load, and
 //     zeroes what it read, so the accumulator is zero for the next cluster.
@@ -87,28 +90,27 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
   double* accumulator = s_cluster;
   double* load = s_cluster + 9 * A.max_blocks;
   double* records = s_cluster + records_offset(A.max_blocks, A.max_nodes);
-  // The cluster's colour groups: elements [k0 + offsets[m], k0 + offsets[m + 1]).
-  auto* group_offsets =
-      reinterpret_cast<int*>(s_cluster + offsets_offset(A.max_blocks, A.max_nodes, A.max_elements));
+  // Per node of the cluster: the elements that have added its blocks.
+  auto* added = reinterpret_cast<int*>(s_cluster +
+                                       counters_offset(A.max_blocks, A.max_nodes, A.max_elements));
   for (int m = threadIdx.x; m < 9 * A.max_blocks + 3 * A.max_nodes; m += kClusterThreads)
     s_cluster[m] = 0;
+  for (int m = threadIdx.x; m < A.max_nodes; m += kClusterThreads) added[m] = 0;
 #if defined(PPKIT_GPU_BULK_COPY)
   auto* arrived = reinterpret_cast<unsigned long long*>(
-      s_cluster + offsets_offset(A.max_blocks, A.max_nodes, A.max_elements) +
-      (A.max_colours + 2) / 2);
+      s_cluster + counters_offset(A.max_blocks, A.max_nodes, A.max_elements) +
+      (A.max_nodes + 1) / 2);
   for (int m = threadIdx.x; m < A.max_colours; m += kClusterThreads)
     gpu::bulk_barrier_init(arrived + m, 1);
 #endif
   __syncthreads();  // zeroed, barriers initialised
-  // Starts bringing cluster c in: its group offsets, and its records (on
-  // sm_90 each copy announces its bytes on its group's barrier; thread 0
-  // arrives on every barrier once the block has passed a barrier, so that
-  // every barrier completes one phase per cluster and all share one parity).
+  // Starts bringing cluster c's records in (on sm_90 each copy announces its
+  // bytes on its colour group's barrier; thread 0 arrives on every barrier
+  // once the block has passed a barrier, so that every barrier completes one
+  // phase per cluster and all share one parity).
   const auto fetch = [&](std::int64_t c) {
     const std::int64_t g0 = A.cluster_colours[c], g1 = A.cluster_colours[c + 1];
     const std::int64_t k0 = A.colour_offsets[g0], k1 = A.colour_offsets[g1];
-    for (std::int64_t m = threadIdx.x; m <= g1 - g0; m += kClusterThreads)
-      group_offsets[m] = int(A.colour_offsets[g0 + m] - k0);
 #if defined(PPKIT_GPU_BULK_COPY)
     for (std::int64_t k = k0 + threadIdx.x; k < k1; k += kClusterThreads) {
       unsigned long long* barrier = arrived + A.element_colours[k];
@@ -135,9 +137,9 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
   if (blockIdx.x < clusters) fetch(blockIdx.x);
   unsigned parity = 0;
   for (std::int64_t c = blockIdx.x; c < clusters; c += gridDim.x) {
-    __syncthreads();  // cluster c's group offsets are in (and on sm_90 its copies announced)
+    __syncthreads();  // on sm_90 cluster c's copies are announced
     const std::int64_t k0 = A.colour_offsets[A.cluster_colours[c]];
-    const int groups = int(A.cluster_colours[c + 1] - A.cluster_colours[c]);
+    const std::int64_t k1 = A.colour_offsets[A.cluster_colours[c + 1]];
 #if defined(PPKIT_GPU_BULK_COPY)
     if (threadIdx.x == 0)
       for (int m = 0; m < A.max_colours; ++m) gpu::bulk_barrier_arrive(arrived + m);
@@ -158,83 +160,94 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       my_length = 3 * (next - my_block);
     }
 
-    for (int group = 0; group < groups; ++group) {
-#if defined(PPKIT_GPU_BULK_COPY)
-      gpu::bulk_barrier_wait(arrived + group, parity);
-#endif
-      const std::int64_t last = k0 + group_offsets[group + 1];
 #pragma unroll 1
-      for (std::int64_t k = k0 + group_offsets[group] + warp; k < last; k += kClusterWarps) {
-        const std::uint32_t targets = A.lane_blocks[32 * k + lane];
-        const unsigned slot = p < 3 ? A.node_slots[8 * k + a] : kClusterNoSlot;
-        const double* record = records + kRecord * (k - k0);
-        double g[2][3], wg[2][3], weight = 0;  // g_a(q), W_q g_a(q), sum_q N_a(q) W_q
+    for (std::int64_t k = k0 + warp; k < k1; k += kClusterWarps) {
+#if defined(PPKIT_GPU_BULK_COPY)
+      gpu::bulk_barrier_wait(arrived + A.element_colours[k], parity);
+#endif
+      const std::uint32_t targets = A.lane_blocks[32 * k + lane];
+      const unsigned slot = p < 3 ? A.node_slots[8 * k + a] : kClusterNoSlot;
+      const int wait = p == 0 ? A.node_waits[8 * k + a] : 0;
+      const double* record = records + kRecord * (k - k0);
+      double g[2][3], wg[2][3], weight = 0;  // g_a(q), W_q g_a(q), sum_q N_a(q) W_q
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const double2* point = reinterpret_cast<const double2*>(record + 10 * (p + 4 * h));
-          double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then W_q
+      for (int h = 0; h < 2; ++h) {
+        const double2* point = reinterpret_cast<const double2*>(record + 10 * (p + 4 * h));
+        double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then W_q
 #pragma unroll
-          for (int m = 0; m < 5; ++m) {
-            const double2 pair = point[m];
-            inv[2 * m] = pair.x;
-            inv[2 * m + 1] = pair.y;
-          }
-#pragma unroll
-          for (int i = 0; i < 3; ++i) {
-            g[h][i] = inv[3 * i] * dN[h][0] + inv[3 * i + 1] * dN[h][1] + inv[3 * i + 2] * dN[h][2];
-            wg[h][i] = inv[9] * g[h][i];
-          }
-          weight += N[h] * inv[9];
+        for (int m = 0; m < 5; ++m) {
+          const double2 pair = point[m];
+          inv[2 * m] = pair.x;
+          inv[2 * m + 1] = pair.y;
         }
-        double T[3][3][2];  // T(i, j)[a][2 p + h]
 #pragma unroll
-        for (int i = 0; i < 3; ++i)
+        for (int i = 0; i < 3; ++i) {
+          g[h][i] = inv[3 * i] * dN[h][0] + inv[3 * i + 1] * dN[h][1] + inv[3 * i + 2] * dN[h][2];
+          wg[h][i] = inv[9] * g[h][i];
+        }
+        weight += N[h] * inv[9];
+      }
+      double T[3][3][2];  // T(i, j)[a][2 p + h]
 #pragma unroll
-          for (int j = 0; j < 3; ++j) T[i][j][0] = T[i][j][1] = 0;
+      for (int i = 0; i < 3; ++i)
+#pragma unroll
+        for (int j = 0; j < 3; ++j) T[i][j][0] = T[i][j][1] = 0;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #pragma unroll
-        for (int j = 0; j < 3; ++j) {
-          mma_m16n8k8(T[0][j][0], T[0][j][1], T[1][j][0], T[1][j][1], wg[0][0], wg[0][1], wg[1][0],
-                      wg[1][1], g[0][j], g[1][j]);
-          mma_m8n8k4(T[2][j][0], T[2][j][1], wg[0][2], g[0][j]);
-          mma_m8n8k4(T[2][j][0], T[2][j][1], wg[1][2], g[1][j]);
-        }
+      for (int j = 0; j < 3; ++j) {
+        mma_m16n8k8(T[0][j][0], T[0][j][1], T[1][j][0], T[1][j][1], wg[0][0], wg[0][1], wg[1][0],
+                    wg[1][1], g[0][j], g[1][j]);
+        mma_m8n8k4(T[2][j][0], T[2][j][1], wg[0][2], g[0][j]);
+        mma_m8n8k4(T[2][j][0], T[2][j][1], wg[1][2], g[1][j]);
+      }
 #else
+#pragma unroll
+      for (int i = 0; i < 3; ++i)
+#pragma unroll
+        for (int j = 0; j < 3; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) mma_m8n8k4(T[i][j][0], T[i][j][1], wg[h][i], g[h][j]);
+#endif
+      // Node a's elements of lower colours have added its blocks (and no
+      // other warp adds to them until this element has: the next element
+      // containing node a waits for this one). One element's 64 blocks
+      // are distinct.
+      if (p == 0 && slot != kClusterNoSlot)
+        while (*static_cast<volatile int*>(added + slot) < wait) {
+        }
+      __syncwarp();
+      __threadfence_block();
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const unsigned block = h == 0 ? targets & 0xFFFFu : targets >> 16;
+        if (block == kClusterNoBlock) continue;
+        const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
+        double* target = accumulator + 9 * block;
+        double old[9];
+#pragma unroll
+        for (int m = 0; m < 9; ++m) old[m] = target[m];
 #pragma unroll
         for (int i = 0; i < 3; ++i)
 #pragma unroll
           for (int j = 0; j < 3; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) mma_m8n8k4(T[i][j][0], T[i][j][1], wg[h][i], g[h][j]);
-#endif
-        // The elements of one colour share no node of the cluster, so their
-        // blocks are distinct, and so are one element's 64.
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const unsigned block = h == 0 ? targets & 0xFFFFu : targets >> 16;
-          if (block == kClusterNoBlock) continue;
-          const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
-          double* target = accumulator + 9 * block;
-          double old[9];
-#pragma unroll
-          for (int m = 0; m < 9; ++m) old[m] = target[m];
-#pragma unroll
-          for (int i = 0; i < 3; ++i)
-#pragma unroll
-            for (int j = 0; j < 3; ++j)
-              target[3 * i + j] =
-                  i == j ? old[3 * i + j] + (A.lambda + A.mu) * T[i][i][h] + A.mu * trace
-                         : old[3 * i + j] + A.lambda * T[i][j][h] + A.mu * T[j][i][h];
-        }
-        // Body force of node a: the sum over its 4 lanes' Gauss points.
-        weight += __shfl_xor_sync(0xffffffffu, weight, 1);
-        weight += __shfl_xor_sync(0xffffffffu, weight, 2);
-        if (slot != kClusterNoSlot) load[3 * slot + p] += weight * body_component(A, p);
+            target[3 * i + j] = i == j
+                                    ? old[3 * i + j] + (A.lambda + A.mu) * T[i][i][h] + A.mu * trace
+                                    : old[3 * i + j] + A.lambda * T[i][j][h] + A.mu * T[j][i][h];
       }
-      __syncthreads();  // the next colour's elements may share this one's nodes
+      // Body force of node a: the sum over its 4 lanes' Gauss points.
+      weight += __shfl_xor_sync(0xffffffffu, weight, 1);
+      weight += __shfl_xor_sync(0xffffffffu, weight, 2);
+      if (slot != kClusterNoSlot) load[3 * slot + p] += weight * body_component(A, p);
+      __syncwarp();  // the warp's adds to node a's blocks, then its count
+      if (p == 0 && slot != kClusterNoSlot) {
+        __threadfence_block();
+        atomicAdd(added + slot, 1);
+      }
     }
+    __syncthreads();  // every element has added
     parity ^= 1;
-    if (c + gridDim.x < clusters) fetch(c + gridDim.x);  // the records and offsets are read
+    if (c + gridDim.x < clusters) fetch(c + gridDim.x);  // the records are read
+    for (int m = threadIdx.x; m < nodes; m += kClusterThreads) added[m] = 0;
 
     for (int j = 0; warp + kClusterWarps * j < nodes; ++j) {
       const std::int64_t node = __shfl_sync(0xffffffffu, my_node, j);

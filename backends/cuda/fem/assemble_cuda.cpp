@@ -41,6 +41,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     elements_of_clusters_ = Buffer<std::int32_t>(layout.elements);
     lane_blocks_ = Buffer<std::uint32_t>(layout.lane_blocks);
     node_slots_ = Buffer<std::uint8_t>(layout.node_slots);
+    node_waits_ = Buffer<std::uint8_t>(layout.node_waits);
     arrays_.geometry = geometry_.data();
     arrays_.node_of_slot = node_of_slot_.data();
     arrays_.cluster_slots = cluster_slots_.data();
@@ -53,6 +54,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     arrays_.elements = elements_of_clusters_.data();
     arrays_.lane_blocks = lane_blocks_.data();
     arrays_.node_slots = node_slots_.data();
+    arrays_.node_waits = node_waits_.data();
     copy_outputs_and_material(element_arrays_, arrays_);
     arrays_.max_blocks = layout.max_blocks;
     arrays_.max_nodes = layout.max_nodes;
@@ -76,7 +78,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, slot_rows_;
   Buffer<std::uint16_t> slot_blocks_;
   Buffer<std::uint32_t> lane_blocks_;
-  Buffer<std::uint8_t> node_slots_, element_colours_;
+  Buffer<std::uint8_t> node_slots_, node_waits_, element_colours_;
   Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
   Hex8ClusterArrays arrays_;
 };

@@ -87,6 +87,7 @@ struct Hex8ClusterArrays {
   const std::uint8_t* element_colours = nullptr;  // per cluster element
   const std::uint32_t* lane_blocks = nullptr;     // 32 per cluster element
   const std::uint8_t* node_slots = nullptr;       // 8 per cluster element
+  const std::uint8_t* node_waits = nullptr;       // 8 per cluster element
   double* values = nullptr;                       // CSR values (every one written once)
   double* load = nullptr;                         // load vector (every entry written once)
   double lambda = 0, mu = 0;                      // Lame constants

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/fem/factored_layout.hpp"  // lattice_morton_node_order
 
 namespace ppkit::fem {
 
@@ -47,7 +48,12 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     return std::int64_t((row_offsets[3 * v + 1] - row_offsets[3 * v]) / 3);
   };
   ClusterGatherLayout L;
-  L.node_of_slot = G.node_of_slot;
+  const std::vector<std::int64_t> order = lattice_morton_node_order(p.mesh);
+  L.node_of_slot.assign(order.begin(), order.end());
+  // The node gather layout's slot of each node (its incidences are there).
+  std::vector<std::int64_t> gather_slot(G.node_of_slot.size());
+  for (std::size_t k = 0; k < G.node_of_slot.size(); ++k)
+    gather_slot[G.node_of_slot[k]] = std::int64_t(k);
   const std::int64_t slots = G.num_nodes();
   L.slot_blocks.resize(slots);
   L.slot_rows.resize(slots);
@@ -75,7 +81,8 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
                       " neighbour nodes, more than a cluster's accumulator holds (" +
                       std::to_string(options.max_blocks) + " column blocks)",
                   "nodes with at most max_blocks neighbours; node-gather has no such limit");
-    const std::int64_t own = G.incidence_offsets[s + 1] - G.incidence_offsets[s];
+    const std::int64_t gs = gather_slot[v];
+    const std::int64_t own = G.incidence_offsets[gs + 1] - G.incidence_offsets[gs];
     if (own > options.max_elements)
       throw Error("cluster-gather: node " + std::to_string(v) + " lies in " + std::to_string(own) +
                       " elements, more than a cluster holds (" +
@@ -83,14 +90,14 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
                   "nodes in at most max_elements elements; node-gather has no such limit");
     const std::int64_t cluster = std::int64_t(L.cluster_slots.size()) - 1;
     std::int64_t added = 0;
-    for (std::int64_t k = G.incidence_offsets[s]; k < G.incidence_offsets[s + 1]; ++k)
+    for (std::int64_t k = G.incidence_offsets[gs]; k < G.incidence_offsets[gs + 1]; ++k)
       added += member[G.incidences[k] / 8] != cluster;
     if (nodes_in == options.max_nodes || blocks_in + blocks > options.max_blocks ||
         elements_in + added > options.max_elements) {
       close_cluster(s);
       added = own;
     }
-    for (std::int64_t k = G.incidence_offsets[s]; k < G.incidence_offsets[s + 1]; ++k)
+    for (std::int64_t k = G.incidence_offsets[gs]; k < G.incidence_offsets[gs + 1]; ++k)
       member[G.incidences[k] / 8] = std::int64_t(L.cluster_slots.size()) - 1;
     L.slot_blocks[s] = std::uint16_t(blocks_in);
     blocks_in += blocks;
@@ -108,11 +115,13 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
   std::vector<int> colour_of;           // per cluster element
   std::vector<int> colour_sizes;        // elements per colour
   std::vector<std::int64_t> by_colour;  // cluster elements in colour order
+  std::vector<int> emitted;             // per cluster node: its elements emitted so far
   for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
     const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
     incidences.clear();
     for (std::int64_t s = s0; s < s1; ++s)
-      for (std::int64_t k = G.incidence_offsets[s]; k < G.incidence_offsets[s + 1]; ++k)
+      for (std::int64_t k = G.incidence_offsets[gather_slot[L.node_of_slot[s]]];
+           k < G.incidence_offsets[gather_slot[L.node_of_slot[s]] + 1]; ++k)
         incidences.push_back({G.incidences[k] / 8, G.incidences[k] % 8, int(s - s0), k});
     std::sort(incidences.begin(), incidences.end(),
               [](const ClusterIncidence& x, const ClusterIncidence& y) {
@@ -150,6 +159,7 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
       colour_of[j] = colour;
       ++colour_sizes[colour];
     }
+    emitted.assign(std::size_t(s1 - s0), 0);
     by_colour.resize(count);
     for (std::int64_t j = 0; j < count; ++j) by_colour[j] = j;
     std::stable_sort(by_colour.begin(), by_colour.end(),
@@ -164,10 +174,12 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
       const std::size_t lanes = L.lane_blocks.size(), slots_at = L.node_slots.size();
       L.lane_blocks.resize(lanes + 32, std::uint32_t(kClusterNoBlock) * 0x10001u);
       L.node_slots.resize(slots_at + 8, kClusterNoSlot);
+      L.node_waits.resize(slots_at + 8, 0);
       for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) {
         const ClusterIncidence& inc = incidences[m];
         const std::uint32_t base = L.slot_blocks[s0 + inc.local_slot];
         L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
+        L.node_waits[slots_at + inc.a] = std::uint8_t(emitted[inc.local_slot]++);
         for (int pair = 0; pair < 4; ++pair)
           L.lane_blocks[lanes + 4 * inc.a + pair] =
               (base + G.incidence_blocks[8 * inc.k + 2 * pair]) |

@@ -10,7 +10,9 @@
 // 3.15 times on the benchmark's box, whose moved nodes scramble the Morton
 // order of positions (docs/fem.md, "Strategy (i)").
 //
-// Clusters are runs of the node gather's Morton node order (gather_layout.hpp),
+// Clusters are runs of the nodes' Morton order on the mesh's own lattice
+// (lattice_morton_node_order, factored_layout.hpp: a box with moved nodes is
+// still cut into 4 x 4 x 4 bricks),
 // cut greedily at max_nodes nodes, max_blocks accumulator blocks or
 // max_elements elements (the kernel holds their geometry in shared memory). The
 // accumulator of a cluster holds the 3 x 3 column blocks of its nodes' rows
@@ -60,10 +62,14 @@ struct ClusterGatherLayout {
   // (high 16 bits), kClusterNoBlock where node a is outside the cluster.
   std::vector<std::uint32_t> lane_blocks;
   std::vector<std::uint8_t> node_slots;  // 8 per cluster element: slot of node a in the cluster
-  int max_blocks = 0;                    // accumulator blocks of the largest cluster
-  int max_nodes = 0;                     // nodes of the largest cluster
-  int max_elements = 0;                  // elements of the largest cluster
-  int max_colours = 0;                   // colour groups of the largest cluster
+  // 8 per cluster element: how many of the cluster's elements of lower colours
+  // contain node a (a node's elements have distinct colours), so the element
+  // may add node a's blocks once that many have added theirs.
+  std::vector<std::uint8_t> node_waits;
+  int max_blocks = 0;    // accumulator blocks of the largest cluster
+  int max_nodes = 0;     // nodes of the largest cluster
+  int max_elements = 0;  // elements of the largest cluster
+  int max_colours = 0;   // colour groups of the largest cluster
   std::int64_t num_clusters() const { return std::int64_t(cluster_slots.size()) - 1; }
   std::int64_t num_cluster_elements() const { return std::int64_t(elements.size()); }
 };

@@ -1,6 +1,7 @@
 #include "ppkit/fem/factored_layout.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -70,6 +71,68 @@ std::vector<std::int64_t> morton_element_order(const HexMesh& mesh) {
 
 std::vector<std::int64_t> morton_node_order(const HexMesh& mesh) {
   return morton_order_of_points(mesh, mesh.coordinates);
+}
+
+namespace {
+
+// Interleaves the low 21 bits of v with two zero bits between each.
+std::uint64_t spread_bits_21(std::uint64_t v) {
+  v &= 0x1fffffull;
+  v = (v | (v << 32)) & 0x1f00000000ffffull;
+  v = (v | (v << 16)) & 0x1f0000ff0000ffull;
+  v = (v | (v << 8)) & 0x100f00f00f00f00full;
+  v = (v | (v << 4)) & 0x10c30c30c30c30c3ull;
+  v = (v | (v << 2)) & 0x1249249249249249ull;
+  return v;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> lattice_morton_node_order(const HexMesh& mesh) {
+  // hex8 edges (Gmsh node order): the bottom and top faces' rings, then the verticals.
+  constexpr int kEdges[12][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {4, 5}, {5, 6},
+                                 {6, 7}, {7, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+  std::vector<double> extents[3];
+  for (std::int64_t e = 0; e < mesh.num_elements(); ++e)
+    for (const auto& edge : kEdges) {
+      const double* x = &mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + edge[0]])];
+      const double* y = &mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + edge[1]])];
+      int axis = 0;
+      for (int i = 1; i < 3; ++i)
+        if (std::abs(y[i] - x[i]) > std::abs(y[axis] - x[axis])) axis = i;
+      extents[axis].push_back(std::abs(y[axis] - x[axis]));
+    }
+  double lo[3], spacing[3];
+  for (int i = 0; i < 3; ++i) {
+    lo[i] = std::numeric_limits<double>::max();
+    for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
+      lo[i] = std::min(lo[i], mesh.coordinates[3 * v + i]);
+    auto& list = extents[i];
+    spacing[i] = 0;
+    if (!list.empty()) {
+      std::nth_element(list.begin(), list.begin() + list.size() / 2, list.end());
+      spacing[i] = list[list.size() / 2];
+    }
+  }
+  // An axis no edge runs along (a mesh one element thick along it, or none):
+  // the largest of the others, or 1.
+  const double fallback = std::max({spacing[0], spacing[1], spacing[2], 0.0});
+  for (double& h : spacing)
+    if (!(h > 0)) h = fallback > 0 ? fallback : 1.0;
+  std::vector<std::uint64_t> code(mesh.num_nodes());
+  for (std::int64_t v = 0; v < mesh.num_nodes(); ++v) {
+    std::uint64_t c = 0;
+    for (int i = 0; i < 3; ++i) {
+      const double cell = std::round((mesh.coordinates[3 * v + i] - lo[i]) / spacing[i]);
+      c |= spread_bits_21(std::uint64_t(std::clamp(cell, 0.0, double((1 << 21) - 1)))) << i;
+    }
+    code[v] = c;
+  }
+  std::vector<std::int64_t> order(mesh.num_nodes());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int64_t a, std::int64_t b) { return code[a] < code[b]; });
+  return order;
 }
 
 FactoredLayout make_factored_layout(const AssemblyProblem& p, FactoredOrder order) {

@@ -39,6 +39,13 @@ struct FactoredLayout {
 std::vector<std::int64_t> morton_element_order(const HexMesh& mesh);
 // The same for the nodes' positions: result[k] = index of the k-th node.
 std::vector<std::int64_t> morton_node_order(const HexMesh& mesh);
+// Morton order of the nodes on the mesh's own lattice: each coordinate is
+// rounded to a multiple of the mesh's typical edge along that axis (the
+// median extent along it of the element edges that run mostly along it), so
+// a box whose nodes are moved by less than half an edge keeps its lattice's
+// order (its runs of 64 nodes are 4 x 4 x 4 bricks), which morton_node_order
+// of the moved positions does not; nodes of one cell keep their input order.
+std::vector<std::int64_t> lattice_morton_node_order(const HexMesh& mesh);
 
 // Builds the layout; throws ppkit::Error if an offset within a row does not
 // fit 16 bits (a node with more than 21,845 neighbours).
