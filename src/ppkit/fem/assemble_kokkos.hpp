@@ -17,29 +17,6 @@
 #include "ppkit/fem/assemble.hpp"
 #include "ppkit/fem/hex8_shape.hpp"
 
-namespace ppkit::fem {
-
-// A 3x3 matrix as a reduction value (the Jacobian, summed over the 8 nodes).
-struct Mat3 {
-  double v[9];
-  KOKKOS_INLINE_FUNCTION Mat3() {
-    for (int i = 0; i < 9; ++i) v[i] = 0;
-  }
-  KOKKOS_INLINE_FUNCTION Mat3& operator+=(const Mat3& o) {
-    for (int i = 0; i < 9; ++i) v[i] += o.v[i];
-    return *this;
-  }
-};
-
-}  // namespace ppkit::fem
-
-namespace Kokkos {
-template <>
-struct reduction_identity<ppkit::fem::Mat3> {
-  KOKKOS_FORCEINLINE_FUNCTION static ppkit::fem::Mat3 sum() { return ppkit::fem::Mat3(); }
-};
-}  // namespace Kokkos
-
 namespace ppkit::fem::kokkos_assembly {
 
 // Entry (i, k) of the inverse of J (J[3k + i] = dx_i / dxi_k, row-major):

@@ -1,8 +1,10 @@
 // kokkos-<space>/team-4tpr and team-8tpr: strategies (b) and (c), a warp
-// (team of 32 vector lanes) per element. Per Gauss point: the Jacobian by a
-// vector reduction over 8 node lanes (warp shuffles on CUDA, as the paper's
-// __shfl_down reduction), its determinant and inverse (every lane, from the
-// broadcast reduction result), the 24 physical derivatives by 24 lanes into
+// (team of 32 vector lanes) per element. Per Gauss point: the Jacobian's 72
+// node terms by the lanes into team scratch and its 9 entries summed over the
+// 8 nodes by 9 lanes (the paper's shared-memory form of the reduction over 8
+// node lanes; a Kokkos vector reduction of the 3 x 3 value reduces across all
+// 32 lanes, 5 shuffle levels of 9 doubles), its determinant and inverse
+// (every lane, from scratch), the 24 physical derivatives by 24 lanes into
 // team scratch. Then each lane integrates its 18 entries in registers and
 // adds them in two passes (integrate_and_scatter). The paper keeps the 18
 // accumulators in registers across the Gauss loop; Kokkos vector lanes cannot
@@ -22,26 +24,33 @@ struct GaussLoopTeamKernel {
   std::int64_t first;
 
   static std::size_t scratch_bytes() {
-    return Scratch::shmem_size(24) + Scratch::shmem_size(192) + Scratch::shmem_size(8);
+    return Scratch::shmem_size(24) + Scratch::shmem_size(192) + Scratch::shmem_size(8) +
+           Scratch::shmem_size(72) + Scratch::shmem_size(9);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t e = first + team.league_rank();
     Scratch x(team.team_scratch(0), 24), g(team.team_scratch(0), 192),
-        wdet(team.team_scratch(0), 8);
+        wdet(team.team_scratch(0), 8), terms(team.team_scratch(0), 72),
+        jacobian(team.team_scratch(0), 9);
     load_coordinates(team, d, e, x);
     team.team_barrier();
     for (int q = 0; q < 8; ++q) {
-      Mat3 J;  // J.v[3k + i] = dx_i / dxi_k
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, 8),
-          [&](const int a, Mat3& sum) {
-            for (int k = 0; k < 3; ++k)
-              for (int i = 0; i < 3; ++i) sum.v[3 * k + i] += d.dN(q, a, k) * x(3 * a + i);
-          },
-          Kokkos::Sum<Mat3>(J));
-      double inv[9];
-      const double det = invert3(J.v, inv);
+      // terms(8 n + a) = dN_a/dxi_k x_a,i for entry n = 3 k + i of J (dx_i / dxi_k).
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 72), [&](const int m) {
+        const int n = m / 8, a = m % 8;
+        terms(m) = d.dN(q, a, n / 3) * x(3 * a + n % 3);
+      });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 9), [&](const int n) {
+        double sum = 0;
+        for (int a = 0; a < 8; ++a) sum += terms(8 * n + a);
+        jacobian(n) = sum;
+      });
+      team.team_barrier();
+      double J[9], inv[9];
+      for (int n = 0; n < 9; ++n) J[n] = jacobian(n);
+      const double det = invert3(J, inv);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 24), [&](const int m) {
         const int a = m / 3, i = m % 3;
         // Row i of J^-1 by selects: indexing inv with the lane's i would put
