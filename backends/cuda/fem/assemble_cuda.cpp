@@ -107,9 +107,10 @@ namespace ppkit::registration {
 void register_fem_cuda_variants() {
   using namespace fem::gpu_assembly;
   register_variants<fem::CudaBackend, cuda::RuntimeCalls>(cuda::cuda_variant<fem::FemAssemble>);
-  // cluster-gather: 238 / 246 M elements/s at 64^3 / 128^3 on an H200 against
-  // node-gather's 335 / 345 M and factored-atomic's 257 M at 64^3 (docs/fem.md,
-  // strategy (i)), so below both for "auto".
+  // cluster-gather: 339 / 346 M elements/s at 64^3 / 128^3 on an H200, level
+  // with node-gather's 333 / 347 M, which stays first for "auto": it runs on
+  // every GPU and its speed does not depend on the mesh cutting into compact
+  // clusters (docs/fem.md, strategy (i)).
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);
   cluster.availability = cluster_gather_availability;
   cluster.prepare = [](const fem::AssemblyProblem& p) {
