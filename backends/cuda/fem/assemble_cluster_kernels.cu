@@ -50,13 +50,17 @@ __device__ __forceinline__ double body_component(const Hex8ClusterArrays& A, int
 }
 
 // Dynamic shared memory, in doubles: the accumulator (9 per block,
-// [9 block + 3 i + j], the cluster's nodes' column blocks in row order), the
-// load (3 per node), the cluster's geometry records (80 per element, from a
+// [9 block + 3 i + j], the cluster's nodes' column blocks in row order, then
+// a sink block for the lanes of nodes outside the cluster), the load (3 per
+// node, then a sink of 4), the cluster's geometry records (80 per element, from a
 // 16-byte boundary), a counter per node of the elements that have added its
 // blocks (32-bit, rounded up to doubles), then on sm_90 one copy barrier per
 // colour group.
+__host__ __device__ constexpr std::int64_t load_offset(int max_blocks) {
+  return 9 * (std::int64_t(max_blocks) + 1);
+}
 __host__ __device__ constexpr std::int64_t records_offset(int max_blocks, int max_nodes) {
-  return (9 * std::int64_t(max_blocks) + 3 * std::int64_t(max_nodes) + 1) / 2 * 2;
+  return (load_offset(max_blocks) + 3 * std::int64_t(max_nodes) + 4 + 1) / 2 * 2;
 }
 constexpr int kRecord = 80;  // doubles of one element's Gauss-point geometry
 __host__ __device__ constexpr std::int64_t counters_offset(int max_blocks, int max_nodes,
@@ -88,12 +92,13 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     cluster_gather_kernel(const Hex8ClusterArrays A, std::int64_t clusters) {
   extern __shared__ __align__(16) double s_cluster[];
   double* accumulator = s_cluster;
-  double* load = s_cluster + 9 * A.max_blocks;
+  double* load = s_cluster + load_offset(A.max_blocks);
   double* records = s_cluster + records_offset(A.max_blocks, A.max_nodes);
   // Per node of the cluster: the elements that have added its blocks.
   auto* added = reinterpret_cast<int*>(s_cluster +
                                        counters_offset(A.max_blocks, A.max_nodes, A.max_elements));
-  for (int m = threadIdx.x; m < 9 * A.max_blocks + 3 * A.max_nodes; m += kClusterThreads)
+  for (int m = threadIdx.x; m < load_offset(A.max_blocks) + 3 * A.max_nodes + 4;
+       m += kClusterThreads)
     s_cluster[m] = 0;
   for (int m = threadIdx.x; m < A.max_nodes; m += kClusterThreads) added[m] = 0;
 #if defined(PPKIT_GPU_BULK_COPY)
@@ -212,15 +217,17 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       // other warp adds to them until this element has: the next element
       // containing node a waits for this one). One element's 64 blocks
       // are distinct.
-      if (p == 0 && slot != kClusterNoSlot)
-        while (*static_cast<volatile int*>(added + slot) < wait) {
-        }
-      __syncwarp();
+      // The warp waits as one (a vote per poll), so it stays converged; lanes
+      // of nodes outside the cluster add into the sink block instead of
+      // branching around the adds.
+      while (__any_sync(0xffffffffu, p == 0 && slot != kClusterNoSlot &&
+                                         *static_cast<volatile int*>(added + slot) < wait)) {
+      }
       __threadfence_block();
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const unsigned block = h == 0 ? targets & 0xFFFFu : targets >> 16;
-        if (block == kClusterNoBlock) continue;
+        unsigned block = h == 0 ? targets & 0xFFFFu : targets >> 16;
+        block = block == kClusterNoBlock ? unsigned(A.max_blocks) : block;
         const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
         double* target = accumulator + 9 * block;
         double old[9];
@@ -237,7 +244,8 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       // Body force of node a: the sum over its 4 lanes' Gauss points.
       weight += __shfl_xor_sync(0xffffffffu, weight, 1);
       weight += __shfl_xor_sync(0xffffffffu, weight, 2);
-      if (slot != kClusterNoSlot) load[3 * slot + p] += weight * body_component(A, p);
+      load[slot != kClusterNoSlot ? 3 * slot + p : 3 * A.max_nodes + p] +=
+          weight * body_component(A, p);
       __syncwarp();  // the warp's adds to node a's blocks, then its count
       if (p == 0 && slot != kClusterNoSlot) {
         __threadfence_block();
@@ -307,6 +315,7 @@ int cluster_block_capacity(int max_nodes, int max_elements) {
   PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   const long long bytes =
       (long long)optin - (long long)shared_bytes(0, max_nodes, max_elements, kClusterMaxColours);
+  // shared_bytes(0, ...) holds the sink block already.
   return bytes > 0 ? int(bytes / (9 * (long long)sizeof(double))) : 0;
 }
 
