@@ -84,7 +84,8 @@ std::size_t shared_bytes(int max_blocks, int max_nodes, int max_elements, int ma
 //     elements of lower colours containing it (node_waits) have added theirs
 //     (a counter per node): no block barrier between colours. A warp waits
 //     only for elements of lower colours, which come earlier in every warp's
-//     list, so the waits always end;
+//     list, so the waits always end. The adds to each block follow the colour
+//     order: the sums are the same in every run;
 //  3. a warp per node writes its 3 rows (consecutive and equally long,
 //     csr_pattern.hpp; value v of each row by lane v % 32) and its load, and
 //     zeroes what it read, so the accumulator is zero for the next cluster.
@@ -213,13 +214,13 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 #pragma unroll
           for (int h = 0; h < 2; ++h) mma_m8n8k4(T[i][j][0], T[i][j][1], wg[h][i], g[h][j]);
 #endif
-      // Node a's elements of lower colours have added its blocks (and no
-      // other warp adds to them until this element has: the next element
-      // containing node a waits for this one). One element's 64 blocks
-      // are distinct.
-      // The warp waits as one (a vote per poll), so it stays converged; lanes
-      // of nodes outside the cluster add into the sink block instead of
-      // branching around the adds.
+      // Wait until node a's elements of lower colours have added its blocks
+      // (no other warp adds to them until this element has: the next element
+      // containing node a waits for this one; one element's 64 blocks are
+      // distinct). The warp polls as one, a vote per poll, and the lanes of
+      // nodes outside the cluster add into the sink block instead of
+      // branching around the adds, so the warp never diverges (a diverged
+      // warp took the slow paths of the shuffles and __syncwarp below).
       while (__any_sync(0xffffffffu, p == 0 && slot != kClusterNoSlot &&
                                          *static_cast<volatile int*>(added + slot) < wait)) {
       }
@@ -313,9 +314,9 @@ int cluster_block_capacity(int max_nodes, int max_elements) {
   int device = 0, optin = 0;
   PPKIT_CUDA_CHECK(cudaGetDevice(&device));
   PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  // shared_bytes(0, ...) counts the sink block already.
   const long long bytes =
       (long long)optin - (long long)shared_bytes(0, max_nodes, max_elements, kClusterMaxColours);
-  // shared_bytes(0, ...) holds the sink block already.
   return bytes > 0 ? int(bytes / (9 * (long long)sizeof(double))) : 0;
 }
 

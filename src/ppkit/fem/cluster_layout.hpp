@@ -6,22 +6,22 @@
 // block) instead of one node (one warp), so an element's matrix is formed
 // once per cluster it touches instead of once per node (8 times), and it is
 // formed whole, 24 x 24, by tensor-core products. With 64-node clusters that
-// is about twice per element on a box whose node order follows its lattice,
-// 3.15 times on the benchmark's box, whose moved nodes scramble the Morton
-// order of positions (docs/fem.md, "Strategy (i)").
+// is 1.94 times per element on the benchmark's boxes (docs/fem.md, "Strategy
+// (i)"; 3.15 times in the Morton order of the moved nodes' positions).
 //
 // Clusters are runs of the nodes' Morton order on the mesh's own lattice
 // (lattice_morton_node_order, factored_layout.hpp: a box with moved nodes is
-// still cut into 4 x 4 x 4 bricks),
-// cut greedily at max_nodes nodes, max_blocks accumulator blocks or
-// max_elements elements (the kernel holds their geometry in shared memory). The
-// accumulator of a cluster holds the 3 x 3 column blocks of its nodes' rows
-// in the rows' order, node after node (9 doubles per block), so it is written
-// to the CSR values row by row, contiguously. The cluster's elements are all
-// elements with a node in the cluster, coloured greedily so that no two of
-// one colour share a node of the cluster and no colour has more than
-// colour_capacity elements: one colour's elements are formed at once (one per
-// warp) and add into the accumulator concurrently without atomics.
+// still cut into 4 x 4 x 4 bricks), cut greedily at max_nodes nodes, max_blocks
+// accumulator blocks or max_elements elements (the kernel holds their geometry
+// in shared memory). The accumulator of a cluster holds the 3 x 3 column blocks
+// of its nodes' rows in the rows' order, node after node (9 doubles per block),
+// so it is written to the CSR values row by row, contiguously. The cluster's
+// elements are all elements with a node in the cluster, coloured greedily so
+// that no two of one colour share a node of the cluster and no colour has more
+// than colour_capacity elements (the copies of their geometry share a barrier).
+// An element adds the blocks of a cluster node after the node's elements of
+// lower colours (node_waits), so the sums follow the colour order and need no
+// atomics.
 //
 // Nothing here assumes a structured mesh; only the number of clusters an
 // element touches depends on the mesh's locality.
