@@ -11,14 +11,24 @@
 namespace ppkit::fem {
 namespace {
 
-// Interleaves the low 10 bits of v with two zero bits between each.
-std::uint32_t spread_bits(std::uint32_t v) {
-  v &= 0x3ffu;
-  v = (v | (v << 16)) & 0x030000ffu;
-  v = (v | (v << 8)) & 0x0300f00fu;
-  v = (v | (v << 4)) & 0x030c30c3u;
-  v = (v | (v << 2)) & 0x09249249u;
+// Interleaves the low 21 bits of v with two zero bits between each.
+std::uint64_t spread_bits(std::uint64_t v) {
+  v &= 0x1fffffull;
+  v = (v | (v << 32)) & 0x1f00000000ffffull;
+  v = (v | (v << 16)) & 0x1f0000ff0000ffull;
+  v = (v | (v << 8)) & 0x100f00f00f00f00full;
+  v = (v | (v << 4)) & 0x10c30c30c30c30c3ull;
+  v = (v | (v << 2)) & 0x1249249249249249ull;
   return v;
+}
+
+// The indices 0 .. code.size() - 1 sorted by code (ties in index order).
+std::vector<std::int64_t> order_by_code(const std::vector<std::uint64_t>& code) {
+  std::vector<std::int64_t> order(code.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::int64_t a, std::int64_t b) { return code[a] < code[b]; });
+  return order;
 }
 
 // Morton rank of every point (3 coordinates each) on a 2^10 grid per axis
@@ -36,22 +46,18 @@ std::vector<std::int64_t> morton_order_of_points(const HexMesh& mesh,
       hi[i] = std::max(hi[i], mesh.coordinates[3 * v + i]);
     }
   const std::int64_t count = std::int64_t(points.size() / 3);
-  std::vector<std::uint32_t> code(count);
+  std::vector<std::uint64_t> code(count);
   for (std::int64_t p = 0; p < count; ++p) {
-    std::uint32_t c = 0;
+    std::uint64_t c = 0;
     for (int i = 0; i < 3; ++i) {
       const double extent = hi[i] > lo[i] ? hi[i] - lo[i] : 1.0;
       const auto cell =
-          std::uint32_t(std::clamp((points[3 * p + i] - lo[i]) / extent * 1024.0, 0.0, 1023.0));
+          std::uint64_t(std::clamp((points[3 * p + i] - lo[i]) / extent * 1024.0, 0.0, 1023.0));
       c |= spread_bits(cell) << i;
     }
     code[p] = c;
   }
-  std::vector<std::int64_t> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::int64_t a, std::int64_t b) { return code[a] < code[b]; });
-  return order;
+  return order_by_code(code);
 }
 
 }  // namespace
@@ -72,21 +78,6 @@ std::vector<std::int64_t> morton_element_order(const HexMesh& mesh) {
 std::vector<std::int64_t> morton_node_order(const HexMesh& mesh) {
   return morton_order_of_points(mesh, mesh.coordinates);
 }
-
-namespace {
-
-// Interleaves the low 21 bits of v with two zero bits between each.
-std::uint64_t spread_bits_21(std::uint64_t v) {
-  v &= 0x1fffffull;
-  v = (v | (v << 32)) & 0x1f00000000ffffull;
-  v = (v | (v << 16)) & 0x1f0000ff0000ffull;
-  v = (v | (v << 8)) & 0x100f00f00f00f00full;
-  v = (v | (v << 4)) & 0x10c30c30c30c30c3ull;
-  v = (v | (v << 2)) & 0x1249249249249249ull;
-  return v;
-}
-
-}  // namespace
 
 std::vector<std::int64_t> lattice_morton_node_order(const HexMesh& mesh) {
   // hex8 edges (Gmsh node order): the bottom and top faces' rings, then the verticals.
@@ -124,15 +115,11 @@ std::vector<std::int64_t> lattice_morton_node_order(const HexMesh& mesh) {
     std::uint64_t c = 0;
     for (int i = 0; i < 3; ++i) {
       const double cell = std::round((mesh.coordinates[3 * v + i] - lo[i]) / spacing[i]);
-      c |= spread_bits_21(std::uint64_t(std::clamp(cell, 0.0, double((1 << 21) - 1)))) << i;
+      c |= spread_bits(std::uint64_t(std::clamp(cell, 0.0, double((1 << 21) - 1)))) << i;
     }
     code[v] = c;
   }
-  std::vector<std::int64_t> order(mesh.num_nodes());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::int64_t a, std::int64_t b) { return code[a] < code[b]; });
-  return order;
+  return order_by_code(code);
 }
 
 FactoredLayout make_factored_layout(const AssemblyProblem& p, FactoredOrder order) {
