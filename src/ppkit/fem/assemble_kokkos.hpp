@@ -361,5 +361,6 @@ void register_two_kernel();
 void register_factored();
 void register_tiled();
 void register_node_gather();
+void register_cluster_gather();
 
 }  // namespace ppkit::fem::kokkos_assembly

@@ -104,5 +104,6 @@ void register_fem_kokkos_variants() {
   register_factored();
   register_tiled();
   register_node_gather();
+  register_cluster_gather();
 }
 }  // namespace ppkit::registration
