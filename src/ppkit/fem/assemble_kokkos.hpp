@@ -275,6 +275,18 @@ class TeamPerElementRun final : public KokkosAssemblyRun<Space> {
   const char* label_;
 };
 
+// Registers kokkos-<space>/<name>, prepared as Run<execution space>(problem),
+// for every enabled space.
+template <template <class> class Run>
+void register_kokkos_run(const char* name, int preference) {
+  for_each_kokkos_space([=](auto space) {
+    using Exec = typename decltype(space)::execution_space;
+    auto v = kokkos_variant<FemAssemble>(space, name, preference);
+    v.prepare = [](const AssemblyProblem& p) { return std::make_unique<Run<Exec>>(p); };
+    Registry<FemAssemble>::add(std::move(v));
+  });
+}
+
 // Registers kokkos-<space>/<prefix>-<LaneMap::label> for every enabled space.
 template <template <class, class> class Kernel, class LaneMap>
 void register_team_per_element(const char* prefix, const char* label, int preference) {

@@ -213,15 +213,8 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
 }  // namespace
 
 void register_cluster_gather() {
-  for_each_kokkos_space([](auto space) {
-    using Exec = typename decltype(space)::execution_space;
-    // Not measured on a GPU yet: after node-gather for "auto".
-    auto v = kokkos_variant<FemAssemble>(space, "cluster-gather", 39);
-    v.prepare = [](const AssemblyProblem& p) {
-      return std::make_unique<ClusterGatherRun<Exec>>(p);
-    };
-    Registry<FemAssemble>::add(std::move(v));
-  });
+  // Not measured on a GPU yet: after node-gather and tiled for "auto".
+  register_kokkos_run<ClusterGatherRun>("cluster-gather", 38);
 }
 
 }  // namespace ppkit::fem::kokkos_assembly

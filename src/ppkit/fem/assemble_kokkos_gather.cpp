@@ -196,14 +196,9 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
 }  // namespace
 
 void register_node_gather() {
-  for_each_kokkos_space([](auto space) {
-    using Exec = typename decltype(space)::execution_space;
-    // 1.63 ms at 64^3 on an H200 against factored-atomic-runs' 1.03 ms
-    // (docs/fem.md, thirteenth round), so after the factored variants for "auto".
-    auto v = kokkos_variant<FemAssemble>(space, "node-gather", 40);
-    v.prepare = [](const AssemblyProblem& p) { return std::make_unique<NodeGatherRun<Exec>>(p); };
-    Registry<FemAssemble>::add(std::move(v));
-  });
+  // 1.25 ms at 64^3 on an H200 against factored-atomic-runs' 1.04 ms
+  // (docs/fem.md, fourteenth round), so after the factored variants for "auto".
+  register_kokkos_run<NodeGatherRun>("node-gather", 40);
 }
 
 }  // namespace ppkit::fem::kokkos_assembly

@@ -82,14 +82,7 @@ std::array<int, 64> canonical_block_order() {
 }
 
 void register_thread_per_element() {
-  for_each_kokkos_space([](auto space) {
-    using Exec = typename decltype(space)::execution_space;
-    auto v = kokkos_variant<FemAssemble>(space, "thread-per-element", 0);
-    v.prepare = [](const AssemblyProblem& p) {
-      return std::make_unique<ThreadPerElementRun<Exec>>(p);
-    };
-    Registry<FemAssemble>::add(std::move(v));
-  });
+  register_kokkos_run<ThreadPerElementRun>("thread-per-element", 0);
 }
 
 }  // namespace ppkit::fem::kokkos_assembly

@@ -219,16 +219,9 @@ class TiledTeamRun final : public PreparedRun<AssemblyResult> {
 }  // namespace
 
 void register_tiled() {
-  for_each_kokkos_space([](auto space) {
-    using Exec = typename decltype(space)::execution_space;
-    // Below the ppni and factored strategies: 111 M elements/s on an H200
-    // (kokkos-cuda, 64^3) against factored-atomic's 256 M (docs/fem.md).
-    auto variant = kokkos_variant<FemAssemble>(space, "tiled", 39);
-    variant.prepare = [](const AssemblyProblem& p) {
-      return std::make_unique<TiledTeamRun<Exec>>(p);
-    };
-    Registry<FemAssemble>::add(std::move(variant));
-  });
+  // Below the ppni and factored strategies: 111 M elements/s on an H200
+  // (kokkos-cuda, 64^3) against factored-atomic's 256 M (docs/fem.md).
+  register_kokkos_run<TiledTeamRun>("tiled", 39);
 }
 
 }  // namespace ppkit::fem::kokkos_assembly

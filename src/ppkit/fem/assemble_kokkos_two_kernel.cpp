@@ -66,13 +66,6 @@ class TwoKernelRun final : public KokkosAssemblyRun<Space> {
 
 }  // namespace
 
-void register_two_kernel() {
-  for_each_kokkos_space([](auto space) {
-    using Exec = typename decltype(space)::execution_space;
-    auto v = kokkos_variant<FemAssemble>(space, "two-kernel", 20);
-    v.prepare = [](const AssemblyProblem& p) { return std::make_unique<TwoKernelRun<Exec>>(p); };
-    Registry<FemAssemble>::add(std::move(v));
-  });
-}
+void register_two_kernel() { register_kokkos_run<TwoKernelRun>("two-kernel", 20); }
 
 }  // namespace ppkit::fem::kokkos_assembly
