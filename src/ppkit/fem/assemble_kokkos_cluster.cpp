@@ -205,7 +205,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   AssemblyResult result() override { return download_result(d_); }
 
  private:
-  static constexpr int kClusterNodes = 8;  // a 2 x 2 x 2 brick: 15.6 KB of scratch on a box
+  static constexpr int kClusterNodes = 8;  // a 2 x 2 x 2 brick: a 15.6 KB accumulator on a box
   std::int64_t clusters_ = 0;
   ClusterDevice<Space> d_;
 };
