@@ -32,6 +32,13 @@ KOKKOS_INLINE_FUNCTION double determinant3(const double* J) {
   return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
          J[2] * (J[3] * J[7] - J[4] * J[6]);
 }
+// Entry (i, j) of the element block K_(a i)(b j) for isotropic D from
+// M = sum_q |J_q| w g_a(q) g_b(q)^T ([3 i + j]): B^T D B is
+// lambda M + mu M^T + mu tr(M) I (assemble_gpu_kernels.cuh's entry formula).
+KOKKOS_INLINE_FUNCTION double isotropic_block_entry(const double* M, double lambda, double mu,
+                                                    int i, int j) {
+  return lambda * M[3 * i + j] + mu * M[3 * j + i] + (i == j ? mu * (M[0] + M[4] + M[8]) : 0.0);
+}
 // inv[3i + k] = dxi_k / dx_i; returns det J.
 KOKKOS_INLINE_FUNCTION double invert3(const double* J, double* inv) {
   const double det = determinant3(J);

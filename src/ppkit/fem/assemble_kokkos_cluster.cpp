@@ -104,12 +104,10 @@ struct ClusterGatherKernel {
             const double wa = W[q] * G[3 * (8 * q + a) + i];
             for (int j = 0; j < 3; ++j) M[3 * i + j] += wa * G[3 * (8 * q + b) + j];
           }
-        const double trace = M[0] + M[4] + M[8];
         double* const target = accumulator + 9 * block_of(k, a, b);
         for (int i = 0; i < 3; ++i)
           for (int j = 0; j < 3; ++j)
-            target[3 * i + j] +=
-                d.lambda * M[3 * i + j] + d.mu * M[3 * j + i] + (i == j ? d.mu * trace : 0.0);
+            target[3 * i + j] += isotropic_block_entry(M, d.lambda, d.mu, i, j);
         if (b == 0) {  // node a's body force: sum_q N_a(q) |J_q| w
           double weight = 0;
           for (int q = 0; q < 8; ++q) {

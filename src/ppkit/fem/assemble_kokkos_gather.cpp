@@ -116,11 +116,9 @@ struct NodeGatherKernel {
           for (int q = 0; q < 8; ++q)
             for (int i = 0; i < 3; ++i)
               for (int j = 0; j < 3; ++j) M[3 * i + j] += ga[3 * q + i] * gb[3 * q + j];
-          const double trace = M[0] + M[4] + M[8];
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
-              gb[3 * i + j] =
-                  d.lambda * M[3 * i + j] + d.mu * M[3 * j + i] + (i == j ? d.mu * trace : 0.0);
+              gb[3 * i + j] = isotropic_block_entry(M, d.lambda, d.mu, i, j);
         });
         team.team_barrier();
         // Element by element: two elements' blocks may share a column block.

@@ -81,11 +81,10 @@ KOKKOS_INLINE_FUNCTION void factored_lane_blocks(int lane, const FactoredElement
         M1[3 * i + j] += ha[i] * g1[j];
       }
   }
-  const double trace0 = M0[0] + M0[4] + M0[8], trace1 = M1[0] + M1[4] + M1[8];
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) {
-      emit(a, b0, i, j, lambda * M0[3 * i + j] + mu * M0[3 * j + i] + (i == j ? mu * trace0 : 0.0));
-      emit(a, b1, i, j, lambda * M1[3 * i + j] + mu * M1[3 * j + i] + (i == j ? mu * trace1 : 0.0));
+      emit(a, b0, i, j, isotropic_block_entry(M0, lambda, mu, i, j));
+      emit(a, b1, i, j, isotropic_block_entry(M1, lambda, mu, i, j));
     }
 }
 
