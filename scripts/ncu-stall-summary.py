@@ -8,8 +8,10 @@
 Instructions executed the same number of times form one region (a loop body,
 a barrier, a once-per-block tail); for each region, largest first, it prints
 its share of the warp stall samples, its instructions and executions, and its
-five largest stall reasons, then the N instructions with the most samples.
-docs/fem.md ("Strategy (i)") quotes it for cluster_gather_kernel.
+five largest stall reasons, then the N instructions with the most samples,
+then the shared-memory wavefronts (counted and without bank conflicts) by
+opcode and region. docs/fem.md ("Strategy (i)") quotes it for
+cluster_gather_kernel.
 """
 import argparse
 import collections
@@ -62,6 +64,28 @@ def main():
     for r in sorted(data, key=lambda r: -number(r[samples_at]))[:args.top]:
         share, executions = number(r[samples_at]) / total, int(number(r[executed_at]))
         print(f"  {share:6.1%}  x{executions:>9}  {r[1].strip()}")
+    if "L1 Wavefronts Shared" in header:
+        counted_at = header.index("L1 Wavefronts Shared")
+        ideal_at = header.index("L1 Wavefronts Shared Ideal")
+        by_opcode = collections.defaultdict(lambda: [0, 0.0, 0.0])
+        for r in data:
+            counted = number(r[counted_at])
+            if counted == 0:
+                continue
+            words = r[1].split()
+            width = words[1] if words[0].startswith("@") else words[0]  # e.g. LDS.64
+            group = by_opcode[(width, int(number(r[executed_at])))]
+            group[0] += 1
+            group[1] += counted
+            group[2] += number(r[ideal_at])
+        counted = sum(g[1] for g in by_opcode.values())
+        ideal = sum(g[2] for g in by_opcode.values())
+        print(f"shared-memory wavefronts: {counted / 1e6:.1f} M ({ideal / 1e6:.1f} M without bank "
+              "conflicts); by instruction and region:")
+        for (width, executions), g in sorted(by_opcode.items(), key=lambda kv: -kv[1][1])[:args.top]:
+            print(f"  {width:<20} x{executions:>9}  {g[0]:>3} instructions  "
+                  f"{g[1] / 1e6:6.1f} M ({g[2] / 1e6:.1f} M)  "
+                  f"{g[1] / max(g[0] * executions, 1):.2f} per execution")
 
 
 if __name__ == "__main__":
