@@ -166,14 +166,33 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       my_length = 3 * (next - my_block);
     }
 
+    // The lane words of the warp's element (block targets, node slot and
+    // wait) and its colour group (whose copy barrier it waits on) are loaded
+    // an element ahead, so only the warp's first element of a cluster waits
+    // on them (0.759-0.762 against 0.766-0.769 ms at 64^3 on an H200,
+    // docs/results/h200.md, seventeenth round).
+    std::uint32_t next_targets = 0;
+    unsigned next_slot = kClusterNoSlot;
+    int next_wait = 0, next_colour = 0;
+    const auto load_words = [&](std::int64_t k) {
+      if (k >= k1) return;
+      next_targets = A.lane_blocks[32 * k + lane];
+      next_slot = p < 3 ? A.node_slots[8 * k + a] : kClusterNoSlot;
+      next_wait = p == 0 ? A.node_waits[8 * k + a] : 0;
+      next_colour = A.element_colours[k];
+    };
+    load_words(k0 + warp);
 #pragma unroll 1
     for (std::int64_t k = k0 + warp; k < k1; k += kClusterWarps) {
+      const std::uint32_t targets = next_targets;
+      const unsigned slot = next_slot;
+      const int wait = next_wait, colour = next_colour;
+      load_words(k + kClusterWarps);
 #if defined(PPKIT_GPU_BULK_COPY)
-      gpu::bulk_barrier_wait(arrived + A.element_colours[k], parity);
+      gpu::bulk_barrier_wait(arrived + colour, parity);
+#else
+      (void)colour;
 #endif
-      const std::uint32_t targets = A.lane_blocks[32 * k + lane];
-      const unsigned slot = p < 3 ? A.node_slots[8 * k + a] : kClusterNoSlot;
-      const int wait = p == 0 ? A.node_waits[8 * k + a] : 0;
       const double* record = records + kRecord * (k - k0);
       double g[2][3], wg[2][3], weight = 0;  // g_a(q), W_q g_a(q), sum_q N_a(q) W_q
 #pragma unroll
