@@ -3,8 +3,8 @@
 // place of cuda/cluster-gather's tensor-core products:
 //  1. GaussGeometryKernel (strategy (e)'s kernel 1) stores every Gauss point's
 //     inverse Jacobian and |J| w, elements in input order;
-//  2. one team of 32 vector lanes per cluster of (by default) 8 nodes, a
-//     2 x 2 x 2 brick of the lattice on a box, takes the cluster's elements
+//  2. one team of 32 vector lanes per cluster of 4 nodes (kClusterNodes), a
+//     2 x 2 x 1 brick of the lattice on a box, takes the cluster's elements
 //     one after the other: index 8 b + q forms the derivatives
 //     g_b(q) = J_q^-T dN_b(q) of all 8 nodes into team scratch; then index
 //     8 r + b, r over the element's nodes a in the cluster, integrates
@@ -13,8 +13,8 @@
 //     rows in team scratch. One element's blocks are distinct and the team
 //     takes the elements in turn, so the adds need no atomics and no colours;
 //     each block of a row is formed once (only rows of the cluster's nodes),
-//     and each element's derivatives once per cluster it touches (3.4 times on
-//     a box, against node-gather's 8). The rows are then stored once.
+//     and each element's derivatives once per cluster it touches (4.48 times
+//     on a box, against node-gather's 8). The rows are then stored once.
 #include <algorithm>
 #include <type_traits>
 
@@ -203,7 +203,12 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   AssemblyResult result() override { return download_result(d_); }
 
  private:
-  static constexpr int kClusterNodes = 8;  // a 2 x 2 x 2 brick: a 15.6 KB accumulator on a box
+  // 4 nodes: a 7.8 KB accumulator on a box, 1.33 / 10.5 ms at 64^3 / 128^3 on
+  // an H200 against 1.41 / 10.9 ms with 8 (a 2 x 2 x 2 brick; each element's
+  // derivatives 3.36 times) and 2.03 ms at 64^3 with 16 (docs/results/h200.md,
+  // seventeenth round): more teams per SM outweigh the derivatives formed more
+  // often.
+  static constexpr int kClusterNodes = 4;
   std::int64_t clusters_ = 0;
   ClusterDevice<Space> d_;
 };
@@ -211,7 +216,8 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
 }  // namespace
 
 void register_cluster_gather() {
-  // Not measured on a GPU yet: after node-gather and tiled for "auto".
+  // 1.33 ms at 64^3 on an H200 against node-gather's 1.17 ms (docs/fem.md,
+  // seventeenth round): after node-gather and tiled for "auto".
   register_kokkos_run<ClusterGatherRun>("cluster-gather", 38);
 }
 
