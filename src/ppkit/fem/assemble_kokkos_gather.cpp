@@ -16,8 +16,11 @@
 //     accumulator of the node's column blocks: one pass and one barrier per
 //     round, where adding the 4 elements one after the other took four
 //     (1.26 -> 1.17 ms at 64^3, 9.86 -> 9.10 ms at 128^3 on an H200,
-//     docs/results/h200.md, seventeenth round). The accumulator is written to
-//     the node's three CSR rows.
+//     docs/results/h200.md, seventeenth round). A round's incidences and
+//     column words come from team scratch, loaded by phase A of the round
+//     before (the node's first round's before its rounds start), so a round
+//     waits on global memory only for its geometry (9.11 -> 8.71 ms at 128^3,
+//     same round). The accumulator is written to the node's three CSR rows.
 #include <algorithm>
 
 #include "ppkit/fem/assemble_kokkos.hpp"
@@ -95,6 +98,9 @@ RoundColumns make_round_columns(const NodeGatherLayout& L) {
 constexpr int kNodeStride = 25, kGroupStride = 200;
 constexpr int kRoundPoints = 32;  // 4 elements x 8 Gauss points
 constexpr int kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
+// A round's inputs in team scratch, loaded the round before (two buffers):
+// its 4 incidences, the number of its column words, then the words.
+constexpr int kRoundInputs = 4 + 1 + 32;
 
 template <class Space>
 struct NodeGatherKernel {
@@ -103,8 +109,25 @@ struct NodeGatherKernel {
       Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   GatherDevice<Space> d;
 
+  using InputScratch =
+      Kokkos::View<std::uint32_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   static constexpr int kScratch = kDerivatives + kOwn + 9 * kGatherWindowBlocks + kRoundPoints;
-  static std::size_t scratch_bytes() { return Scratch::shmem_size(kScratch); }
+  static std::size_t scratch_bytes() {
+    return Scratch::shmem_size(kScratch) + InputScratch::shmem_size(2 * kRoundInputs);
+  }
+
+  // Lane `lane`'s share of loading round k0's inputs (incidences and column
+  // words) into `inputs`; every lane of the 32 calls it.
+  KOKKOS_INLINE_FUNCTION void load_round(std::uint32_t* inputs, std::int64_t slot,
+                                         std::int64_t first, std::int64_t last, std::int64_t k0,
+                                         int lane) const {
+    const std::int64_t round = d.slot_rounds(slot) + (k0 - first) / 4;
+    const std::int64_t c0 = d.round_columns_offsets(round);
+    const int columns = int(d.round_columns_offsets(round + 1) - c0);
+    if (lane < 4 && k0 + lane < last) inputs[lane] = std::uint32_t(d.incidences(k0 + lane));
+    if (lane == 0) inputs[4] = std::uint32_t(columns);
+    if (lane < columns) inputs[5 + lane] = d.round_columns(c0 + lane);
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t slot = team.league_rank();
@@ -119,9 +142,15 @@ struct NodeGatherKernel {
     double* const accumulator = own + kOwn;
     // Point 8 g + q's share of the body-force weight sum_elements sum_q N_node(q) |J_q| w.
     double* const weights = accumulator + 9 * kGatherWindowBlocks;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kRoundPoints),
-                         [&](const int point) { weights[point] = 0; });
+    InputScratch input_scratch(team.team_scratch(0), 2 * kRoundInputs);
+    std::uint32_t* const round_inputs = input_scratch.data();
+    const bool has_rounds = first < last;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kRoundPoints), [&](const int point) {
+      weights[point] = 0;
+      if (has_rounds) load_round(round_inputs, slot, first, last, first, point);
+    });
     team.team_barrier();
+    int buffer = 0;  // of the round about to run
     for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
       const int window_blocks =
           blocks - window < kGatherWindowBlocks ? blocks - window : kGatherWindowBlocks;
@@ -129,13 +158,22 @@ struct NodeGatherKernel {
                            [&](const int m) { accumulator[m] = 0; });
       for (std::int64_t k0 = first; k0 < last; k0 += 4) {
         const int elements = int(last - k0 < 4 ? last - k0 : 4);
+        const std::uint32_t* const inputs = round_inputs + kRoundInputs * buffer;
+        // The round after this one (the next window's first after a window's
+        // last), whose inputs phase A loads into the other buffer.
+        const std::int64_t next_k0 =
+            k0 + 4 < last ? k0 + 4 : (window + kGatherWindowBlocks < blocks ? first : -1);
+        std::uint32_t* const next_inputs = round_inputs + kRoundInputs * (1 - buffer);
         // Phase A, index 8 g + q: Gauss point q of element g forms the
         // derivatives of all 8 nodes once (not once per node pair), from the
         // 12 products of its shape-function factors (Hex8GaussProducts: 9
-        // FMAs a node, the signs folded in; J^-1 carries their scale 1/8).
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8 * elements), [&](const int point) {
+        // FMAs a node, the signs folded in; J^-1 carries their scale 1/8);
+        // meanwhile the 32 lanes load the next round's inputs.
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kRoundPoints), [&](const int point) {
+          if (next_k0 >= 0) load_round(next_inputs, slot, first, last, next_k0, point);
           const int g = point / 8, q = point % 8;
-          const std::int32_t incidence = d.incidences(k0 + g);
+          if (g >= elements) return;
+          const std::int32_t incidence = std::int32_t(inputs[g]);
           const int a = incidence % 8;
           // Value-major records: the group's 8 lanes load 8 consecutive doubles.
           const std::int64_t record = 80 * std::int64_t(incidence / 8) + q;
@@ -173,12 +211,10 @@ struct NodeGatherKernel {
         // Index 9 c + m: value m of the round's c-th column block, summed over
         // the elements that add to it (two elements' blocks may share a
         // column block, so one index takes all of a column's terms).
-        const std::int64_t round = d.slot_rounds(slot) + (k0 - first) / 4;
-        const std::int64_t c0 = d.round_columns_offsets(round);
-        const int columns = int(d.round_columns_offsets(round + 1) - c0);
+        const int columns = int(inputs[4]);
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 9 * columns), [&](const int item) {
           const int c = item / 9, m = item % 9;
-          const std::uint32_t word = d.round_columns(c0 + c);
+          const std::uint32_t word = inputs[5 + c];
           const int block = int(word & 0xFFFFu) - window;
           if (block >= 0 && block < window_blocks) {
             double sum = 0;
@@ -190,6 +226,7 @@ struct NodeGatherKernel {
           }
         });
         team.team_barrier();
+        buffer = 1 - buffer;
       }
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 3 * window_blocks), [&](const int v) {
         const int s = v / 3, j = v % 3;
