@@ -45,8 +45,8 @@ struct GatherDevice : AssemblyCommon<Space> {
 // for the element's node b whose block lands there (0: none; an element's 8
 // blocks are distinct, so at most one b per element).
 struct RoundColumns {
-  std::vector<std::int64_t> slot_rounds;    // slot k: rounds [slot_rounds[k], slot_rounds[k+1])
-  std::vector<std::int64_t> offsets;        // round t: words [offsets[t], offsets[t+1])
+  std::vector<std::int64_t> slot_rounds;  // slot k: rounds [slot_rounds[k], slot_rounds[k+1])
+  std::vector<std::int64_t> offsets;      // round t: words [offsets[t], offsets[t+1])
   std::vector<std::uint32_t> words;
 };
 
@@ -71,9 +71,8 @@ RoundColumns make_round_columns(const NodeGatherLayout& L) {
           else
             *it |= field;
         }
-      std::sort(round.begin(), round.end(), [](std::uint32_t x, std::uint32_t y) {
-        return (x & 0xFFFFu) < (y & 0xFFFFu);
-      });
+      std::sort(round.begin(), round.end(),
+                [](std::uint32_t x, std::uint32_t y) { return (x & 0xFFFFu) < (y & 0xFFFFu); });
       R.words.insert(R.words.end(), round.begin(), round.end());
       R.offsets.push_back(std::int64_t(R.words.size()));
     }
@@ -264,9 +263,8 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
     const RoundColumns rounds = make_round_columns(layout);
     d_.slot_rounds = upload<std::int64_t, Space>(rounds.slot_rounds.data(),
                                                  rounds.slot_rounds.size(), "fem gather rounds");
-    d_.round_columns_offsets =
-        upload<std::int64_t, Space>(rounds.offsets.data(), rounds.offsets.size(),
-                                    "fem gather round column offsets");
+    d_.round_columns_offsets = upload<std::int64_t, Space>(
+        rounds.offsets.data(), rounds.offsets.size(), "fem gather round column offsets");
     d_.round_columns = upload<std::uint32_t, Space>(rounds.words.data(), rounds.words.size(),
                                                     "fem gather round columns");
     d_.row_offsets = upload<std::int64_t, Space>(
