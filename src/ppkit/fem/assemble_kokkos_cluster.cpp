@@ -216,7 +216,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
 }  // namespace
 
 void register_cluster_gather() {
-  // 1.33 ms at 64^3 on an H200 against node-gather's 1.17 ms (docs/fem.md,
+  // 1.33 ms at 64^3 on an H200 against node-gather's 1.13 ms (docs/fem.md,
   // seventeenth round): after node-gather and tiled for "auto".
   register_kokkos_run<ClusterGatherRun>("cluster-gather", 38);
 }
