@@ -40,6 +40,18 @@ if(PPKIT_KOKKOS_IS_DEBIAN_TRILINOS)
 else()
   message(STATUS "ppkit: Kokkos ${Kokkos_VERSION} (${Kokkos_DIR}), devices: ${Kokkos_DEVICES}")
   target_link_libraries(ppkit_kokkos INTERFACE Kokkos::kokkos)
+  # A static Kokkos goes into the shared libppkit only if it was compiled as
+  # position-independent code, which its install does not record.
+  if(TARGET Kokkos::kokkoscore AND BUILD_SHARED_LIBS)
+    get_target_property(_ppkit_kokkos_core_type Kokkos::kokkoscore TYPE)
+    if(_ppkit_kokkos_core_type STREQUAL "STATIC_LIBRARY")
+      message(STATUS "ppkit: Kokkos is installed as static libraries and libppkit is shared; if "
+                     "linking libppkit fails with 'relocation R_X86_64_TPOFF32 ... recompile with "
+                     "-fPIC', rebuild Kokkos with -DBUILD_SHARED_LIBS=ON (or "
+                     "-DCMAKE_POSITION_INDEPENDENT_CODE=ON), or configure ppkit with "
+                     "-DBUILD_SHARED_LIBS=OFF")
+    endif()
+  endif()
   if(TARGET Kokkos::kokkoskernels)
     target_link_libraries(ppkit_kokkoskernels INTERFACE Kokkos::kokkoskernels)
     set(PPKIT_HAVE_KOKKOSKERNELS ON)
