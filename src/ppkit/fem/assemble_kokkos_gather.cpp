@@ -293,8 +293,8 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
 }  // namespace
 
 void register_node_gather() {
-  // 1.25 ms at 64^3 on an H200 against factored-atomic-runs' 1.04 ms
-  // (docs/fem.md, fourteenth round), so after the factored variants for "auto".
+  // 1.12-1.13 ms at 64^3 on an H200 against factored-atomic-runs' 1.04 ms
+  // (docs/fem.md, seventeenth round), so after the factored variants for "auto".
   register_kokkos_run<NodeGatherRun>("node-gather", 40);
 }
 
