@@ -39,7 +39,6 @@
 namespace ppkit::fem::cuda_cluster {
 namespace {
 
-constexpr int kClusterWarps = 16;  // warps per block: one colour's elements at once
 constexpr int kClusterThreads = 32 * kClusterWarps;
 
 using cuda::mma_m16n8k8;  // sm_90
@@ -67,18 +66,26 @@ __host__ __device__ constexpr std::int64_t counters_offset(int max_blocks, int m
                                                            int max_elements) {
   return records_offset(max_blocks, max_nodes) + std::int64_t(kRecord) * max_elements;
 }
+// Then the cluster's slot table: per slot its first CSR row (64-bit), its
+// node and its first accumulator block (32-bit; one more block entry, the
+// cluster's block count, ends the last slot).
+__host__ __device__ constexpr std::int64_t slot_table_offset(int max_blocks, int max_nodes,
+                                                             int max_elements, int max_colours) {
+  return counters_offset(max_blocks, max_nodes, max_elements) + (max_nodes + 1) / 2 + max_colours;
+}
 std::size_t shared_bytes(int max_blocks, int max_nodes, int max_elements, int max_colours) {
-  return sizeof(double) * std::size_t(counters_offset(max_blocks, max_nodes, max_elements) +
-                                      (max_nodes + 1) / 2 + max_colours);
+  return sizeof(double) *
+         std::size_t(slot_table_offset(max_blocks, max_nodes, max_elements, max_colours) +
+                     max_nodes + (2 * max_nodes + 1 + 1) / 2);
 }
 
 // Persistent blocks (a grid of the device's resident blocks), cluster after
-// cluster in the layout's order, 16 warps each. Per cluster:
+// cluster in the layout's order, kClusterWarps (20) warps each. Per cluster:
 //  1. its elements' geometry records come into shared memory, on sm_90 by the
 //     copy engine (cp.async.bulk, one 640 B copy per element, counted on its
 //     colour group's barrier), issued while the cluster before writes its
 //     rows; elsewhere by plain loads;
-//  2. warp w forms elements w, w + 16, ... in colour order whole (lane
+//  2. warp w forms elements w, w + 20, ... in colour order whole (lane
 //     4 a + p: blocks (a, 2 p), (a, 2 p + 1)) and adds the blocks of the
 //     cluster's nodes into the accumulator once, for each such node, the
 //     elements of lower colours containing it (node_waits) have added theirs
@@ -102,6 +109,11 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
        m += kClusterThreads)
     s_cluster[m] = 0;
   for (int m = threadIdx.x; m < A.max_nodes; m += kClusterThreads) added[m] = 0;
+  // The slot table (loaded at each cluster's start, read by its rows' stores).
+  auto* slot_row_table = reinterpret_cast<std::int64_t*>(
+      s_cluster + slot_table_offset(A.max_blocks, A.max_nodes, A.max_elements, A.max_colours));
+  auto* slot_node_table = reinterpret_cast<std::int32_t*>(slot_row_table + A.max_nodes);
+  std::int32_t* slot_block_table = slot_node_table + A.max_nodes;
 #if defined(PPKIT_GPU_BULK_COPY)
   auto* arrived = reinterpret_cast<unsigned long long*>(
       s_cluster + counters_offset(A.max_blocks, A.max_nodes, A.max_elements) +
@@ -150,20 +162,19 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     if (threadIdx.x == 0)
       for (int m = 0; m < A.max_colours; ++m) gpu::bulk_barrier_arrive(arrived + m);
 #endif
-    // Slot information of this warp's nodes (warp + 16 j on lane j), loaded
-    // now so that the rows' stores wait for nothing.
+    // The cluster's slot table into shared memory, loaded now so that the
+    // rows' stores wait for nothing (read after the barrier that ends the
+    // cluster's elements).
     const std::int64_t first_slot = A.cluster_slots[c];
     const int nodes = int(A.cluster_slots[c + 1] - first_slot);
-    const int my_slot = warp + kClusterWarps * lane;
-    std::int64_t my_row = 0, my_node = 0;
-    int my_block = 0, my_length = 0;
-    if (my_slot < nodes) {
-      my_node = A.node_of_slot[first_slot + my_slot];
-      my_row = A.slot_rows[first_slot + my_slot];
-      my_block = A.slot_blocks[first_slot + my_slot];
-      const int next =
-          my_slot + 1 < nodes ? A.slot_blocks[first_slot + my_slot + 1] : A.cluster_blocks[c];
-      my_length = 3 * (next - my_block);
+    for (int s = threadIdx.x; s <= nodes; s += kClusterThreads) {
+      if (s < nodes) {
+        slot_row_table[s] = A.slot_rows[first_slot + s];
+        slot_node_table[s] = A.node_of_slot[first_slot + s];
+        slot_block_table[s] = A.slot_blocks[first_slot + s];
+      } else {
+        slot_block_table[s] = A.cluster_blocks[c];
+      }
     }
 
     // The lane words of the warp's element (block targets, node slot and
@@ -277,12 +288,10 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     if (c + gridDim.x < clusters) fetch(c + gridDim.x);  // the records are read
     for (int m = threadIdx.x; m < nodes; m += kClusterThreads) added[m] = 0;
 
-    for (int j = 0; warp + kClusterWarps * j < nodes; ++j) {
-      const std::int64_t node = __shfl_sync(0xffffffffu, my_node, j);
-      const std::int64_t row = __shfl_sync(0xffffffffu, my_row, j);
-      const int row_length = __shfl_sync(0xffffffffu, my_length, j);
-      double* blocks = accumulator + 9 * __shfl_sync(0xffffffffu, my_block, j);
-      const int s = warp + kClusterWarps * j;
+    for (int s = warp; s < nodes; s += kClusterWarps) {
+      const std::int64_t node = slot_node_table[s], row = slot_row_table[s];
+      const int row_length = 3 * (slot_block_table[s + 1] - slot_block_table[s]);
+      double* blocks = accumulator + 9 * slot_block_table[s];
       for (int v = lane; v < row_length; v += 32) {
         const int b = v / 3, jj = v - 3 * b;
 #pragma unroll

@@ -24,6 +24,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   explicit ClusterGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
     const NodeGatherLayout nodes = make_node_gather_layout(p);
     ClusterGatherOptions options;
+    options.colour_capacity = cuda_cluster::kClusterWarps;
     options.max_blocks = std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(
                                                           options.max_nodes, options.max_elements));
     const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
