@@ -332,33 +332,47 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 }
 
 // ---- (e) two kernels -----------------------------------------------------------
-// Kernel 1 (also (h)'s): one thread per (element, Gauss point) writes the
-// inverse Jacobian (9) and |J| w (1) to global memory: geometry[10 (8 e + q) + m].
-// The natural derivatives are read from shared memory (the lanes' Gauss
-// points differ, so constant memory would serialise them), and a block's
-// 1,280 results are staged in shared memory and stored contiguously (each
-// thread's own 10 doubles, 80 B apart, would leave partial sectors).
+// Kernel 1 (also (h)'s and (i)'s): one thread per (element, Gauss point) writes
+// the inverse Jacobian (9) and |J| w (1) to global memory:
+// geometry[10 (8 e + q) + m]. The natural derivatives come from the Gauss
+// point's 12 shape-function products in registers (Hex8GaussProducts, the
+// node a compile-time constant), and a block's 1,280 results are staged in
+// shared memory at an odd stride (11 doubles: the 8-byte stores of a half-warp
+// fall on distinct bank pairs) and stored contiguously (each thread's own 10
+// doubles, 80 B apart, would leave partial sectors). Reading the derivatives
+// from a shared table (72 loads a thread, 4-way bank conflicts) and staging at
+// a stride of 10 kept the L1/shared pipe 96% busy: 120 against 77 us at 64^3
+// under Nsight Compute on an H200 (L1 61% busy, DRAM 52%; docs/results/h200.md,
+// eighteenth round).
 constexpr int kGeometryThreads = 128;
+constexpr int kGeometryStagingStride = 11;
 __global__ void __launch_bounds__(kGeometryThreads)
     gauss_geometry_kernel(Hex8AssemblyArrays A, double* geometry, std::int64_t points) {
-  __shared__ double s_dN[192], s_out[10 * kGeometryThreads];
-  for (int m = threadIdx.x; m < 192; m += kGeometryThreads) s_dN[m] = c_dN[m];
-  __syncthreads();
+  __shared__ double s_out[kGeometryStagingStride * kGeometryThreads];
   const std::int64_t t = std::int64_t(blockIdx.x) * kGeometryThreads + threadIdx.x;
   if (t < points) {
     const std::int64_t e = t / 8;
     const int q = int(t % 8);
-    double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+    const Hex8GaussProducts shape(q);  // 8 dN_a/dxi_k at Gauss point q
+    const auto* x = reinterpret_cast<const double2*>(A.coordinates + 24 * e);  // 16-byte aligned
+    double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // [3 k + i] = dx_i / dxi_k
+    hex8_for_each_node([&](auto node) {
+      constexpr int a = decltype(node)::value;
+      const double dN[3] = {shape.scaled_derivative<a, 0>(), shape.scaled_derivative<a, 1>(),
+                            shape.scaled_derivative<a, 2>()};
+      // Node a's coordinates are doubles 3a .. 3a + 2 of the element's 24.
+      const double2 first = x[3 * a / 2], second = x[(3 * a + 2) / 2];
+      const double xa[3] = {a % 2 == 0 ? first.x : first.y, a % 2 == 0 ? first.y : second.x,
+                            a % 2 == 0 ? second.x : second.y};
 #pragma unroll
-    for (int a = 0; a < 8; ++a)
+      for (int k = 0; k < 3; ++k)
 #pragma unroll
-      for (int i = 0; i < 3; ++i) {
-        const double x = A.coordinates[24 * e + 3 * a + i];
+        for (int i = 0; i < 3; ++i) J[3 * k + i] += dN[k] * xa[i];
+    });
 #pragma unroll
-        for (int k = 0; k < 3; ++k) J[3 * k + i] += s_dN[(q * 8 + a) * 3 + k] * x;
-      }
+    for (int m = 0; m < 9; ++m) J[m] *= 0.125;
     const double det = det3(J), inv_det = 1.0 / det;
-    double* out = s_out + 10 * threadIdx.x;
+    double* out = s_out + kGeometryStagingStride * threadIdx.x;
 #pragma unroll
     for (int i = 0; i < 3; ++i)
 #pragma unroll
@@ -369,7 +383,7 @@ __global__ void __launch_bounds__(kGeometryThreads)
   const std::int64_t first = 10 * (std::int64_t(blockIdx.x) * kGeometryThreads);
   const std::int64_t count = 10 * points - first;
   for (int m = threadIdx.x; m < 10 * kGeometryThreads && m < count; m += kGeometryThreads)
-    geometry[first + m] = s_out[m];
+    geometry[first + m] = s_out[kGeometryStagingStride * (m / 10) + m % 10];
 }
 
 // Kernel 2: a block of 576 threads per element, thread r*24 + c computes entry

@@ -329,6 +329,9 @@ struct GaussGeometryKernel {
   using Scratch =
       Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   static constexpr int kElementsPerTeam = 4;
+  // Staging stride per Gauss point, in doubles: odd, so that the 8-byte
+  // stores of 16 lanes fall on distinct bank pairs of GPU shared memory.
+  static constexpr int kStagingStride = 11;
   AssemblyCommon<Space> d;  // coordinates in the geometry array's element order
   Kokkos::View<double*, typename Space::memory_space> geometry;
   std::int64_t elements;
@@ -340,34 +343,41 @@ struct GaussGeometryKernel {
     const std::int64_t elements = std::int64_t(geometry.extent(0) / 80);
     const auto policy =
         Kokkos::TeamPolicy<Space>((elements + kElementsPerTeam - 1) / kElementsPerTeam, 1, 32)
-            .set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(80 * kElementsPerTeam)));
+            .set_scratch_size(
+                0, Kokkos::PerTeam(Scratch::shmem_size(kStagingStride * 8 * kElementsPerTeam)));
     Kokkos::parallel_for(label, policy, GaussGeometryKernel{d, geometry, elements, layout});
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
     const std::int64_t e0 = std::int64_t(kElementsPerTeam) * team.league_rank();
     const int count = int(elements - e0 < kElementsPerTeam ? elements - e0 : kElementsPerTeam);
-    Scratch staged(team.team_scratch(0), 80 * kElementsPerTeam);
+    Scratch staged(team.team_scratch(0), kStagingStride * 8 * kElementsPerTeam);
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8 * count), [&](const int point) {
       const std::int64_t e = e0 + point / 8;
-      const int q = point % 8;
+      // The 12 shape-function products of Gauss point q, node a a compile-time
+      // constant (hex8_shape.hpp): 8 dN_a/dxi_k in registers, no table reads.
+      const Hex8GaussProducts shape(point % 8);
       double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-      for (int a = 0; a < 8; ++a) {
-        double N, dN[3];  // from the signs: no table reads (hex8_shape.hpp)
-        hex8_gauss_shape(a, q, N, dN);
+      hex8_for_each_node([&](auto node) {
+        constexpr int a = decltype(node)::value;
+        const double dN[3] = {shape.scaled_derivative<a, 0>(), shape.scaled_derivative<a, 1>(),
+                              shape.scaled_derivative<a, 2>()};
         for (int k = 0; k < 3; ++k)
           for (int i = 0; i < 3; ++i) J[3 * k + i] += dN[k] * d.coordinates(24 * e + 3 * a + i);
-      }
+      });
+      for (int m = 0; m < 9; ++m) J[m] *= 0.125;
       double inv[9];
       const double det = invert3(J, inv);
-      for (int m = 0; m < 9; ++m) staged(10 * point + m) = inv[m];
-      staged(10 * point + 9) = det * kGaussWeight;
+      for (int m = 0; m < 9; ++m) staged(kStagingStride * point + m) = inv[m];
+      staged(kStagingStride * point + 9) = det * kGaussWeight;
     });
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 80 * count), [&](const int out) {
-      const int e = out / 80, m = out % 80 / 8, q = out % 8;  // value_major's order
-      geometry(80 * e0 + out) =
-          staged(layout == GeometryLayout::point_major ? out : 80 * e + 10 * q + m);
+      const int e = out / 80;
+      // point_major: [10 (8 e + q) + m]; value_major: [80 e + 8 m + q].
+      const int q = layout == GeometryLayout::point_major ? out % 80 / 10 : out % 8;
+      const int m = layout == GeometryLayout::point_major ? out % 10 : out % 80 / 8;
+      geometry(80 * e0 + out) = staged(kStagingStride * (8 * e + q) + m);
     });
   }
 };
