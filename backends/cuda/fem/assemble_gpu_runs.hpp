@@ -377,7 +377,7 @@ void register_variants(Variant<FemAssemble> (*make_variant)(const std::string&, 
     return std::make_unique<TiledRun<Backend, Calls>>(p);
   };
   Registry<FemAssemble>::add(std::move(tiled));
-  // node-gather: 329 / 347 M elements/s at 64^3 / 128^3 on an H200 against
+  // node-gather: 338 / 353 M elements/s at 64^3 / 128^3 on an H200 against
   // factored-atomic-runs' 267 / 272 M (docs/fem.md, strategy (h)), so first for "auto".
   auto gather = make_variant("node-gather", 62);
   gather.prepare = [](const AssemblyProblem& p) {
