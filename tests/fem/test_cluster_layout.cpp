@@ -273,8 +273,11 @@ TEST(FemClusterLayout, WarpsOrderedByNodeCountsFinishEveryCluster) {
                            inputs::fan_mesh(16, 2, ppkit::testing::test_seed())}) {
     const auto problem = make_assembly_problem(mesh, inputs::random_material(rng));
     const auto nodes = make_node_gather_layout(problem);
-    for (const ClusterGatherOptions options : {ClusterGatherOptions{}, {16, 400, 40, 3}})
-      for (const int warps : {1, 5, 16}) {
+    // The defaults, small clusters, and cuda/cluster-gather's own setting (colour
+    // groups of its 20 warps).
+    for (const ClusterGatherOptions options :
+         {ClusterGatherOptions{}, {16, 400, 40, 3}, {64, 1728, 128, 20}})
+      for (const int warps : {1, 5, 16, 20}) {
         expect_schedule_finishes(problem, make_cluster_gather_layout(problem, nodes, options),
                                  warps);
         if (HasFatalFailure()) return;

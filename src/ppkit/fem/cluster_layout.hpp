@@ -37,7 +37,7 @@ struct ClusterGatherOptions {
   int max_nodes = 64;        // nodes per cluster, 1..255 (element node slots are 8-bit)
   int max_blocks = 1728;     // accumulator blocks per cluster (72 B each), 27..65,534
   int max_elements = 128;    // elements per cluster, at least every element of one node
-  int colour_capacity = 16;  // elements per colour group, 1 or more (the kernel's warps)
+  int colour_capacity = 16;  // elements per colour group, 1 or more (CUDA kernel: 20 warps)
 };
 
 // Unused entry of ClusterGatherLayout::lane_blocks / node_slots: node a of
