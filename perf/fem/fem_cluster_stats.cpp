@@ -6,10 +6,19 @@
 //   ppkit_fem_cluster_stats 64 --perturbation 0   # the same box unmoved
 //   ppkit_fem_cluster_stats 64 --max-nodes 32 --max-blocks 864 --max-elements 75 --colour-capacity
 //   8
+//   ppkit_fem_cluster_stats 64 --group 8          # 8 consecutive clusters forming elements
+//   together
+//
+// --group G counts the elements around each run of G consecutive clusters once,
+// as G thread blocks of one Hopper thread-block cluster sharing their
+// accumulators through distributed shared memory would form them (docs/fem.md,
+// "Not done / open"): the formations per element such a kernel would need.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "ppkit/fem/cluster_layout.hpp"
 
@@ -19,7 +28,7 @@ int usage(const char* message) {
   std::fprintf(stderr,
                "ppkit_fem_cluster_stats: %s\n"
                "usage: ppkit_fem_cluster_stats N [--perturbation P] [--max-nodes M] "
-               "[--max-blocks B] [--max-elements E] [--colour-capacity C]\n"
+               "[--max-blocks B] [--max-elements E] [--colour-capacity C] [--group G]\n"
                "  N: elements per side of the box (1..256); P: node moves in edges (0..0.15, "
                "default 0.15)\n",
                message);
@@ -34,6 +43,7 @@ int main(int argc, char** argv) {
   const int n = std::atoi(argv[1]);
   if (n < 1 || n > 256) return usage("N is out of range");
   double perturbation = 0.15;
+  int group = 1;
   ClusterGatherOptions options;
   for (int k = 2; k < argc; k += 2) {
     if (k + 1 >= argc) return usage((std::string("missing the value of ") + argv[k]).c_str());
@@ -49,9 +59,12 @@ int main(int argc, char** argv) {
       options.max_elements = int(value);
     else if (name == "--colour-capacity")
       options.colour_capacity = int(value);
+    else if (name == "--group")
+      group = int(value);
     else
       return usage(("unknown option " + name).c_str());
   }
+  if (group < 1) return usage("G must be 1 or more");
   try {
     BoxMeshSpec spec;
     spec.elements = {n, n, n};
@@ -72,6 +85,20 @@ int main(int argc, char** argv) {
         options.colour_capacity, (long long)L.num_clusters(), (long long)L.num_cluster_elements(),
         double(L.num_cluster_elements()) / elements, groups, groups / double(L.num_clusters()),
         L.max_nodes, L.max_blocks, L.max_elements, L.max_colours);
+    if (group > 1) {
+      // Distinct elements of each run of `group` clusters.
+      long long formations = 0;
+      std::vector<std::int32_t> around;
+      for (std::int64_t c0 = 0; c0 < L.num_clusters(); c0 += group) {
+        const std::int64_t c1 = std::min<std::int64_t>(c0 + group, L.num_clusters());
+        around.assign(L.elements.begin() + L.colour_offsets[L.cluster_colours[c0]],
+                      L.elements.begin() + L.colour_offsets[L.cluster_colours[c1]]);
+        std::sort(around.begin(), around.end());
+        formations += std::unique(around.begin(), around.end()) - around.begin();
+      }
+      std::printf("groups of %d clusters: %lld formations = %.3f per element\n", group, formations,
+                  double(formations) / elements);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ppkit_fem_cluster_stats: %s\n", e.what());
     return 1;
