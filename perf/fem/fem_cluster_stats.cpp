@@ -12,7 +12,8 @@
 // --group G counts the elements around each run of G consecutive clusters once,
 // as G thread blocks of one Hopper thread-block cluster sharing their
 // accumulators through distributed shared memory would form them (docs/fem.md,
-// "Not done / open"): the formations per element such a kernel would need.
+// "Not done / open"): the formations per element such a kernel would need, and
+// the share of their blocks it would add into another block's accumulator.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -86,18 +87,41 @@ int main(int argc, char** argv) {
         double(L.num_cluster_elements()) / elements, groups, groups / double(L.num_clusters()),
         L.max_nodes, L.max_blocks, L.max_elements, L.max_colours);
     if (group > 1) {
-      // Distinct elements of each run of `group` clusters.
-      long long formations = 0;
+      // Distinct elements of each run of `group` clusters, each formed once by
+      // the cluster holding most of its nodes (its owner); its blocks of the
+      // group's other clusters' nodes would be added remotely (distributed
+      // shared memory).
+      std::vector<std::int64_t> cluster_of_node(std::size_t(problem.mesh.num_nodes()), -1);
+      for (std::int64_t c = 0; c < L.num_clusters(); ++c)
+        for (std::int64_t slot = L.cluster_slots[c]; slot < L.cluster_slots[c + 1]; ++slot)
+          cluster_of_node[std::size_t(L.node_of_slot[std::size_t(slot)])] = c;
+      long long formations = 0, local = 0, remote = 0;
       std::vector<std::int32_t> around;
       for (std::int64_t c0 = 0; c0 < L.num_clusters(); c0 += group) {
         const std::int64_t c1 = std::min<std::int64_t>(c0 + group, L.num_clusters());
         around.assign(L.elements.begin() + L.colour_offsets[L.cluster_colours[c0]],
                       L.elements.begin() + L.colour_offsets[L.cluster_colours[c1]]);
         std::sort(around.begin(), around.end());
-        formations += std::unique(around.begin(), around.end()) - around.begin();
+        around.erase(std::unique(around.begin(), around.end()), around.end());
+        formations += std::int64_t(around.size());
+        for (const std::int32_t e : around) {
+          std::vector<int> in_cluster(std::size_t(c1 - c0), 0);
+          for (int a = 0; a < 8; ++a) {
+            const std::int64_t c =
+                cluster_of_node[std::size_t(problem.mesh.elements[8 * std::size_t(e) + a])];
+            if (c >= c0 && c < c1) ++in_cluster[std::size_t(c - c0)];
+          }
+          const int owner = *std::max_element(in_cluster.begin(), in_cluster.end());
+          local += owner;
+          for (const int count : in_cluster) remote += count;
+          remote -= owner;
+        }
       }
-      std::printf("groups of %d clusters: %lld formations = %.3f per element\n", group, formations,
-                  double(formations) / elements);
+      std::printf(
+          "groups of %d clusters: %lld formations = %.3f per element; of the rows' blocks they "
+          "add, %.1f%% go to another cluster of the group than the forming one\n",
+          group, formations, double(formations) / elements,
+          100.0 * double(remote) / double(local + remote));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ppkit_fem_cluster_stats: %s\n", e.what());
