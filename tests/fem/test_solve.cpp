@@ -174,6 +174,20 @@ TEST(FemCantilever, GmshBeamMatchesTheBoxAndTheory) {
   EXPECT_NEAR(f.relative_error, b.relative_error, 1e-6);
 }
 
+TEST(FemCantilever, ShippedGmshBeamIsTheBoxBeam) {
+  // examples/fem/beam_20x2x2.msh, the example of docs/fem.md ("How to run").
+  CantileverSpec box;
+  box.elements = {20, 2, 2};
+  CantileverSpec file;
+  file.mesh_file = std::string(PPKIT_FEM_EXAMPLES) + "/beam_20x2x2.msh";
+  const auto b = solve_cantilever(box);
+  const auto f = solve_cantilever(file);
+  EXPECT_NEAR(f.tip_deflection, b.tip_deflection, 1e-8 * b.tip_deflection);
+  EXPECT_EQ(f.beam, box.size);
+  EXPECT_EQ(f.problem.mesh.node_groups.at("fixed").size(), 9u);
+  EXPECT_EQ(f.problem.mesh.node_groups.at("loaded").size(), 9u);
+}
+
 TEST(FemCantilever, GmshMeshWithoutALoadedGroupOrNotABeam) {
   BoxMeshSpec beam;
   beam.elements = {6, 2, 2};
