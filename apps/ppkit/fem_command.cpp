@@ -253,7 +253,9 @@ void add_fem_command(CLI::App& app) {
 
   auto ca = std::make_shared<CantileverArgs>();
   auto* cs = fem->add_subcommand(
-      "cantilever", "Cantilever fixed at x=0 with an end load: CG solve vs Timoshenko beam theory");
+      "cantilever",
+      "Cantilever (a box fixed at x=0, or a Gmsh beam's \"fixed\" group) with an end load: CG "
+      "solve vs Timoshenko beam theory");
   auto* elements = cs->add_option("--elements", ca->elements,
                                   "Elements NX,NY,NZ along length, width, height (default 40,4,4)");
   auto* size = cs->add_option("--size", ca->size, "Beam L,B,H in m (default 10,1,1)");

@@ -27,7 +27,7 @@ struct CantileverSpec {
   std::string mesh_file;
   double youngs_modulus = 2.0e11;  // Pa (steel)
   double poisson_ratio = 0.3;
-  double load = 1.0e5;           // N, total, in -z at x = L
+  double load = 1.0e5;           // N, total, in -z over the loaded end (x = L on the box)
   std::string variant = "auto";  // fem.assemble variant
   CgOptions cg;
 };
