@@ -38,14 +38,7 @@ const std::vector<std::int32_t>& node_group(const HexMesh& mesh, const std::stri
 // held at its x-minimum face and loaded at its x-maximum face. `beam` gets the
 // box's extents.
 bool is_box_beam(const HexMesh& mesh, std::array<double, 3>& beam) {
-  std::array<double, 3> low, high;
-  low.fill(std::numeric_limits<double>::infinity());
-  high.fill(-std::numeric_limits<double>::infinity());
-  for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
-    for (int i = 0; i < 3; ++i) {
-      low[i] = std::min(low[i], mesh.coordinates[3 * v + i]);
-      high[i] = std::max(high[i], mesh.coordinates[3 * v + i]);
-    }
+  const auto [low, high] = mesh_bounds(mesh);
   for (int i = 0; i < 3; ++i) beam[i] = high[i] - low[i];
   const double tolerance = 1e-9 * std::max({beam[0], beam[1], beam[2]});
   const auto all_at_x = [&](const std::vector<std::int32_t>& nodes, double x) {

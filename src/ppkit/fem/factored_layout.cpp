@@ -35,16 +35,7 @@ std::vector<std::int64_t> order_by_code(const std::vector<std::uint64_t>& code) 
 // over the mesh's bounding box: result[k] = index of the k-th point.
 std::vector<std::int64_t> morton_order_of_points(const HexMesh& mesh,
                                                  const std::vector<double>& points) {
-  double lo[3], hi[3];
-  for (int i = 0; i < 3; ++i) {
-    lo[i] = std::numeric_limits<double>::max();
-    hi[i] = std::numeric_limits<double>::lowest();
-  }
-  for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
-    for (int i = 0; i < 3; ++i) {
-      lo[i] = std::min(lo[i], mesh.coordinates[3 * v + i]);
-      hi[i] = std::max(hi[i], mesh.coordinates[3 * v + i]);
-    }
+  const auto [lo, hi] = mesh_bounds(mesh);
   const std::int64_t count = std::int64_t(points.size() / 3);
   std::vector<std::uint64_t> code(count);
   for (std::int64_t p = 0; p < count; ++p) {
@@ -93,11 +84,9 @@ std::vector<std::int64_t> lattice_morton_node_order(const HexMesh& mesh) {
         if (std::abs(y[i] - x[i]) > std::abs(y[axis] - x[axis])) axis = i;
       extents[axis].push_back(std::abs(y[axis] - x[axis]));
     }
-  double lo[3], spacing[3];
+  const std::array<double, 3> lo = mesh_bounds(mesh).low;
+  double spacing[3];
   for (int i = 0; i < 3; ++i) {
-    lo[i] = std::numeric_limits<double>::max();
-    for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
-      lo[i] = std::min(lo[i], mesh.coordinates[3 * v + i]);
     auto& list = extents[i];
     spacing[i] = 0;
     if (!list.empty()) {

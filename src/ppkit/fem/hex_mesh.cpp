@@ -1,6 +1,7 @@
 #include "ppkit/fem/hex_mesh.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -61,6 +62,18 @@ HexMesh make_box_mesh(const BoxMeshSpec& spec) {
   std::sort(fixed.begin(), fixed.end());
   std::sort(loaded.begin(), loaded.end());
   return mesh;
+}
+
+MeshBounds mesh_bounds(const HexMesh& mesh) {
+  MeshBounds b;
+  b.low.fill(std::numeric_limits<double>::infinity());
+  b.high.fill(-std::numeric_limits<double>::infinity());
+  for (std::int64_t v = 0; v < mesh.num_nodes(); ++v)
+    for (int i = 0; i < 3; ++i) {
+      b.low[i] = std::min(b.low[i], mesh.coordinates[3 * v + i]);
+      b.high[i] = std::max(b.high[i], mesh.coordinates[3 * v + i]);
+    }
+  return b;
 }
 
 double jacobian_determinant(const HexMesh& mesh, std::int64_t element,

@@ -44,6 +44,13 @@ HexMesh make_box_mesh(const BoxMeshSpec& spec);
 // "element 7" or "element 7 (Gmsh element tag 12, mesh.msh line 40)".
 std::string element_label(const HexMesh& mesh, std::int64_t element);
 
+// The smallest and largest coordinates of the mesh's nodes along x, y, z
+// (infinities for a mesh without nodes).
+struct MeshBounds {
+  std::array<double, 3> low, high;
+};
+MeshBounds mesh_bounds(const HexMesh& mesh);
+
 // Determinant of the Jacobian of element e at natural point xi.
 double jacobian_determinant(const HexMesh& mesh, std::int64_t element,
                             const std::array<double, 3>& xi);
