@@ -4,8 +4,12 @@
 # configured CUDA build (Makefile generator), e.g. the h100 target's build/h100.
 #
 #   scripts/ptxas-report.sh BUILD_DIR [SOURCE...]
+#   PPKIT_PTXAS_ARCH=sm_80 scripts/ptxas-report.sh BUILD_DIR [SOURCE...]
 #
-# Default sources: backends/cuda/fem/assemble_cuda_kernels.cu (nvcc with the
+# PPKIT_PTXAS_ARCH compiles the .cu sources for that architecture instead of
+# the build's (e.g. the sm_80 path of a kernel from an sm_90 build).
+#
+# Default sources: backends/cuda/fem/assemble_{cuda,cluster}_kernels.cu (nvcc with the
 # ppkit target's CUDA flags) and src/ppkit/fem/assemble_kokkos_*.cpp (the
 # build's C++ compiler and flags: nvcc_wrapper in a Kokkos-CUDA build). Object
 # files go to a temporary directory; the build is not touched. docs/fem.md,
@@ -22,7 +26,8 @@ cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
 sources=("$@")
 if [[ ${#sources[@]} -eq 0 ]]; then
-  sources=("$root/backends/cuda/fem/assemble_cuda_kernels.cu" "$root"/src/ppkit/fem/assemble_kokkos_*.cpp)
+  sources=("$root/backends/cuda/fem/assemble_cuda_kernels.cu"
+           "$root/backends/cuda/fem/assemble_cluster_kernels.cu" "$root"/src/ppkit/fem/assemble_kokkos_*.cpp)
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -31,8 +36,13 @@ for source in "${sources[@]}"; do
   echo "== ${source#"$root"/}"
   if [[ $source == *.cu ]]; then
     [[ -n $nvcc ]] || { echo "ptxas-report: $build has no CUDA compiler" >&2; exit 2; }
-    # shellcheck disable=SC2046
-    (cd "$build" && "$nvcc" $(value CUDA_DEFINES) $(value CUDA_INCLUDES) $(value CUDA_FLAGS) \
+    cuda_flags=$(value CUDA_FLAGS)
+    if [[ -n ${PPKIT_PTXAS_ARCH:-} ]]; then
+      cuda_flags=$(sed -E 's/--generate-code=[^ ]+//g' <<<"$cuda_flags")
+      cuda_flags="$cuda_flags -arch=$PPKIT_PTXAS_ARCH"
+    fi
+    # shellcheck disable=SC2046,SC2086
+    (cd "$build" && "$nvcc" $(value CUDA_DEFINES) $(value CUDA_INCLUDES) $cuda_flags \
       -Xptxas -v -c "$source" -o "$work/object.o") 2>&1
   else
     # shellcheck disable=SC2046
