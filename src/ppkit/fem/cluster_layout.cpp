@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <string>
+#include <utility>
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/fem/factored_layout.hpp"  // lattice_morton_node_order
@@ -125,9 +126,11 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
   std::vector<int> colour_of, owner_of;  // per group element
   std::vector<int> colour_sizes;         // per (owner, colour): elements
   std::vector<int> owned;                // per cluster of the group: elements it forms
-  std::vector<int> waits;                // per (group element, a): node_waits
-  std::vector<std::int64_t> by_colour;   // group elements in colour order
-  std::vector<int> emitted;              // per group node: its elements emitted so far
+  std::vector<std::pair<unsigned, std::int64_t>> ties;  // (tied clusters' bits, group element)
+  std::vector<int> candidates;                          // a tie class's clusters
+  std::vector<int> waits;                               // per (group element, a): node_waits
+  std::vector<std::int64_t> by_colour;                  // group elements in colour order
+  std::vector<int> emitted;  // per group node: its elements emitted so far
   const int group_size = options.cluster_group;
   L.cluster_group = group_size;
   for (std::int64_t c0 = 0; c0 < L.num_clusters(); c0 += group_size) {
@@ -151,32 +154,45 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     const std::int64_t count = std::int64_t(starts.size());
     starts.push_back(std::int64_t(incidences.size()));
 
-    // Owners: the cluster with most of the element's nodes; ties, after the
-    // elements without one, to the tied cluster forming fewest so far.
+    // Owners: the cluster with most of the element's nodes. Ties, after the
+    // elements without one, class by class (the set of tied clusters), each
+    // class dealt round-robin to its clusters, from the one forming fewest:
+    // on a brick every class splits evenly (8 bricks of 4^3 nodes: 64 + 27.1
+    // elements each). Giving each tie to the tied cluster forming fewest so
+    // far does not: a class taken late goes whole to the clusters the
+    // earlier ones passed over (99 against 85 elements at 64^3).
     owner_of.assign(count, -1);
     owned.assign(std::size_t(c1 - c0), 0);
     std::array<int, kClusterMaxGroup> in_cluster{};
-    const auto most_nodes = [&](std::int64_t j) {
+    ties.clear();
+    for (std::int64_t j = 0; j < count; ++j) {
       in_cluster.fill(0);
       for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) ++in_cluster[incidences[m].rank];
-      return *std::max_element(in_cluster.begin(), in_cluster.end());
-    };
-    for (std::int64_t j = 0; j < count; ++j) {
-      const int most = most_nodes(j);
-      if (std::count(in_cluster.begin(), in_cluster.end(), most) == 1) {
+      const int most = *std::max_element(in_cluster.begin(), in_cluster.end());
+      unsigned tied = 0;
+      for (int r = 0; r < kClusterMaxGroup; ++r) tied |= unsigned(in_cluster[r] == most) << r;
+      if ((tied & (tied - 1)) == 0) {
         owner_of[j] =
             int(std::max_element(in_cluster.begin(), in_cluster.end()) - in_cluster.begin());
         ++owned[owner_of[j]];
+      } else {
+        ties.push_back({tied, j});
       }
     }
-    for (std::int64_t j = 0; j < count; ++j) {
-      if (owner_of[j] >= 0) continue;
-      const int most = most_nodes(j);
-      int owner = -1;
+    std::sort(ties.begin(), ties.end());
+    for (std::size_t b = 0, e = 0; b < ties.size(); b = e) {
+      const unsigned tied = ties[b].first;
+      for (e = b; e < ties.size() && ties[e].first == tied;) ++e;
+      candidates.clear();
       for (int r = 0; r < int(c1 - c0); ++r)
-        if (in_cluster[r] == most && (owner < 0 || owned[r] < owned[owner])) owner = r;
-      owner_of[j] = owner;
-      ++owned[owner];
+        if (tied >> r & 1) candidates.push_back(r);
+      std::stable_sort(candidates.begin(), candidates.end(),
+                       [&](int x, int y) { return owned[x] < owned[y]; });
+      for (std::size_t t = b; t < e; ++t) {
+        const int owner = candidates[(t - b) % candidates.size()];
+        owner_of[ties[t].second] = owner;
+        ++owned[owner];
+      }
     }
 
     used.assign(std::size_t(s1 - s0) * kColourWords, 0);
