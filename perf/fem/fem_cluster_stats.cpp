@@ -89,14 +89,16 @@ int main(int argc, char** argv) {
       // The blocks the group's clusters add into another cluster's
       // accumulator (distributed shared memory), and how evenly the groups
       // share their elements: each group waits for its busiest cluster.
-      long long local = 0, remote = 0, busiest = 0;
+      long long local = 0, remote = 0, atomic = 0, busiest = 0;
       for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
         const int rank = int(c % options.cluster_group);
         for (std::int64_t k = L.colour_offsets[L.cluster_colours[c]];
              k < L.colour_offsets[L.cluster_colours[c + 1]]; ++k)
           for (int a = 0; a < 8; ++a)
-            if (L.node_slots[8 * std::size_t(k) + a] != kClusterNoSlot)
+            if (L.node_slots[8 * std::size_t(k) + a] != kClusterNoSlot) {
               (L.node_ranks[8 * std::size_t(k) + a] == rank ? local : remote) += 8;
+              if (L.node_waits[8 * std::size_t(k) + a] == kClusterAddAtomically) atomic += 8;
+            }
       }
       for (std::int64_t c0 = 0; c0 < L.num_clusters(); c0 += options.cluster_group) {
         long long most = 0;
@@ -110,10 +112,11 @@ int main(int argc, char** argv) {
           double((L.num_clusters() + options.cluster_group - 1) / options.cluster_group);
       std::printf(
           "groups of %d clusters: of the rows' blocks added, %.1f%% go to another cluster of the "
-          "group than the forming one; the busiest cluster of a group forms %.1f elements on "
-          "average (%.1f per cluster)\n",
+          "group than the forming one, %.1f%% are added atomically (to nodes another cluster adds "
+          "into); the busiest cluster of a group forms %.1f elements on average (%.1f per "
+          "cluster)\n",
           options.cluster_group, 100.0 * double(remote) / double(local + remote),
-          double(busiest) / groups_count,
+          100.0 * double(atomic) / double(local + remote), double(busiest) / groups_count,
           double(L.num_cluster_elements()) / double(L.num_clusters()));
     }
   } catch (const std::exception& e) {

@@ -72,6 +72,7 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
       for (int a = 0; a < 8; ++a)
         if (in_group(mesh.elements[8 * e + a])) expected.insert(std::int32_t(e));
     std::map<std::int64_t, std::vector<int>> waits;  // per group node: its elements' waits
+    std::set<std::int64_t> added_by_others;          // group nodes another cluster adds into
     for (std::int64_t c = c0; c < c1; ++c) {
       const int rank = int(c - c0);
       std::int64_t formed = 0;
@@ -103,6 +104,7 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
             EXPECT_TRUE(colour_nodes.insert(v).second)
                 << "two elements of one colour share node " << v;
             waits[v].push_back(L.node_waits[8 * k + a]);
+            if (cluster_of[v] != c) added_by_others.insert(v);
             EXPECT_EQ(L.node_slots[8 * k + a], slot_of[v]);
             EXPECT_EQ(L.node_ranks[8 * k + a], cluster_of[v] - c0);
             const std::int64_t row = pattern.row_offsets[3 * v];
@@ -124,8 +126,16 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
       EXPECT_LE(L.cluster_colours[c + 1] - L.cluster_colours[c], L.max_colours);
     }
     EXPECT_EQ(seen, expected);
-    // A node's elements add its blocks one after another: waits 0, 1, 2, ...
+    // A node's elements add its blocks one after another: waits 0, 1, 2, ...;
+    // all atomically where another cluster adds into it.
     for (auto& [v, list] : waits) {
+      if (added_by_others.count(v)) {
+        EXPECT_TRUE(
+            std::all_of(list.begin(), list.end(), [](int w) { return w == kClusterAddAtomically; }))
+            << "node " << v << " of cluster " << cluster_of[v]
+            << " is added into by another cluster but waits";
+        continue;
+      }
       std::sort(list.begin(), list.end());
       for (std::size_t m = 0; m < list.size(); ++m)
         EXPECT_EQ(list[m], int(m)) << "node " << v << "'s elements wait for the same count";
@@ -208,7 +218,8 @@ AssemblyProblem distorted_problem(std::array<int, 3> n) {
 // The kernel's schedule on the host: in each cluster `warps` warps take the
 // cluster's elements round-robin in colour order; a warp adds its element
 // once every group node of it has node_waits elements added (the counters of
-// the group's clusters). Every group must finish (no warp waits forever).
+// the group's clusters; nodes added into atomically wait for nothing). Every
+// group must finish (no warp waits forever).
 void expect_schedule_finishes(const AssemblyProblem& problem, const ClusterGatherLayout& L,
                               int warps) {
   const std::int64_t G = L.cluster_group;
@@ -230,14 +241,17 @@ void expect_schedule_finishes(const AssemblyProblem& problem, const ClusterGathe
         const std::int64_t k = next[w];
         if (k >= end[w]) continue;
         bool ready = true;
+        const auto counted = [&](int a) {
+          return L.node_slots[8 * k + a] != kClusterNoSlot &&
+                 L.node_waits[8 * k + a] != kClusterAddAtomically;
+        };
         for (int a = 0; a < 8; ++a)
-          if (L.node_slots[8 * k + a] != kClusterNoSlot)
+          if (counted(a))
             ready = ready && added.at(L.node_ranks[8 * k + a]).at(L.node_slots[8 * k + a]) ==
                                  L.node_waits[8 * k + a];
         if (!ready) continue;
         for (int a = 0; a < 8; ++a)
-          if (L.node_slots[8 * k + a] != kClusterNoSlot)
-            ++added[L.node_ranks[8 * k + a]][L.node_slots[8 * k + a]];
+          if (counted(a)) ++added[L.node_ranks[8 * k + a]][L.node_slots[8 * k + a]];
         next[w] += warps;
         ++done;
         progress = true;

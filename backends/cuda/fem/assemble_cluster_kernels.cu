@@ -47,9 +47,8 @@ using cuda::mma_m8n8k4;
 
 // The thread-block cluster of a cluster group (sm_90; ClusterGatherOptions::
 // cluster_group): this block's rank in it, another block's shared memory
-// (distributed shared memory), the cluster-wide barrier and a fence ordering
-// this thread's accesses to the group's shared memory. Elsewhere a group is
-// one block (the host launches groups of more only on sm_90).
+// (distributed shared memory) and the cluster-wide barrier. Elsewhere a group
+// is one block (the host launches groups of more only on sm_90).
 __device__ __forceinline__ unsigned group_rank() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   return cooperative_groups::this_cluster().block_rank();
@@ -73,14 +72,6 @@ __device__ __forceinline__ void group_sync() {
   __syncthreads();
 #endif
 }
-__device__ __forceinline__ void group_fence() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.acq_rel.cluster;" ::: "memory");
-#else
-  __threadfence_block();
-#endif
-}
-
 __device__ __forceinline__ double body_component(const Hex8ClusterArrays& A, int i) {
   return i == 0 ? A.body_force[0] : (i == 1 ? A.body_force[1] : A.body_force[2]);
 }
@@ -137,10 +128,10 @@ std::size_t shared_bytes(int max_blocks, int max_nodes, int max_elements, int ma
 // kGrouped (sm_90, a thread-block cluster of A.cluster_group blocks, block
 // rank r taking cluster c with c % cluster_group == r): the group's blocks
 // form each element around the group once (the layout's owner) and add the
-// blocks of another block's nodes into that block's accumulator, waiting on
-// and counting in that block's node counters, through distributed shared
-// memory (fenced at cluster scope); cluster barriers replace the block
-// barriers around the elements.
+// blocks of another block's nodes into that block's accumulator through
+// distributed shared memory, atomically, as every add to such a node
+// (kClusterAddAtomically: no waits or counts for it, so no fences at cluster
+// scope); cluster barriers replace the block barriers around the elements.
 template <bool kGrouped>
 __global__ void __launch_bounds__(kClusterThreads, 1)
     cluster_gather_kernel(const Hex8ClusterArrays A, std::int64_t clusters) {
@@ -243,7 +234,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       if (k >= k1) return;
       next_targets = A.lane_blocks[32 * k + lane];
       next_slot = p < 3 ? A.node_slots[8 * k + a] : kClusterNoSlot;
-      next_wait = p == 0 ? A.node_waits[8 * k + a] : 0;
+      next_wait = A.node_waits[8 * k + a];
       next_colour = A.element_colours[k];
       if constexpr (kGrouped) next_rank = A.node_ranks[8 * k + a];
     };
@@ -306,33 +297,39 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       // nodes outside the cluster add into the sink block instead of
       // branching around the adds, so the warp never diverges (a diverged
       // warp took the slow paths of the shuffles and __syncwarp below).
-      // Grouped, node a's accumulator blocks, load and counter are those of
-      // its cluster's block (node_rank), here or in another block of the group.
+      // Grouped, node a's accumulator blocks and load are those of its
+      // cluster's block (node_rank), here or in another block of the group;
+      // a node that other blocks add into takes every add atomically and
+      // in no order (no counter: cluster_layout.hpp, kClusterAddAtomically).
       double* node_accumulator = accumulator;
       double* node_load = load;
-      int* node_added = added;
-      bool remote = false;  // the warp adds into another block's shared memory
+      bool atomic = false;
       if constexpr (kGrouped) {
+        atomic = wait == kClusterAddAtomically;
         if (node_rank != rank) {
           node_accumulator = group_shared(accumulator, node_rank);
           node_load = group_shared(load, node_rank);
-          node_added = group_shared(added, node_rank);
         }
-        remote = __any_sync(0xffffffffu, node_rank != rank);
       }
-      while (__any_sync(0xffffffffu, p == 0 && slot != kClusterNoSlot &&
-                                         *static_cast<volatile int*>(node_added + slot) < wait)) {
+      while (__any_sync(0xffffffffu, p == 0 && slot != kClusterNoSlot && !atomic &&
+                                         *static_cast<volatile int*>(added + slot) < wait)) {
       }
-      if (remote)
-        group_fence();
-      else
-        __threadfence_block();
+      __threadfence_block();
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         unsigned block = h == 0 ? targets & 0xFFFFu : targets >> 16;
         block = block == kClusterNoBlock ? unsigned(A.max_blocks) : block;
         const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
         double* target = node_accumulator + 9 * block;  // the sink's node is this block's
+        if (atomic) {
+#pragma unroll
+          for (int i = 0; i < 3; ++i)
+#pragma unroll
+            for (int j = 0; j < 3; ++j)
+              atomicAdd(target + 3 * i + j, i == j ? (A.lambda + A.mu) * T[i][i][h] + A.mu * trace
+                                                   : A.lambda * T[i][j][h] + A.mu * T[j][i][h]);
+          continue;
+        }
         double old[9];
 #pragma unroll
         for (int m = 0; m < 9; ++m) old[m] = target[m];
@@ -347,16 +344,16 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       // Body force of node a: the sum over its 4 lanes' Gauss points.
       weight += __shfl_xor_sync(0xffffffffu, weight, 1);
       weight += __shfl_xor_sync(0xffffffffu, weight, 2);
-      *(slot != kClusterNoSlot ? node_load + 3 * slot + p : load + 3 * A.max_nodes + p) +=
-          weight * body_component(A, p);
-      if (remote) group_fence();  // this lane's adds to another block, before the count
-      __syncwarp();               // the warp's adds to node a's blocks, then its count
-      if (p == 0 && slot != kClusterNoSlot) {
-        if (remote)
-          group_fence();
-        else
-          __threadfence_block();
-        atomicAdd(node_added + slot, 1);
+      double* node_force =
+          slot != kClusterNoSlot ? node_load + 3 * slot + p : load + 3 * A.max_nodes + p;
+      if (atomic && slot != kClusterNoSlot)
+        atomicAdd(node_force, weight * body_component(A, p));
+      else
+        *node_force += weight * body_component(A, p);
+      __syncwarp();  // the warp's adds to node a's blocks, then its count
+      if (p == 0 && slot != kClusterNoSlot && !atomic) {
+        __threadfence_block();
+        atomicAdd(added + slot, 1);
       }
     }
     // Every element has added (grouped: into every block of the group).

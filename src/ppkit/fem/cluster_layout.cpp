@@ -131,6 +131,7 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
   std::vector<int> waits;                               // per (group element, a): node_waits
   std::vector<std::int64_t> by_colour;                  // group elements in colour order
   std::vector<int> emitted;  // per group node: its elements emitted so far
+  std::vector<char> shared;  // per group node: added into by another cluster
   const int group_size = options.cluster_group;
   L.cluster_group = group_size;
   for (std::int64_t c0 = 0; c0 < L.num_clusters(); c0 += group_size) {
@@ -232,6 +233,12 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     for (const std::int64_t j : by_colour)
       for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
         waits[8 * j + incidences[m].a] = emitted[incidences[m].group_slot]++;
+    // Nodes some element formed by another cluster of the group adds into:
+    // every add to them is atomic, none waits or counts.
+    shared.assign(std::size_t(s1 - s0), 0);
+    for (std::int64_t j = 0; j < count; ++j)
+      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
+        if (incidences[m].rank != owner_of[j]) shared[incidences[m].group_slot] = 1;
 
     // Each cluster's elements in colour order, a colour group per run.
     for (int r = 0; r < int(c1 - c0); ++r) {
@@ -254,7 +261,8 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
           const ClusterIncidence& inc = incidences[m];
           const std::uint32_t base = L.slot_blocks[s0 + inc.group_slot];
           L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
-          L.node_waits[slots_at + inc.a] = std::uint8_t(waits[8 * j + inc.a]);
+          L.node_waits[slots_at + inc.a] =
+              shared[inc.group_slot] ? kClusterAddAtomically : std::uint8_t(waits[8 * j + inc.a]);
           L.node_ranks[slots_at + inc.a] = std::uint8_t(inc.rank);
           for (int pair = 0; pair < 4; ++pair)
             L.lane_blocks[lanes + 4 * inc.a + pair] =

@@ -28,8 +28,11 @@
 // cluster, form each element around the group once instead of once per
 // cluster it touches: the cluster holding most of its nodes forms it and adds
 // the blocks of the group's other clusters' nodes into their accumulators
-// (distributed shared memory). The colours and waits are then the group's:
-// no two elements of one colour share a node of the group. 8 clusters of
+// (distributed shared memory). Those adds, and every add to a node that
+// receives any of them, are atomic and wait for nothing (ordering them across
+// thread blocks needs fences at cluster scope, which measured 2x slower);
+// the other nodes' adds keep the colour order: the group's colours, no two
+// elements of one colour sharing a node of the group. 8 clusters of
 // 4 x 4 x 4 nodes form the 9^3 elements around their 8^3 nodes, 1.42 times
 // per element on the benchmark's boxes instead of 1.94.
 //
@@ -60,6 +63,10 @@ struct ClusterGatherOptions {
 // the element is not in the cluster (its rows belong to another cluster).
 constexpr std::uint16_t kClusterNoBlock = 0xFFFF;
 constexpr std::uint8_t kClusterNoSlot = 0xFF;
+// node_waits entry of a node that elements formed by several clusters of its
+// group add into: every add to its blocks and load is atomic (distributed
+// shared memory), in no fixed order, and none waits for or counts another.
+constexpr std::uint8_t kClusterAddAtomically = 0xFF;
 // Most colour groups of one cluster.
 constexpr int kClusterMaxColours = 256;
 // Most clusters of a group (the portable thread-block cluster size of sm_90).
@@ -85,7 +92,9 @@ struct ClusterGatherLayout {
   std::vector<std::uint8_t> node_slots;
   // 8 per cluster element: how many of the group's elements of lower colours
   // contain node a (a node's elements have distinct colours), so the element
-  // may add node a's blocks once that many have added theirs.
+  // may add node a's blocks once that many have added theirs;
+  // kClusterAddAtomically for a node of a group's cluster that an element
+  // formed by another cluster of the group adds into.
   std::vector<std::uint8_t> node_waits;
   // 8 per cluster element: the rank in the cluster group (0..cluster_group - 1)
   // of node a's cluster, whose accumulator holds its blocks; the forming
