@@ -6,15 +6,15 @@
 //   ppkit_fem_cluster_stats 64 --perturbation 0   # the same box unmoved
 //   ppkit_fem_cluster_stats 64 --max-nodes 32 --max-blocks 864 --max-elements 75 --colour-capacity
 //   8
-//   ppkit_fem_cluster_stats 64 --group 8          # cluster groups of 8 (cuda/cluster-gather
-//                                                 # on sm_90)
+//   ppkit_fem_cluster_stats 64 --group 8          # 8 consecutive clusters forming elements
+//   together
 //
-// --group G builds the layout with ClusterGatherOptions::cluster_group = G: G
-// consecutive clusters, the thread blocks of one thread-block cluster sharing
-// their accumulators through distributed shared memory, form each element
-// around them once. It prints the formations per element, the share of the
-// blocks added into another block's accumulator, and how many elements the
-// busiest cluster of a group forms (the group waits for it).
+// --group G counts the elements around each run of G consecutive clusters once,
+// as G thread blocks of one Hopper thread-block cluster sharing their
+// accumulators through distributed shared memory would form them: the
+// formations per element such a kernel needs, and the share of their blocks it
+// adds into another block's accumulator (docs/fem.md, "Strategy (i)": such
+// kernels were built and measured 2x slower than one block per cluster).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   const int n = std::atoi(argv[1]);
   if (n < 1 || n > 256) return usage("N is out of range");
   double perturbation = 0.15;
+  int group = 1;
   ClusterGatherOptions options;
   for (int k = 2; k < argc; k += 2) {
     if (k + 1 >= argc) return usage((std::string("missing the value of ") + argv[k]).c_str());
@@ -61,10 +62,11 @@ int main(int argc, char** argv) {
     else if (name == "--colour-capacity")
       options.colour_capacity = int(value);
     else if (name == "--group")
-      options.cluster_group = int(value);
+      group = int(value);
     else
       return usage(("unknown option " + name).c_str());
   }
+  if (group < 1) return usage("G must be 1 or more");
   try {
     BoxMeshSpec spec;
     spec.elements = {n, n, n};
@@ -85,39 +87,42 @@ int main(int argc, char** argv) {
         options.colour_capacity, (long long)L.num_clusters(), (long long)L.num_cluster_elements(),
         double(L.num_cluster_elements()) / elements, groups, groups / double(L.num_clusters()),
         L.max_nodes, L.max_blocks, L.max_elements, L.max_colours);
-    if (options.cluster_group > 1) {
-      // The blocks the group's clusters add into another cluster's
-      // accumulator (distributed shared memory), and how evenly the groups
-      // share their elements: each group waits for its busiest cluster.
-      long long local = 0, remote = 0, atomic = 0, busiest = 0;
-      for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
-        const int rank = int(c % options.cluster_group);
-        for (std::int64_t k = L.colour_offsets[L.cluster_colours[c]];
-             k < L.colour_offsets[L.cluster_colours[c + 1]]; ++k)
-          for (int a = 0; a < 8; ++a)
-            if (L.node_slots[8 * std::size_t(k) + a] != kClusterNoSlot) {
-              (L.node_ranks[8 * std::size_t(k) + a] == rank ? local : remote) += 8;
-              if (L.node_waits[8 * std::size_t(k) + a] == kClusterAddAtomically) atomic += 8;
-            }
+    if (group > 1) {
+      // Distinct elements of each run of `group` clusters, each formed once by
+      // the cluster holding most of its nodes (its owner); its blocks of the
+      // group's other clusters' nodes would be added remotely (distributed
+      // shared memory).
+      std::vector<std::int64_t> cluster_of_node(std::size_t(problem.mesh.num_nodes()), -1);
+      for (std::int64_t c = 0; c < L.num_clusters(); ++c)
+        for (std::int64_t slot = L.cluster_slots[c]; slot < L.cluster_slots[c + 1]; ++slot)
+          cluster_of_node[std::size_t(L.node_of_slot[std::size_t(slot)])] = c;
+      long long formations = 0, local = 0, remote = 0;
+      std::vector<std::int32_t> around;
+      for (std::int64_t c0 = 0; c0 < L.num_clusters(); c0 += group) {
+        const std::int64_t c1 = std::min<std::int64_t>(c0 + group, L.num_clusters());
+        around.assign(L.elements.begin() + L.colour_offsets[L.cluster_colours[c0]],
+                      L.elements.begin() + L.colour_offsets[L.cluster_colours[c1]]);
+        std::sort(around.begin(), around.end());
+        around.erase(std::unique(around.begin(), around.end()), around.end());
+        formations += std::int64_t(around.size());
+        for (const std::int32_t e : around) {
+          std::vector<int> in_cluster(std::size_t(c1 - c0), 0);
+          for (int a = 0; a < 8; ++a) {
+            const std::int64_t c =
+                cluster_of_node[std::size_t(problem.mesh.elements[8 * std::size_t(e) + a])];
+            if (c >= c0 && c < c1) ++in_cluster[std::size_t(c - c0)];
+          }
+          const int owner = *std::max_element(in_cluster.begin(), in_cluster.end());
+          local += owner;
+          for (const int count : in_cluster) remote += count;
+          remote -= owner;
+        }
       }
-      for (std::int64_t c0 = 0; c0 < L.num_clusters(); c0 += options.cluster_group) {
-        long long most = 0;
-        for (std::int64_t c = c0;
-             c < std::min<std::int64_t>(c0 + options.cluster_group, L.num_clusters()); ++c)
-          most = std::max<long long>(most, L.colour_offsets[L.cluster_colours[c + 1]] -
-                                               L.colour_offsets[L.cluster_colours[c]]);
-        busiest += most;
-      }
-      const double groups_count =
-          double((L.num_clusters() + options.cluster_group - 1) / options.cluster_group);
       std::printf(
-          "groups of %d clusters: of the rows' blocks added, %.1f%% go to another cluster of the "
-          "group than the forming one, %.1f%% are added atomically (to nodes another cluster adds "
-          "into); the busiest cluster of a group forms %.1f elements on average (%.1f per "
-          "cluster)\n",
-          options.cluster_group, 100.0 * double(remote) / double(local + remote),
-          100.0 * double(atomic) / double(local + remote), double(busiest) / groups_count,
-          double(L.num_cluster_elements()) / double(L.num_clusters()));
+          "groups of %d clusters: %lld formations = %.3f per element; of the rows' blocks they "
+          "add, %.1f%% go to another cluster of the group than the forming one\n",
+          group, formations, double(formations) / elements,
+          100.0 * double(remote) / double(local + remote));
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ppkit_fem_cluster_stats: %s\n", e.what());

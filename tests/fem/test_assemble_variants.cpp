@@ -29,9 +29,8 @@ TEST_P(FemAssembleTest, MatchesReferenceOnDistortedBox) {
   EXPECT_LE(assembly_relative_error(run->result(), reference), kTolerance);
 }
 
-// Enough nodes (11,025) for 172 clusters of 64 in 22 groups of 8: more than a
-// GPU holds at once, so the persistent blocks of cluster-gather and
-// cluster-group-gather take several rounds and the last group is partial.
+// Enough nodes (11,025) for 172 clusters of 64, more than an H200 holds at once
+// (132 blocks): cluster-gather's persistent blocks take several rounds.
 TEST_P(FemAssembleTest, MatchesReferenceOnABoxOfManyClusters) {
   const unsigned seed = ppkit::testing::test_seed() + 7;
   std::mt19937_64 rng(seed);

@@ -24,7 +24,6 @@
 // 1-2% slower (docs/fem.md, strategy (i)).
 #include "backends/cuda/fem/assemble_cluster_kernels.hpp"
 
-#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -45,33 +44,6 @@ constexpr int kClusterThreads = 32 * kClusterWarps;
 using cuda::mma_m16n8k8;  // sm_90
 using cuda::mma_m8n8k4;
 
-// The thread-block cluster of a cluster group (sm_90; ClusterGatherOptions::
-// cluster_group): this block's rank in it, another block's shared memory
-// (distributed shared memory) and the cluster-wide barrier. Elsewhere a group
-// is one block (the host launches groups of more only on sm_90).
-__device__ __forceinline__ unsigned group_rank() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return cooperative_groups::this_cluster().block_rank();
-#else
-  return 0;
-#endif
-}
-template <class T>
-__device__ __forceinline__ T* group_shared(T* local, unsigned rank) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  return cooperative_groups::this_cluster().map_shared_rank(local, rank);
-#else
-  (void)rank;
-  return local;
-#endif
-}
-__device__ __forceinline__ void group_sync() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cooperative_groups::this_cluster().sync();
-#else
-  __syncthreads();
-#endif
-}
 __device__ __forceinline__ double body_component(const Hex8ClusterArrays& A, int i) {
   return i == 0 ? A.body_force[0] : (i == 1 ? A.body_force[1] : A.body_force[2]);
 }
@@ -124,15 +96,6 @@ std::size_t shared_bytes(int max_blocks, int max_nodes, int max_elements, int ma
 //  3. a warp per node writes its 3 rows (consecutive and equally long,
 //     csr_pattern.hpp; value v of each row by lane v % 32) and its load, and
 //     zeroes what it read, so the accumulator is zero for the next cluster.
-//
-// kGrouped (sm_90, a thread-block cluster of A.cluster_group blocks, block
-// rank r taking cluster c with c % cluster_group == r): the group's blocks
-// form each element around the group once (the layout's owner) and add the
-// blocks of another block's nodes into that block's accumulator through
-// distributed shared memory, atomically, as every add to such a node
-// (kClusterAddAtomically: no waits or counts for it, so no fences at cluster
-// scope); cluster barriers replace the block barriers around the elements.
-template <bool kGrouped>
 __global__ void __launch_bounds__(kClusterThreads, 1)
     cluster_gather_kernel(const Hex8ClusterArrays A, std::int64_t clusters) {
   extern __shared__ __align__(16) double s_cluster[];
@@ -191,18 +154,10 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 
   if (blockIdx.x < clusters) fetch(blockIdx.x);
   unsigned parity = 0;
-  // Every block of a group runs as many rounds as the group's first (rank 0).
-  const unsigned rank = kGrouped ? group_rank() : 0;
-  for (std::int64_t c = blockIdx.x; c - rank < clusters; c += gridDim.x) {
-    // On sm_90 cluster c's copies are announced; grouped, every block of the
-    // group has also zeroed its accumulator and counters.
-    if constexpr (kGrouped)
-      group_sync();
-    else
-      __syncthreads();
-    const bool active = c < clusters;  // false only for a last group's missing clusters
-    const std::int64_t k0 = active ? A.colour_offsets[A.cluster_colours[c]] : 0;
-    const std::int64_t k1 = active ? A.colour_offsets[A.cluster_colours[c + 1]] : 0;
+  for (std::int64_t c = blockIdx.x; c < clusters; c += gridDim.x) {
+    __syncthreads();  // on sm_90 cluster c's copies are announced
+    const std::int64_t k0 = A.colour_offsets[A.cluster_colours[c]];
+    const std::int64_t k1 = A.colour_offsets[A.cluster_colours[c + 1]];
 #if defined(PPKIT_GPU_BULK_COPY)
     if (threadIdx.x == 0)
       for (int m = 0; m < A.max_colours; ++m) gpu::bulk_barrier_arrive(arrived + m);
@@ -210,9 +165,9 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     // The cluster's slot table into shared memory, loaded now so that the
     // rows' stores wait for nothing (read after the barrier that ends the
     // cluster's elements).
-    const std::int64_t first_slot = active ? A.cluster_slots[c] : 0;
-    const int nodes = active ? int(A.cluster_slots[c + 1] - first_slot) : 0;
-    for (int s = threadIdx.x; active && s <= nodes; s += kClusterThreads) {
+    const std::int64_t first_slot = A.cluster_slots[c];
+    const int nodes = int(A.cluster_slots[c + 1] - first_slot);
+    for (int s = threadIdx.x; s <= nodes; s += kClusterThreads) {
       if (s < nodes) {
         slot_row_table[s] = A.slot_rows[first_slot + s];
         slot_node_table[s] = A.node_of_slot[first_slot + s];
@@ -228,21 +183,20 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     // on them (0.759-0.762 against 0.766-0.769 ms at 64^3 on an H200,
     // docs/results/h200.md, seventeenth round).
     std::uint32_t next_targets = 0;
-    unsigned next_slot = kClusterNoSlot, next_rank = rank;
+    unsigned next_slot = kClusterNoSlot;
     int next_wait = 0, next_colour = 0;
     const auto load_words = [&](std::int64_t k) {
       if (k >= k1) return;
       next_targets = A.lane_blocks[32 * k + lane];
       next_slot = p < 3 ? A.node_slots[8 * k + a] : kClusterNoSlot;
-      next_wait = A.node_waits[8 * k + a];
+      next_wait = p == 0 ? A.node_waits[8 * k + a] : 0;
       next_colour = A.element_colours[k];
-      if constexpr (kGrouped) next_rank = A.node_ranks[8 * k + a];
     };
     load_words(k0 + warp);
 #pragma unroll 1
     for (std::int64_t k = k0 + warp; k < k1; k += kClusterWarps) {
       const std::uint32_t targets = next_targets;
-      const unsigned slot = next_slot, node_rank = next_rank;
+      const unsigned slot = next_slot;
       const int wait = next_wait, colour = next_colour;
       load_words(k + kClusterWarps);
 #if defined(PPKIT_GPU_BULK_COPY)
@@ -297,21 +251,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       // nodes outside the cluster add into the sink block instead of
       // branching around the adds, so the warp never diverges (a diverged
       // warp took the slow paths of the shuffles and __syncwarp below).
-      // Grouped, node a's accumulator blocks and load are those of its
-      // cluster's block (node_rank), here or in another block of the group;
-      // a node that other blocks add into takes every add atomically and
-      // in no order (no counter: cluster_layout.hpp, kClusterAddAtomically).
-      double* node_accumulator = accumulator;
-      double* node_load = load;
-      bool atomic = false;
-      if constexpr (kGrouped) {
-        atomic = wait == kClusterAddAtomically;
-        if (node_rank != rank) {
-          node_accumulator = group_shared(accumulator, node_rank);
-          node_load = group_shared(load, node_rank);
-        }
-      }
-      while (__any_sync(0xffffffffu, p == 0 && slot != kClusterNoSlot && !atomic &&
+      while (__any_sync(0xffffffffu, p == 0 && slot != kClusterNoSlot &&
                                          *static_cast<volatile int*>(added + slot) < wait)) {
       }
       __threadfence_block();
@@ -320,16 +260,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
         unsigned block = h == 0 ? targets & 0xFFFFu : targets >> 16;
         block = block == kClusterNoBlock ? unsigned(A.max_blocks) : block;
         const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
-        double* target = node_accumulator + 9 * block;  // the sink's node is this block's
-        if (atomic) {
-#pragma unroll
-          for (int i = 0; i < 3; ++i)
-#pragma unroll
-            for (int j = 0; j < 3; ++j)
-              atomicAdd(target + 3 * i + j, i == j ? (A.lambda + A.mu) * T[i][i][h] + A.mu * trace
-                                                   : A.lambda * T[i][j][h] + A.mu * T[j][i][h]);
-          continue;
-        }
+        double* target = accumulator + 9 * block;
         double old[9];
 #pragma unroll
         for (int m = 0; m < 9; ++m) old[m] = target[m];
@@ -344,23 +275,15 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       // Body force of node a: the sum over its 4 lanes' Gauss points.
       weight += __shfl_xor_sync(0xffffffffu, weight, 1);
       weight += __shfl_xor_sync(0xffffffffu, weight, 2);
-      double* node_force =
-          slot != kClusterNoSlot ? node_load + 3 * slot + p : load + 3 * A.max_nodes + p;
-      if (atomic && slot != kClusterNoSlot)
-        atomicAdd(node_force, weight * body_component(A, p));
-      else
-        *node_force += weight * body_component(A, p);
+      load[slot != kClusterNoSlot ? 3 * slot + p : 3 * A.max_nodes + p] +=
+          weight * body_component(A, p);
       __syncwarp();  // the warp's adds to node a's blocks, then its count
-      if (p == 0 && slot != kClusterNoSlot && !atomic) {
+      if (p == 0 && slot != kClusterNoSlot) {
         __threadfence_block();
         atomicAdd(added + slot, 1);
       }
     }
-    // Every element has added (grouped: into every block of the group).
-    if constexpr (kGrouped)
-      group_sync();
-    else
-      __syncthreads();
+    __syncthreads();  // every element has added
     parity ^= 1;
     if (c + gridDim.x < clusters) fetch(c + gridDim.x);  // the records are read
     for (int m = threadIdx.x; m < nodes; m += kClusterThreads) added[m] = 0;
@@ -390,60 +313,25 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters) {
   if (clusters == 0) return;
   const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes, a.max_elements, a.max_colours);
-  int device = 0, sms = 0;
+  PPKIT_CUDA_CHECK(cudaFuncSetAttribute(cluster_gather_kernel,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+  int device = 0, sms = 0, resident = 0;
   PPKIT_CUDA_CHECK(cudaGetDevice(&device));
   PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const auto too_large = [&] {
-    return Error("cuda/cluster-gather: a cluster needs " + std::to_string(shared) +
-                     " bytes of shared memory, more than the device gives one block",
-                 "clusters built with cluster_block_capacity()");
-  };
-  if (a.cluster_group == 1) {
-    PPKIT_CUDA_CHECK(cudaFuncSetAttribute(
-        cluster_gather_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-    int resident = 0;
-    PPKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &resident, cluster_gather_kernel<false>, kClusterThreads, shared));
-    if (resident == 0) throw too_large();
-    const std::int64_t blocks = std::min<std::int64_t>(clusters, std::int64_t(sms) * resident);
-    cluster_gather_kernel<false><<<unsigned(blocks), kClusterThreads, shared>>>(a, clusters);
-    PPKIT_CUDA_CHECK_LAUNCH();
-    return;
-  }
-  // Groups: a thread-block cluster of cluster_group blocks per group, as many
-  // groups at once as fit the device (the launch needs the blocks of a group
-  // resident together).
-  PPKIT_CUDA_CHECK(cudaFuncSetAttribute(cluster_gather_kernel<true>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = unsigned(a.cluster_group);
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(a.cluster_group) * unsigned(sms / a.cluster_group));
-  config.blockDim = dim3(kClusterThreads);
-  config.dynamicSmemBytes = shared;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  int resident_groups = 0;
-  PPKIT_CUDA_CHECK(
-      cudaOccupancyMaxActiveClusters(&resident_groups, cluster_gather_kernel<true>, &config));
-  if (resident_groups == 0)
-    throw Error("cuda/cluster-group-gather: the device cannot hold a thread-block cluster of " +
-                    std::to_string(a.cluster_group) + " blocks of " + std::to_string(shared) +
-                    " bytes of shared memory each",
-                "cluster groups of 1..8 blocks on a device of compute capability 9.0 or newer");
-  const std::int64_t groups = (clusters + a.cluster_group - 1) / a.cluster_group;
-  config.gridDim =
-      dim3(unsigned(std::min<std::int64_t>(groups, resident_groups) * a.cluster_group));
-  PPKIT_CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_gather_kernel<true>, a, clusters));
+  PPKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, cluster_gather_kernel,
+                                                                 kClusterThreads, shared));
+  if (resident == 0)
+    throw Error("cuda/cluster-gather: a cluster needs " + std::to_string(shared) +
+                    " bytes of shared memory, more than the device gives one block",
+                "clusters built with cluster_block_capacity()");
+  const std::int64_t blocks = std::min<std::int64_t>(clusters, std::int64_t(sms) * resident);
+  cluster_gather_kernel<<<unsigned(blocks), kClusterThreads, shared>>>(a, clusters);
   PPKIT_CUDA_CHECK_LAUNCH();
 }
 
 int cluster_gather_binary_version() {
   cudaFuncAttributes attributes{};
-  if (cudaFuncGetAttributes(&attributes, cluster_gather_kernel<false>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attributes, cluster_gather_kernel) != cudaSuccess) {
     (void)cudaGetLastError();  // not a sticky error: leave nothing for the next launch check
     return 0;
   }

@@ -2,13 +2,11 @@
 // of assemble_gpu_runs.hpp (host glue shared with HIP, kernels in
 // assemble_cuda_kernels.cu) and the NVIDIA-only cluster gather (i)
 // (assemble_cluster_kernels.cu).
-#include <cstdlib>
 #include <string>
 
 #include "backends/cuda/core/cuda_device.hpp"
 #include "backends/cuda/fem/assemble_cluster_kernels.hpp"
 #include "backends/cuda/fem/assemble_gpu_runs.hpp"
-#include "ppkit/core/error.hpp"
 #include "ppkit/fem/cluster_layout.hpp"
 
 namespace ppkit::fem::gpu_assembly {
@@ -17,21 +15,16 @@ namespace {
 // (i) cluster gather: kernel 1 ((e)'s) stores the Gauss-point geometry of the
 // input-order elements, kernel 2 (a block per node cluster at a time) writes
 // every CSR value and load entry once (no zeroing).
-//
-// cluster_group > 1 (sm_90): groups of that many clusters, one thread-block
-// cluster each, form every element around the group once and add into each
-// other's accumulators (cluster_layout.hpp, ClusterGatherOptions).
 class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   using Kernels = Hex8Kernels<CudaBackend>;
   template <class T>
   using Buffer = cuda::DeviceBuffer<T>;
 
  public:
-  ClusterGatherRun(const AssemblyProblem& p, int cluster_group) : elements_(p.mesh.num_elements()) {
+  explicit ClusterGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
     const NodeGatherLayout nodes = make_node_gather_layout(p);
     ClusterGatherOptions options;
     options.colour_capacity = cuda_cluster::kClusterWarps;
-    options.cluster_group = cluster_group;
     options.max_blocks = std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(
                                                           options.max_nodes, options.max_elements));
     const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
@@ -50,7 +43,6 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     lane_blocks_ = Buffer<std::uint32_t>(layout.lane_blocks);
     node_slots_ = Buffer<std::uint8_t>(layout.node_slots);
     node_waits_ = Buffer<std::uint8_t>(layout.node_waits);
-    node_ranks_ = Buffer<std::uint8_t>(layout.node_ranks);
     arrays_.geometry = geometry_.data();
     arrays_.node_of_slot = node_of_slot_.data();
     arrays_.cluster_slots = cluster_slots_.data();
@@ -64,13 +56,11 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     arrays_.lane_blocks = lane_blocks_.data();
     arrays_.node_slots = node_slots_.data();
     arrays_.node_waits = node_waits_.data();
-    arrays_.node_ranks = node_ranks_.data();
     copy_outputs_and_material(element_arrays_, arrays_);
     arrays_.max_blocks = layout.max_blocks;
     arrays_.max_nodes = layout.max_nodes;
     arrays_.max_elements = layout.max_elements;
     arrays_.max_colours = layout.max_colours;
-    arrays_.cluster_group = layout.cluster_group;
   }
 
   void run() override {
@@ -89,7 +79,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, slot_rows_;
   Buffer<std::uint16_t> slot_blocks_;
   Buffer<std::uint32_t> lane_blocks_;
-  Buffer<std::uint8_t> node_slots_, node_waits_, node_ranks_, element_colours_;
+  Buffer<std::uint8_t> node_slots_, node_waits_, element_colours_;
   Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
   Hex8ClusterArrays arrays_;
 };
@@ -111,35 +101,6 @@ Availability cluster_gather_availability() {
   return Availability::yes();
 }
 
-// Thread-block clusters (distributed shared memory) need compute capability
-// 9.0 and kernel code built for it.
-Availability cluster_group_gather_availability() {
-  const Availability gather = cluster_gather_availability();
-  if (!gather.available) return gather;
-  const int version = cuda_cluster::cluster_gather_binary_version();
-  if (version < 90)
-    return Availability::no(
-        "thread-block clusters (distributed shared memory) need compute capability 9.0 or "
-        "newer; the device runs sm_" +
-        std::to_string(version) + " code");
-  return Availability::yes();
-}
-
-// cuda/cluster-group-gather's clusters per group: 8 (the portable
-// thread-block cluster size), or PPKIT_FEM_CLUSTER_GROUP (1..8) to measure
-// others with the same build.
-int cluster_group_size() {
-  const char* env = std::getenv("PPKIT_FEM_CLUSTER_GROUP");
-  if (env == nullptr || *env == 0) return kClusterMaxGroup;
-  char* end = nullptr;
-  const long group = std::strtol(env, &end, 10);
-  if (*end != 0 || group < 1 || group > kClusterMaxGroup)
-    throw Error(std::string("PPKIT_FEM_CLUSTER_GROUP=") + env + " is not a cluster group size",
-                "an integer 1.." + std::to_string(kClusterMaxGroup) + ", or unset for " +
-                    std::to_string(kClusterMaxGroup));
-  return int(group);
-}
-
 }  // namespace
 }  // namespace ppkit::fem::gpu_assembly
 
@@ -154,16 +115,8 @@ void register_fem_cuda_variants() {
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);
   cluster.availability = cluster_gather_availability;
   cluster.prepare = [](const fem::AssemblyProblem& p) {
-    return std::make_unique<ClusterGatherRun>(p, 1);
+    return std::make_unique<ClusterGatherRun>(p);
   };
   Registry<fem::FemAssemble>::add(std::move(cluster));
-  // cluster-group-gather: strategy (i) with groups of 8 clusters on sm_90
-  // (docs/fem.md, strategy (i)).
-  auto group = cuda::cuda_variant<fem::FemAssemble>("cluster-group-gather", 57);
-  group.availability = cluster_group_gather_availability;
-  group.prepare = [](const fem::AssemblyProblem& p) {
-    return std::make_unique<ClusterGatherRun>(p, cluster_group_size());
-  };
-  Registry<fem::FemAssemble>::add(std::move(group));
 }
 }  // namespace ppkit::registration

@@ -88,14 +88,12 @@ struct Hex8ClusterArrays {
   const std::uint32_t* lane_blocks = nullptr;     // 32 per cluster element
   const std::uint8_t* node_slots = nullptr;       // 8 per cluster element
   const std::uint8_t* node_waits = nullptr;       // 8 per cluster element
-  const std::uint8_t* node_ranks = nullptr;       // 8 per cluster element
   double* values = nullptr;                       // CSR values (every one written once)
   double* load = nullptr;                         // load vector (every entry written once)
   double lambda = 0, mu = 0;                      // Lame constants
   double body_force[3] = {0, 0, 0};
   int max_blocks = 0, max_nodes = 0;      // of the largest cluster (dynamic shared memory)
   int max_elements = 0, max_colours = 0;  // of the largest cluster
-  int cluster_group = 1;                  // clusters per thread-block cluster
 };
 
 }  // namespace ppkit::fem

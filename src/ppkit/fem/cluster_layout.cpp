@@ -1,9 +1,7 @@
 #include "ppkit/fem/cluster_layout.hpp"
 
 #include <algorithm>
-#include <array>
 #include <string>
-#include <utility>
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/fem/factored_layout.hpp"  // lattice_morton_node_order
@@ -15,14 +13,12 @@ namespace {
 // Colours taken per cluster node: kClusterMaxColours bits.
 constexpr int kColourWords = kClusterMaxColours / 64;
 
-// One (element, local node) of a cluster group's node: node a of `element`
-// is the group's node group_slot, slot local_slot of the group's cluster
-// rank, its column blocks at incidence k of the node gather layout.
+// One (element, local node) of a cluster node: node a of `element` is the
+// cluster's node local_slot, its column blocks at incidence k of the node
+// gather layout.
 struct ClusterIncidence {
   std::int32_t element;
   int a;
-  int group_slot;
-  int rank;
   int local_slot;
   std::int64_t k;
 };
@@ -47,10 +43,6 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     throw Error(
         "cluster-gather: max_elements " + std::to_string(options.max_elements) + " is out of range",
         "1 or more");
-  if (options.cluster_group < 1 || options.cluster_group > kClusterMaxGroup)
-    throw Error("cluster-gather: cluster_group " + std::to_string(options.cluster_group) +
-                    " is out of range",
-                "1.." + std::to_string(kClusterMaxGroup));
   const auto& row_offsets = p.pattern.row_offsets;
   const auto column_blocks = [&](std::int64_t v) {
     return std::int64_t((row_offsets[3 * v + 1] - row_offsets[3 * v]) / 3);
@@ -114,36 +106,23 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
   }
   if (nodes_in > 0) close_cluster(slots);
 
-  // The elements around each group of cluster_group consecutive clusters,
-  // each formed by one of them (its owner), coloured greedily in ascending
-  // element order so that no two of one colour share a node of the group
-  // and no cluster forms more than colour_capacity of one colour.
+  // Each cluster's elements, coloured greedily in ascending element order.
   L.cluster_colours.push_back(0);
   L.colour_offsets.push_back(0);
   std::vector<ClusterIncidence> incidences;
-  std::vector<std::uint64_t> used;       // colours taken, per group node
-  std::vector<std::int64_t> starts;      // per group element: its first incidence
-  std::vector<int> colour_of, owner_of;  // per group element
-  std::vector<int> colour_sizes;         // per (owner, colour): elements
-  std::vector<int> owned;                // per cluster of the group: elements it forms
-  std::vector<std::pair<unsigned, std::int64_t>> ties;  // (tied clusters' bits, group element)
-  std::vector<int> candidates;                          // a tie class's clusters
-  std::vector<int> waits;                               // per (group element, a): node_waits
-  std::vector<std::int64_t> by_colour;                  // group elements in colour order
-  std::vector<int> emitted;  // per group node: its elements emitted so far
-  std::vector<char> shared;  // per group node: added into by another cluster
-  const int group_size = options.cluster_group;
-  L.cluster_group = group_size;
-  for (std::int64_t c0 = 0; c0 < L.num_clusters(); c0 += group_size) {
-    const std::int64_t c1 = std::min<std::int64_t>(c0 + group_size, L.num_clusters());
-    const std::int64_t s0 = L.cluster_slots[c0], s1 = L.cluster_slots[c1];
+  std::vector<std::uint64_t> used;      // colours taken, per cluster node
+  std::vector<std::int64_t> starts;     // per cluster element: its first incidence
+  std::vector<int> colour_of;           // per cluster element
+  std::vector<int> colour_sizes;        // elements per colour
+  std::vector<std::int64_t> by_colour;  // cluster elements in colour order
+  std::vector<int> emitted;             // per cluster node: its elements emitted so far
+  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+    const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
     incidences.clear();
-    for (std::int64_t c = c0; c < c1; ++c)
-      for (std::int64_t s = L.cluster_slots[c]; s < L.cluster_slots[c + 1]; ++s)
-        for (std::int64_t k = G.incidence_offsets[gather_slot[L.node_of_slot[s]]];
-             k < G.incidence_offsets[gather_slot[L.node_of_slot[s]] + 1]; ++k)
-          incidences.push_back({G.incidences[k] / 8, G.incidences[k] % 8, int(s - s0), int(c - c0),
-                                int(s - L.cluster_slots[c]), k});
+    for (std::int64_t s = s0; s < s1; ++s)
+      for (std::int64_t k = G.incidence_offsets[gather_slot[L.node_of_slot[s]]];
+           k < G.incidence_offsets[gather_slot[L.node_of_slot[s]] + 1]; ++k)
+        incidences.push_back({G.incidences[k] / 8, G.incidences[k] % 8, int(s - s0), k});
     std::sort(incidences.begin(), incidences.end(),
               [](const ClusterIncidence& x, const ClusterIncidence& y) {
                 return x.element != y.element ? x.element < y.element : x.a < y.a;
@@ -154,62 +133,19 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
         starts.push_back(std::int64_t(m));
     const std::int64_t count = std::int64_t(starts.size());
     starts.push_back(std::int64_t(incidences.size()));
-
-    // Owners: the cluster with most of the element's nodes. Ties, after the
-    // elements without one, class by class (the set of tied clusters), each
-    // class dealt round-robin to its clusters, from the one forming fewest:
-    // on a brick every class splits evenly (8 bricks of 4^3 nodes: 64 + 27.1
-    // elements each). Giving each tie to the tied cluster forming fewest so
-    // far does not: a class taken late goes whole to the clusters the
-    // earlier ones passed over (99 against 85 elements at 64^3).
-    owner_of.assign(count, -1);
-    owned.assign(std::size_t(c1 - c0), 0);
-    std::array<int, kClusterMaxGroup> in_cluster{};
-    ties.clear();
-    for (std::int64_t j = 0; j < count; ++j) {
-      in_cluster.fill(0);
-      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) ++in_cluster[incidences[m].rank];
-      const int most = *std::max_element(in_cluster.begin(), in_cluster.end());
-      unsigned tied = 0;
-      for (int r = 0; r < kClusterMaxGroup; ++r) tied |= unsigned(in_cluster[r] == most) << r;
-      if ((tied & (tied - 1)) == 0) {
-        owner_of[j] =
-            int(std::max_element(in_cluster.begin(), in_cluster.end()) - in_cluster.begin());
-        ++owned[owner_of[j]];
-      } else {
-        ties.push_back({tied, j});
-      }
-    }
-    std::sort(ties.begin(), ties.end());
-    for (std::size_t b = 0, e = 0; b < ties.size(); b = e) {
-      const unsigned tied = ties[b].first;
-      for (e = b; e < ties.size() && ties[e].first == tied;) ++e;
-      candidates.clear();
-      for (int r = 0; r < int(c1 - c0); ++r)
-        if (tied >> r & 1) candidates.push_back(r);
-      std::stable_sort(candidates.begin(), candidates.end(),
-                       [&](int x, int y) { return owned[x] < owned[y]; });
-      for (std::size_t t = b; t < e; ++t) {
-        const int owner = candidates[(t - b) % candidates.size()];
-        owner_of[ties[t].second] = owner;
-        ++owned[owner];
-      }
-    }
-
     used.assign(std::size_t(s1 - s0) * kColourWords, 0);
     colour_of.assign(count, 0);
-    colour_sizes.assign(std::size_t(c1 - c0) * kClusterMaxColours, 0);
+    colour_sizes.assign(kClusterMaxColours, 0);
     for (std::int64_t j = 0; j < count; ++j) {
       int colour = 0;
       const auto taken = [&](int col) {
         for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
-          if (used[incidences[m].group_slot * kColourWords + col / 64] >> (col % 64) & 1)
+          if (used[incidences[m].local_slot * kColourWords + col / 64] >> (col % 64) & 1)
             return true;
         return false;
       };
-      int* sizes = colour_sizes.data() + std::size_t(owner_of[j]) * kClusterMaxColours;
       while (colour < kClusterMaxColours &&
-             (taken(colour) || sizes[colour] == options.colour_capacity))
+             (taken(colour) || colour_sizes[colour] == options.colour_capacity))
         ++colour;
       if (colour == kClusterMaxColours)
         throw Error("cluster-gather: element " + std::to_string(incidences[starts[j]].element) +
@@ -218,65 +154,42 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
                     "nodes in at most 255 elements, and at most 256 x colour_capacity "
                     "elements per cluster (max_elements)");
       for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
-        used[incidences[m].group_slot * kColourWords + colour / 64] |= std::uint64_t(1)
+        used[incidences[m].local_slot * kColourWords + colour / 64] |= std::uint64_t(1)
                                                                        << (colour % 64);
       colour_of[j] = colour;
-      ++sizes[colour];
+      ++colour_sizes[colour];
     }
-    // Waits in the group's colour order: elements of one colour share no node.
+    emitted.assign(std::size_t(s1 - s0), 0);
     by_colour.resize(count);
     for (std::int64_t j = 0; j < count; ++j) by_colour[j] = j;
     std::stable_sort(by_colour.begin(), by_colour.end(),
                      [&](std::int64_t x, std::int64_t y) { return colour_of[x] < colour_of[y]; });
-    emitted.assign(std::size_t(s1 - s0), 0);
-    waits.assign(8 * std::size_t(count), 0);
-    for (const std::int64_t j : by_colour)
-      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
-        waits[8 * j + incidences[m].a] = emitted[incidences[m].group_slot]++;
-    // Nodes some element formed by another cluster of the group adds into:
-    // every add to them is atomic, none waits or counts.
-    shared.assign(std::size_t(s1 - s0), 0);
-    for (std::int64_t j = 0; j < count; ++j)
-      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
-        if (incidences[m].rank != owner_of[j]) shared[incidences[m].group_slot] = 1;
-
-    // Each cluster's elements in colour order, a colour group per run.
-    for (int r = 0; r < int(c1 - c0); ++r) {
-      const std::size_t first = L.elements.size();
-      std::int64_t previous = -1;
-      for (const std::int64_t j : by_colour) {
-        if (owner_of[j] != r) continue;
-        if (previous >= 0 && colour_of[j] != colour_of[previous])
-          L.colour_offsets.push_back(std::int64_t(L.elements.size()));
-        previous = j;
-        L.elements.push_back(incidences[starts[j]].element);
-        L.element_colours.push_back(
-            std::uint8_t(std::int64_t(L.colour_offsets.size()) - 1 - L.cluster_colours.back()));
-        const std::size_t lanes = L.lane_blocks.size(), slots_at = L.node_slots.size();
-        L.lane_blocks.resize(lanes + 32, std::uint32_t(kClusterNoBlock) * 0x10001u);
-        L.node_slots.resize(slots_at + 8, kClusterNoSlot);
-        L.node_waits.resize(slots_at + 8, 0);
-        L.node_ranks.resize(slots_at + 8, std::uint8_t(r));
-        for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) {
-          const ClusterIncidence& inc = incidences[m];
-          const std::uint32_t base = L.slot_blocks[s0 + inc.group_slot];
-          L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
-          L.node_waits[slots_at + inc.a] =
-              shared[inc.group_slot] ? kClusterAddAtomically : std::uint8_t(waits[8 * j + inc.a]);
-          L.node_ranks[slots_at + inc.a] = std::uint8_t(inc.rank);
-          for (int pair = 0; pair < 4; ++pair)
-            L.lane_blocks[lanes + 4 * inc.a + pair] =
-                (base + G.incidence_blocks[8 * inc.k + 2 * pair]) |
-                (base + G.incidence_blocks[8 * inc.k + 2 * pair + 1]) << 16;
-        }
+    for (std::int64_t n = 0; n < count; ++n) {
+      const std::int64_t j = by_colour[n];
+      if (n > 0 && colour_of[j] != colour_of[by_colour[n - 1]])
+        L.colour_offsets.push_back(std::int64_t(L.elements.size()));
+      L.elements.push_back(incidences[starts[j]].element);
+      L.element_colours.push_back(
+          std::uint8_t(std::int64_t(L.colour_offsets.size()) - 1 - L.cluster_colours[c]));
+      const std::size_t lanes = L.lane_blocks.size(), slots_at = L.node_slots.size();
+      L.lane_blocks.resize(lanes + 32, std::uint32_t(kClusterNoBlock) * 0x10001u);
+      L.node_slots.resize(slots_at + 8, kClusterNoSlot);
+      L.node_waits.resize(slots_at + 8, 0);
+      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) {
+        const ClusterIncidence& inc = incidences[m];
+        const std::uint32_t base = L.slot_blocks[s0 + inc.local_slot];
+        L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
+        L.node_waits[slots_at + inc.a] = std::uint8_t(emitted[inc.local_slot]++);
+        for (int pair = 0; pair < 4; ++pair)
+          L.lane_blocks[lanes + 4 * inc.a + pair] =
+              (base + G.incidence_blocks[8 * inc.k + 2 * pair]) |
+              (base + G.incidence_blocks[8 * inc.k + 2 * pair + 1]) << 16;
       }
-      const std::int64_t formed = std::int64_t(L.elements.size() - first);
-      if (formed > 0) L.colour_offsets.push_back(std::int64_t(L.elements.size()));
-      L.cluster_colours.push_back(std::int64_t(L.colour_offsets.size()) - 1);
-      const std::int64_t c = c0 + r;
-      L.max_elements = std::max(L.max_elements, int(formed));
-      L.max_colours = std::max(L.max_colours, int(L.cluster_colours[c + 1] - L.cluster_colours[c]));
     }
+    if (count > 0) L.colour_offsets.push_back(std::int64_t(L.elements.size()));
+    L.cluster_colours.push_back(std::int64_t(L.colour_offsets.size()) - 1);
+    L.max_elements = std::max(L.max_elements, int(count));
+    L.max_colours = std::max(L.max_colours, int(L.cluster_colours[c + 1] - L.cluster_colours[c]));
   }
   return L;
 }

@@ -23,19 +23,6 @@
 // lower colours (node_waits), so the sums follow the colour order and need no
 // atomics.
 //
-// Cluster groups (cluster_group > 1; cuda/cluster-group-gather on sm_90):
-// runs of consecutive clusters, the thread blocks of one thread-block
-// cluster, form each element around the group once instead of once per
-// cluster it touches: the cluster holding most of its nodes forms it and adds
-// the blocks of the group's other clusters' nodes into their accumulators
-// (distributed shared memory). Those adds, and every add to a node that
-// receives any of them, are atomic and wait for nothing (ordering them across
-// thread blocks needs fences at cluster scope, which measured 2x slower);
-// the other nodes' adds keep the colour order: the group's colours, no two
-// elements of one colour sharing a node of the group. 8 clusters of
-// 4 x 4 x 4 nodes form the 9^3 elements around their 8^3 nodes, 1.42 times
-// per element on the benchmark's boxes instead of 1.94.
-//
 // Nothing here assumes a structured mesh; only the number of clusters an
 // element touches depends on the mesh's locality.
 #include <cstdint>
@@ -51,26 +38,14 @@ struct ClusterGatherOptions {
   int max_blocks = 1728;     // accumulator blocks per cluster (72 B each), 27..65,534
   int max_elements = 128;    // elements per cluster, at least every element of one node
   int colour_capacity = 16;  // elements per colour group, 1 or more (CUDA kernel: 20 warps)
-  // Consecutive clusters forming their elements together, 1..kClusterMaxGroup:
-  // the thread blocks of one thread-block cluster (sm_90), which add into each
-  // other's accumulators through distributed shared memory. Each element
-  // around the group is formed once, by the group's cluster holding most of
-  // its nodes (ties to the one with fewest elements so far).
-  int cluster_group = 1;
 };
 
 // Unused entry of ClusterGatherLayout::lane_blocks / node_slots: node a of
 // the element is not in the cluster (its rows belong to another cluster).
 constexpr std::uint16_t kClusterNoBlock = 0xFFFF;
 constexpr std::uint8_t kClusterNoSlot = 0xFF;
-// node_waits entry of a node that elements formed by several clusters of its
-// group add into: every add to its blocks and load is atomic (distributed
-// shared memory), in no fixed order, and none waits for or counts another.
-constexpr std::uint8_t kClusterAddAtomically = 0xFF;
 // Most colour groups of one cluster.
 constexpr int kClusterMaxColours = 256;
-// Most clusters of a group (the portable thread-block cluster size of sm_90).
-constexpr int kClusterMaxGroup = 8;
 
 struct ClusterGatherLayout {
   std::vector<std::int32_t> node_of_slot;     // Morton order, as NodeGatherLayout's
@@ -84,27 +59,17 @@ struct ClusterGatherLayout {
   std::vector<std::uint8_t> element_colours;  // per cluster element: its group within the cluster
   // 32 per cluster element, one per lane 4 a + p of the kernel's tensor-core
   // layout: the accumulator blocks of (a, 2 p) (low 16 bits) and (a, 2 p + 1)
-  // (high 16 bits) in the accumulator of node a's cluster (node_ranks),
-  // kClusterNoBlock where node a is outside the cluster group.
+  // (high 16 bits), kClusterNoBlock where node a is outside the cluster.
   std::vector<std::uint32_t> lane_blocks;
-  // 8 per cluster element: slot of node a in its cluster (counted from the
-  // cluster's first slot), kClusterNoSlot outside the cluster group.
-  std::vector<std::uint8_t> node_slots;
-  // 8 per cluster element: how many of the group's elements of lower colours
+  std::vector<std::uint8_t> node_slots;  // 8 per cluster element: slot of node a in the cluster
+  // 8 per cluster element: how many of the cluster's elements of lower colours
   // contain node a (a node's elements have distinct colours), so the element
-  // may add node a's blocks once that many have added theirs;
-  // kClusterAddAtomically for a node of a group's cluster that an element
-  // formed by another cluster of the group adds into.
+  // may add node a's blocks once that many have added theirs.
   std::vector<std::uint8_t> node_waits;
-  // 8 per cluster element: the rank in the cluster group (0..cluster_group - 1)
-  // of node a's cluster, whose accumulator holds its blocks; the forming
-  // cluster's own rank where node a is outside the group.
-  std::vector<std::uint8_t> node_ranks;
-  int cluster_group = 1;  // ClusterGatherOptions::cluster_group
-  int max_blocks = 0;     // accumulator blocks of the largest cluster
-  int max_nodes = 0;      // nodes of the largest cluster
-  int max_elements = 0;   // elements formed by the busiest cluster
-  int max_colours = 0;    // colour groups of the cluster with the most
+  int max_blocks = 0;    // accumulator blocks of the largest cluster
+  int max_nodes = 0;     // nodes of the largest cluster
+  int max_elements = 0;  // elements of the largest cluster
+  int max_colours = 0;   // colour groups of the largest cluster
   std::int64_t num_clusters() const { return std::int64_t(cluster_slots.size()) - 1; }
   std::int64_t num_cluster_elements() const { return std::int64_t(elements.size()); }
 };
