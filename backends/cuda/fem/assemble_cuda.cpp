@@ -108,8 +108,8 @@ namespace ppkit::registration {
 void register_fem_cuda_variants() {
   using namespace fem::gpu_assembly;
   register_variants<fem::CudaBackend, cuda::RuntimeCalls>(cuda::cuda_variant<fem::FemAssemble>);
-  // cluster-gather: 363 / 377 M elements/s at 64^3 / 128^3 on an H200, 7%
-  // ahead of node-gather's 338 / 353 M, which stays first for "auto": it runs on
+  // cluster-gather: 370 / 390 M elements/s at 64^3 / 128^3 on an H200, 8-11%
+  // ahead of node-gather's 343 / 351 M, which stays first for "auto": it runs on
   // every GPU and its speed does not depend on the mesh cutting into compact
   // clusters (docs/fem.md, strategy (i)).
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);
