@@ -31,7 +31,6 @@
 
 #include "backends/cuda/core/cuda_check.hpp"
 #include "backends/cuda/core/mma_f64.cuh"
-#include "backends/hip/core/gpu_portability.hpp"  // bulk copies (sm_90)
 #include "ppkit/core/error.hpp"
 #include "ppkit/fem/cluster_layout.hpp"  // kClusterNoBlock, kClusterNoSlot
 #include "ppkit/fem/hex8_shape.hpp"
@@ -58,42 +57,33 @@ constexpr int kBlockStride = 10;
 // Dynamic shared memory, in doubles: the accumulator (kBlockStride per block,
 // [kBlockStride block + 3 i + j], the cluster's nodes' column blocks in row order, then
 // a sink block for the lanes of nodes outside the cluster), the load (3 per
-// node, then a sink of 4), the cluster's geometry records (80 per element, from a
-// 16-byte boundary), a counter per node of the elements that have added its
-// blocks (32-bit, rounded up to doubles), then on sm_90 one copy barrier per
-// colour group.
+// node, then a sink of 4), a counter per node of the elements that have added
+// its blocks (32-bit, rounded up to doubles).
 __host__ __device__ constexpr std::int64_t load_offset(int max_blocks) {
   return kBlockStride * (std::int64_t(max_blocks) + 1);
 }
-__host__ __device__ constexpr std::int64_t records_offset(int max_blocks, int max_nodes) {
+__host__ __device__ constexpr std::int64_t counters_offset(int max_blocks, int max_nodes) {
   return (load_offset(max_blocks) + 3 * std::int64_t(max_nodes) + 4 + 1) / 2 * 2;
-}
-constexpr int kRecord = 80;  // doubles of one element's Gauss-point geometry
-__host__ __device__ constexpr std::int64_t counters_offset(int max_blocks, int max_nodes,
-                                                           int max_elements) {
-  return records_offset(max_blocks, max_nodes) + std::int64_t(kRecord) * max_elements;
 }
 // Then the cluster's slot table: per slot its first CSR row (64-bit), its
 // node and its first accumulator block (32-bit; one more block entry, the
 // cluster's block count, ends the last slot).
-__host__ __device__ constexpr std::int64_t slot_table_offset(int max_blocks, int max_nodes,
-                                                             int max_elements, int max_colours) {
-  return counters_offset(max_blocks, max_nodes, max_elements) + (max_nodes + 1) / 2 + max_colours;
+__host__ __device__ constexpr std::int64_t slot_table_offset(int max_blocks, int max_nodes) {
+  return counters_offset(max_blocks, max_nodes) + (max_nodes + 1) / 2;
 }
-std::size_t shared_bytes(int max_blocks, int max_nodes, int max_elements, int max_colours) {
-  return sizeof(double) *
-         std::size_t(slot_table_offset(max_blocks, max_nodes, max_elements, max_colours) +
-                     max_nodes + (2 * max_nodes + 1 + 1) / 2);
+std::size_t shared_bytes(int max_blocks, int max_nodes) {
+  return sizeof(double) * std::size_t(slot_table_offset(max_blocks, max_nodes) + max_nodes +
+                                      (2 * max_nodes + 1 + 1) / 2);
 }
+constexpr int kRecord = 80;  // doubles of one element's Gauss-point geometry
 
 // Persistent blocks (a grid of the device's resident blocks), cluster after
 // cluster in the layout's order, kClusterWarps (20) warps each. Per cluster:
-//  1. its elements' geometry records come into shared memory, on sm_90 by the
-//     copy engine (cp.async.bulk, one 640 B copy per element, counted on its
-//     colour group's barrier), issued while the cluster before writes its
-//     rows; elsewhere by plain loads;
+//  1. its slot table (each node's CSR row, node number and first block) comes
+//     into shared memory for the rows' stores;
 //  2. warp w forms elements w, w + 20, ... in colour order whole (lane
-//     4 a + p: blocks (a, 2 p), (a, 2 p + 1)) and adds the blocks of the
+//     4 a + p: blocks (a, 2 p), (a, 2 p + 1)), reading the element's
+//     geometry record (kernel 1's, 640 B) from global memory, and adds the blocks of the
 //     cluster's nodes into the accumulator once, for each such node, the
 //     elements of lower colours containing it (node_waits) have added theirs
 //     (a counter per node): no block barrier between colours. A warp waits
@@ -108,67 +98,28 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
   extern __shared__ __align__(16) double s_cluster[];
   double* accumulator = s_cluster;
   double* load = s_cluster + load_offset(A.max_blocks);
-  double* records = s_cluster + records_offset(A.max_blocks, A.max_nodes);
   // Per node of the cluster: the elements that have added its blocks.
-  auto* added = reinterpret_cast<int*>(s_cluster +
-                                       counters_offset(A.max_blocks, A.max_nodes, A.max_elements));
+  auto* added = reinterpret_cast<int*>(s_cluster + counters_offset(A.max_blocks, A.max_nodes));
   for (int m = threadIdx.x; m < load_offset(A.max_blocks) + 3 * A.max_nodes + 4;
        m += kClusterThreads)
     s_cluster[m] = 0;
   for (int m = threadIdx.x; m < A.max_nodes; m += kClusterThreads) added[m] = 0;
   // The slot table (loaded at each cluster's start, read by its rows' stores).
-  auto* slot_row_table = reinterpret_cast<std::int64_t*>(
-      s_cluster + slot_table_offset(A.max_blocks, A.max_nodes, A.max_elements, A.max_colours));
+  auto* slot_row_table =
+      reinterpret_cast<std::int64_t*>(s_cluster + slot_table_offset(A.max_blocks, A.max_nodes));
   auto* slot_node_table = reinterpret_cast<std::int32_t*>(slot_row_table + A.max_nodes);
   std::int32_t* slot_block_table = slot_node_table + A.max_nodes;
-#if defined(PPKIT_GPU_BULK_COPY)
-  auto* arrived = reinterpret_cast<unsigned long long*>(
-      s_cluster + counters_offset(A.max_blocks, A.max_nodes, A.max_elements) +
-      (A.max_nodes + 1) / 2);
-  for (int m = threadIdx.x; m < A.max_colours; m += kClusterThreads)
-    gpu::bulk_barrier_init(arrived + m, 1);
-#endif
-  __syncthreads();  // zeroed, barriers initialised
-  // Starts bringing cluster c's records in (on sm_90 each copy announces its
-  // bytes on its colour group's barrier; thread 0 arrives on every barrier
-  // once the block has passed a barrier, so that every barrier completes one
-  // phase per cluster and all share one parity).
-  const auto fetch = [&](std::int64_t c) {
-    const std::int64_t g0 = A.cluster_colours[c], g1 = A.cluster_colours[c + 1];
-    const std::int64_t k0 = A.colour_offsets[g0], k1 = A.colour_offsets[g1];
-#if defined(PPKIT_GPU_BULK_COPY)
-    for (std::int64_t k = k0 + threadIdx.x; k < k1; k += kClusterThreads) {
-      unsigned long long* barrier = arrived + A.element_colours[k];
-      gpu::bulk_barrier_expect_bytes(barrier, kRecord * sizeof(double));
-      gpu::bulk_copy_to_shared(records + kRecord * (k - k0),
-                               A.geometry + kRecord * std::int64_t(A.elements[k]),
-                               kRecord * sizeof(double), barrier);
-    }
-#else
-    for (std::int64_t m = threadIdx.x; m < (k1 - k0) * (kRecord / 2); m += kClusterThreads) {
-      const std::int64_t k = k0 + m / (kRecord / 2);
-      reinterpret_cast<double2*>(records)[m] = reinterpret_cast<const double2*>(
-          A.geometry + kRecord * std::int64_t(A.elements[k]))[m % (kRecord / 2)];
-    }
-#endif
-  };
-
+  __syncthreads();  // zeroed
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, a = lane / 4, p = lane % 4;
   // N_a and dN_a/dxi_k at this lane's Gauss points p and p + 4 (index h).
   double N[2], dN[2][3];
   hex8_gauss_shape(a, p, N[0], dN[0]);
   hex8_gauss_shape(a, p + 4, N[1], dN[1]);
 
-  if (blockIdx.x < clusters) fetch(blockIdx.x);
-  unsigned parity = 0;
   for (std::int64_t c = blockIdx.x; c < clusters; c += gridDim.x) {
-    __syncthreads();  // on sm_90 cluster c's copies are announced
+    __syncthreads();  // the rows of the cluster before are stored
     const std::int64_t k0 = A.colour_offsets[A.cluster_colours[c]];
     const std::int64_t k1 = A.colour_offsets[A.cluster_colours[c + 1]];
-#if defined(PPKIT_GPU_BULK_COPY)
-    if (threadIdx.x == 0)
-      for (int m = 0; m < A.max_colours; ++m) gpu::bulk_barrier_arrive(arrived + m);
-#endif
     // The cluster's slot table into shared memory, loaded now so that the
     // rows' stores wait for nothing (read after the barrier that ends the
     // cluster's elements).
@@ -185,33 +136,36 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     }
 
     // The lane words of the warp's element (block targets, node slot and
-    // wait) and its colour group (whose copy barrier it waits on) are loaded
-    // an element ahead, so only the warp's first element of a cluster waits
-    // on them (0.759-0.762 against 0.766-0.769 ms at 64^3 on an H200,
+    // wait) and its input-order number (its record's place) are loaded an
+    // element ahead, so only the warp's first element of a cluster waits on
+    // them (0.759-0.762 against 0.766-0.769 ms at 64^3 on an H200,
     // docs/results/h200.md, seventeenth round).
     std::uint32_t next_targets = 0;
     unsigned next_slot = kClusterNoSlot;
-    int next_wait = 0, next_colour = 0;
+    int next_wait = 0;
+    std::int64_t next_element = 0;
     const auto load_words = [&](std::int64_t k) {
       if (k >= k1) return;
       next_targets = A.lane_blocks[32 * k + lane];
       next_slot = p < 3 ? A.node_slots[8 * k + a] : kClusterNoSlot;
       next_wait = p == 0 ? A.node_waits[8 * k + a] : 0;
-      next_colour = A.element_colours[k];
+      next_element = A.elements[k];
     };
     load_words(k0 + warp);
 #pragma unroll 1
     for (std::int64_t k = k0 + warp; k < k1; k += kClusterWarps) {
       const std::uint32_t targets = next_targets;
       const unsigned slot = next_slot;
-      const int wait = next_wait, colour = next_colour;
+      const int wait = next_wait;
+      const std::int64_t element = next_element;
       load_words(k + kClusterWarps);
-#if defined(PPKIT_GPU_BULK_COPY)
-      gpu::bulk_barrier_wait(arrived + colour, parity);
-#else
-      (void)colour;
-#endif
-      const double* record = records + kRecord * (k - k0);
+      // The record straight from global memory (the 8 lanes of a Gauss-point
+      // pair read the same 160 B): 0.691 against 0.703-0.704 ms at 64^3 and
+      // 5.31 against 5.41 ms at 128^3 on an H200 for the record brought into
+      // shared memory a cluster ahead by the copy engine, which also took 80
+      // KB of shared memory and a barrier per colour group (docs/results/h200.md,
+      // twenty-first round).
+      const double* record = A.geometry + kRecord * element;
       double g[2][3], wg[2][3], weight = 0;  // g_a(q), W_q g_a(q), sum_q N_a(q) W_q
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -299,8 +253,6 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       }
     }
     __syncthreads();  // every element has added
-    parity ^= 1;
-    if (c + gridDim.x < clusters) fetch(c + gridDim.x);  // the records are read
     for (int m = threadIdx.x; m < nodes; m += kClusterThreads) added[m] = 0;
 
     for (int s = warp; s < nodes; s += kClusterWarps) {
@@ -327,7 +279,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 
 void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters) {
   if (clusters == 0) return;
-  const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes, a.max_elements, a.max_colours);
+  const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes);
   PPKIT_CUDA_CHECK(cudaFuncSetAttribute(cluster_gather_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   int device = 0, sms = 0, resident = 0;
@@ -353,13 +305,13 @@ int cluster_gather_binary_version() {
   return attributes.binaryVersion;
 }
 
-int cluster_block_capacity(int max_nodes, int max_elements) {
+int cluster_block_capacity(int max_nodes) {
   int device = 0, optin = 0;
   PPKIT_CUDA_CHECK(cudaGetDevice(&device));
   PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   // shared_bytes(0, ...) counts the sink block already.
   const long long bytes =
-      (long long)optin - (long long)shared_bytes(0, max_nodes, max_elements, kClusterMaxColours);
+      (long long)optin - (long long)shared_bytes(0, max_nodes);
   return bytes > 0 ? int(bytes / (kBlockStride * (long long)sizeof(double))) : 0;
 }
 

@@ -14,9 +14,9 @@ namespace ppkit::fem::cuda_cluster {
 
 // Warps per block: the layout's colour groups hold at most this many elements
 // (ClusterGatherOptions::colour_capacity), one colour's elements at once. 20
-// warps leave the kernel 96 registers (16 bytes spilled, 32 since version
-// 11's padded blocks; the rows' slot table in shared memory instead of
-// registers): 0.742-0.748 against
+// warps leave the kernel 96 registers (16 bytes spilled; 32 in version 11,
+// whose records came through shared memory; the rows' slot table in shared
+// memory instead of registers): 0.742-0.748 against
 // 0.758-0.764 ms with 16 warps at 64^3 and 5.68-5.70 against 5.80-5.82 ms at
 // 128^3 on an H200; 24 warps (80 registers, 64 bytes spilled) ran 0.780 ms
 // (docs/results/h200.md, eighteenth round).
@@ -31,8 +31,8 @@ void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters);
 // device would run, or 0 when this build holds none for it.
 int cluster_gather_binary_version();
 
-// Most accumulator blocks a cluster of max_nodes nodes and max_elements
-// elements may have on the current device (its opt-in shared memory per block).
-int cluster_block_capacity(int max_nodes, int max_elements);
+// Most accumulator blocks a cluster of max_nodes nodes may have on the
+// current device (its opt-in shared memory per block).
+int cluster_block_capacity(int max_nodes);
 
 }  // namespace ppkit::fem::cuda_cluster

@@ -25,8 +25,8 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     const NodeGatherLayout nodes = make_node_gather_layout(p);
     ClusterGatherOptions options;
     options.colour_capacity = cuda_cluster::kClusterWarps;
-    options.max_blocks = std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(
-                                                          options.max_nodes, options.max_elements));
+    options.max_blocks =
+        std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
     const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
     clusters_ = layout.num_clusters();
     inputs_.upload(p, nodes.element_coordinates, p.mesh.elements, element_arrays_);
@@ -108,8 +108,9 @@ namespace ppkit::registration {
 void register_fem_cuda_variants() {
   using namespace fem::gpu_assembly;
   register_variants<fem::CudaBackend, cuda::RuntimeCalls>(cuda::cuda_variant<fem::FemAssemble>);
-  // cluster-gather: 370 / 390 M elements/s at 64^3 / 128^3 on an H200, 8-11%
-  // ahead of node-gather's 343 / 351 M, which stays first for "auto": it runs on
+  // cluster-gather: 389 / 401 M elements/s at 64^3 / 128^3 on an H200 (its
+  // benchmark, twenty-first round), 13-14% ahead of node-gather's 343 / 351 M
+  // (nineteenth round's compare), which stays first for "auto": it runs on
   // every GPU and its speed does not depend on the mesh cutting into compact
   // clusters (docs/fem.md, strategy (i)).
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);
