@@ -310,8 +310,7 @@ int cluster_block_capacity(int max_nodes) {
   PPKIT_CUDA_CHECK(cudaGetDevice(&device));
   PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   // shared_bytes(0, ...) counts the sink block already.
-  const long long bytes =
-      (long long)optin - (long long)shared_bytes(0, max_nodes);
+  const long long bytes = (long long)optin - (long long)shared_bytes(0, max_nodes);
   return bytes > 0 ? int(bytes / (kBlockStride * (long long)sizeof(double))) : 0;
 }
 
