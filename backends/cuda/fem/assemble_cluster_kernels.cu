@@ -160,11 +160,11 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       const std::int64_t element = next_element;
       load_words(k + kClusterWarps);
       // The record straight from global memory (the 8 lanes of a Gauss-point
-      // pair read the same 160 B): 0.691 against 0.703-0.704 ms at 64^3 and
-      // 5.31 against 5.41 ms at 128^3 on an H200 for the record brought into
-      // shared memory a cluster ahead by the copy engine, which also took 80
-      // KB of shared memory and a barrier per colour group (docs/results/h200.md,
-      // twenty-first round).
+      // pair read the same 160 B): 0.674 against 0.702-0.710 ms at 64^3 and
+      // 5.23 against 5.38 ms at 128^3 on an H200 for the record brought into
+      // shared memory a cluster ahead by the copy engine (version 11), which
+      // also took 80 KB of shared memory and a barrier per colour group
+      // (docs/results/h200.md, twenty-first round).
       const double* record = A.geometry + kRecord * element;
       double g[2][3], wg[2][3], weight = 0;  // g_a(q), W_q g_a(q), sum_q N_a(q) W_q
 #pragma unroll
