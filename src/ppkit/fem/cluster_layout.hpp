@@ -12,13 +12,12 @@
 // Clusters are runs of the nodes' Morton order on the mesh's own lattice
 // (lattice_morton_node_order, factored_layout.hpp: a box with moved nodes is
 // still cut into 4 x 4 x 4 bricks), cut greedily at max_nodes nodes, max_blocks
-// accumulator blocks or max_elements elements (the kernel holds their geometry
-// in shared memory). The accumulator of a cluster holds the 3 x 3 column blocks
-// of its nodes' rows in the rows' order, node after node (9 doubles per block),
-// so it is written to the CSR values row by row, contiguously. The cluster's
-// elements are all elements with a node in the cluster, coloured greedily so
-// that no two of one colour share a node of the cluster and no colour has more
-// than colour_capacity elements (the copies of their geometry share a barrier).
+// accumulator blocks or max_elements elements (a bound for kernels that hold
+// per-element data of a cluster on chip). The accumulator of a cluster holds the 3 x 3 column
+// blocks of its nodes' rows in the rows' order, node after node (9 doubles per block), so it is
+// written to the CSR values row by row, contiguously. The cluster's elements are all elements with
+// a node in the cluster, coloured greedily so that no two of one colour share a node of the cluster
+// and no colour has more than colour_capacity elements (the CUDA kernel's warps, one element each).
 // An element adds the blocks of a cluster node after the node's elements of
 // lower colours (node_waits), so the sums follow the colour order and need no
 // atomics.
