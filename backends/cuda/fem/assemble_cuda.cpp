@@ -36,7 +36,6 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     cluster_blocks_ = Buffer<std::int32_t>(layout.cluster_blocks);
     slot_blocks_ = Buffer<std::uint16_t>(layout.slot_blocks);
     slot_rows_ = Buffer<std::int64_t>(layout.slot_rows);
-    element_colours_ = Buffer<std::uint8_t>(layout.element_colours);
     cluster_colours_ = Buffer<std::int64_t>(layout.cluster_colours);
     colour_offsets_ = Buffer<std::int64_t>(layout.colour_offsets);
     elements_of_clusters_ = Buffer<std::int32_t>(layout.elements);
@@ -49,7 +48,6 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     arrays_.cluster_blocks = cluster_blocks_.data();
     arrays_.slot_blocks = slot_blocks_.data();
     arrays_.slot_rows = slot_rows_.data();
-    arrays_.element_colours = element_colours_.data();
     arrays_.cluster_colours = cluster_colours_.data();
     arrays_.colour_offsets = colour_offsets_.data();
     arrays_.elements = elements_of_clusters_.data();
@@ -59,8 +57,6 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     copy_outputs_and_material(element_arrays_, arrays_);
     arrays_.max_blocks = layout.max_blocks;
     arrays_.max_nodes = layout.max_nodes;
-    arrays_.max_elements = layout.max_elements;
-    arrays_.max_colours = layout.max_colours;
   }
 
   void run() override {
@@ -79,7 +75,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, slot_rows_;
   Buffer<std::uint16_t> slot_blocks_;
   Buffer<std::uint32_t> lane_blocks_;
-  Buffer<std::uint8_t> node_slots_, node_waits_, element_colours_;
+  Buffer<std::uint8_t> node_slots_, node_waits_;
   Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
   Hex8ClusterArrays arrays_;
 };

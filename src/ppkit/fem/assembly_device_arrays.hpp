@@ -71,9 +71,9 @@ struct Hex8GatherArrays {
 
 // Inputs of the cluster-gather strategy (i), layouts as in cluster_layout.hpp;
 // kernel 1's geometry as in Hex8GatherArrays. A thread block takes one
-// cluster at a time, in dynamic shared memory its accumulator (72 B per
-// block of max_blocks, 24 B per node of max_nodes) and its elements' geometry
-// (640 B per element of max_elements).
+// cluster at a time, in dynamic shared memory its accumulator (80 B per
+// block of max_blocks, 24 B per node of max_nodes); its elements' geometry is
+// read from global memory.
 struct Hex8ClusterArrays {
   const double* geometry = nullptr;               // 80 per element: [10 (8 e + q) + m]
   const std::int32_t* node_of_slot = nullptr;     // per slot
@@ -84,7 +84,6 @@ struct Hex8ClusterArrays {
   const std::int64_t* cluster_colours = nullptr;  // per cluster + 1
   const std::int64_t* colour_offsets = nullptr;   // per colour group + 1
   const std::int32_t* elements = nullptr;         // per cluster element
-  const std::uint8_t* element_colours = nullptr;  // per cluster element
   const std::uint32_t* lane_blocks = nullptr;     // 32 per cluster element
   const std::uint8_t* node_slots = nullptr;       // 8 per cluster element
   const std::uint8_t* node_waits = nullptr;       // 8 per cluster element
@@ -92,8 +91,7 @@ struct Hex8ClusterArrays {
   double* load = nullptr;                         // load vector (every entry written once)
   double lambda = 0, mu = 0;                      // Lame constants
   double body_force[3] = {0, 0, 0};
-  int max_blocks = 0, max_nodes = 0;      // of the largest cluster (dynamic shared memory)
-  int max_elements = 0, max_colours = 0;  // of the largest cluster
+  int max_blocks = 0, max_nodes = 0;  // of the largest cluster (dynamic shared memory)
 };
 
 }  // namespace ppkit::fem
