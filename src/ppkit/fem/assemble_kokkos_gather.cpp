@@ -11,16 +11,16 @@
 //     node signs, Hex8GaussProducts); index 8 g + b integrates
 //       M = sum_q |J_q| w g_node g_b^T,  K = lambda M + mu M^T + mu tr(M) I
 //     (isotropic B^T D B) and stages it over its own derivatives; then index
-//     9 c + m sums value m of the round's staged blocks that fall on its c-th
-//     distinct column block (a list per round, RoundColumns) into an
-//     accumulator of the node's column blocks: one pass and one barrier per
-//     round, where adding the 4 elements one after the other took four
-//     (1.26 -> 1.17 ms at 64^3, 9.86 -> 9.10 ms at 128^3 on an H200,
-//     docs/results/h200.md, seventeenth round). A round's incidences and
-//     column words come from team scratch, loaded by phase A of the round
-//     before (the node's first round's before its rounds start), so a round
-//     waits on global memory only for its geometry (9.11 -> 8.71 ms at 128^3,
-//     same round). The accumulator is written to the node's three CSR rows.
+//     c sums the round's staged blocks that fall on its c-th distinct column
+//     block (a list per round, round_column_words) into an accumulator of
+//     the node's rows: one pass and one barrier per round, where adding the
+//     4 elements one after the other took four (1.26 -> 1.17 ms at 64^3,
+//     9.86 -> 9.10 ms at 128^3 on an H200, docs/results/h200.md, seventeenth
+//     round). A round's incidences and column words come from team scratch,
+//     loaded by phase A of the round before (the node's first round's before
+//     its rounds start), so a round waits on global memory only for its
+//     geometry (9.11 -> 8.71 ms at 128^3, same round). The accumulator is
+//     written to the node's three CSR rows.
 #include <algorithm>
 
 #include "ppkit/fem/assemble_kokkos.hpp"
@@ -35,26 +35,22 @@ struct GatherDevice : AssemblyCommon<Space> {
   using View = typename AssemblyCommon<Space>::template View<T>;
   View<double> geometry;  // 80 per element (input order), GaussGeometryKernel, value-major
   View<std::int32_t> node_of_slot, incidences;
-  View<std::int64_t> incidence_offsets, row_offsets, slot_rounds, round_columns_offsets;
-  View<std::uint32_t> round_columns;  // RoundColumns::words
+  View<std::int64_t> incidence_offsets, row_offsets;
+  View<std::uint32_t> round_columns;  // round_column_words()
 };
 
 // The adds of each round (4 incidences of a slot) by column: per round, one
 // word per distinct column block the round's 32 blocks fall on, sorted by
 // block: the block in bits 0-15, then 4 bits per element g of the round, b + 1
 // for the element's node b whose block lands there (0: none; an element's 8
-// blocks are distinct, so at most one b per element).
-struct RoundColumns {
-  std::vector<std::int64_t> slot_rounds;  // slot k: rounds [slot_rounds[k], slot_rounds[k+1])
-  std::vector<std::int64_t> offsets;      // round t: words [offsets[t], offsets[t+1])
-  std::vector<std::uint32_t> words;
-};
+// blocks are distinct, so at most one b per element). The round of
+// incidences k0 .. k0 + n - 1 keeps its words at 8 k0 .. 8 (k0 + n) - 1 (8 per
+// incidence: n elements fall on at most 8 n columns), kNoColumn after its
+// last, so a round's words are found from its first incidence alone.
+constexpr std::uint32_t kNoColumn = 0xFFFFFFFFu;
 
-RoundColumns make_round_columns(const NodeGatherLayout& L) {
-  RoundColumns R;
-  R.slot_rounds.reserve(L.num_nodes() + 1);
-  R.slot_rounds.push_back(0);
-  R.offsets.push_back(0);
+std::vector<std::uint32_t> round_column_words(const NodeGatherLayout& L) {
+  std::vector<std::uint32_t> words(8 * std::size_t(L.incidences.size()), kNoColumn);
   std::vector<std::uint32_t> round;
   for (std::int64_t s = 0; s < L.num_nodes(); ++s) {
     const std::int64_t first = L.incidence_offsets[s], last = L.incidence_offsets[s + 1];
@@ -73,12 +69,10 @@ RoundColumns make_round_columns(const NodeGatherLayout& L) {
         }
       std::sort(round.begin(), round.end(),
                 [](std::uint32_t x, std::uint32_t y) { return (x & 0xFFFFu) < (y & 0xFFFFu); });
-      R.words.insert(R.words.end(), round.begin(), round.end());
-      R.offsets.push_back(std::int64_t(R.words.size()));
+      std::copy(round.begin(), round.end(), words.begin() + 8 * k0);
     }
-    R.slot_rounds.push_back(std::int64_t(R.offsets.size()) - 1);
   }
-  return R;
+  return words;
 }
 
 // Team scratch per round: the derivatives G[200 g + 25 b + 3 q + i] of node b
@@ -97,9 +91,10 @@ RoundColumns make_round_columns(const NodeGatherLayout& L) {
 constexpr int kNodeStride = 25, kGroupStride = 200;
 constexpr int kRoundPoints = 32;  // 4 elements x 8 Gauss points
 constexpr int kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
+constexpr int kAccumulatorRow = 3 * kGatherWindowBlocks;
 // A round's inputs in team scratch, loaded the round before (two buffers):
-// its 4 incidences, the number of its column words, then the words.
-constexpr int kRoundInputs = 4 + 1 + 32;
+// its 4 incidences, then its column words.
+constexpr int kRoundInputs = 4 + 32;
 
 template <class Space>
 struct NodeGatherKernel {
@@ -110,22 +105,20 @@ struct NodeGatherKernel {
 
   using InputScratch =
       Kokkos::View<std::uint32_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  static constexpr int kScratch = kDerivatives + kOwn + 9 * kGatherWindowBlocks + kRoundPoints;
+  static constexpr int kScratch = kDerivatives + kOwn + 3 * kAccumulatorRow + kRoundPoints;
   static std::size_t scratch_bytes() {
     return Scratch::shmem_size(kScratch) + InputScratch::shmem_size(2 * kRoundInputs);
   }
 
-  // Lane `lane`'s share of loading round k0's inputs (incidences and column
-  // words) into `inputs`; every lane of the 32 calls it.
-  KOKKOS_INLINE_FUNCTION void load_round(std::uint32_t* inputs, std::int64_t slot,
-                                         std::int64_t first, std::int64_t last, std::int64_t k0,
+  // Lane `lane`'s share of loading the inputs (incidences and column words)
+  // of the round that starts at incidence k0 into `inputs`; every lane of the
+  // 32 calls it. Both are found from k0 alone, so a node's first round waits
+  // on two dependent loads (its incidence offset, then these).
+  KOKKOS_INLINE_FUNCTION void load_round(std::uint32_t* inputs, std::int64_t last, std::int64_t k0,
                                          int lane) const {
-    const std::int64_t round = d.slot_rounds(slot) + (k0 - first) / 4;
-    const std::int64_t c0 = d.round_columns_offsets(round);
-    const int columns = int(d.round_columns_offsets(round + 1) - c0);
-    if (lane < 4 && k0 + lane < last) inputs[lane] = std::uint32_t(d.incidences(k0 + lane));
-    if (lane == 0) inputs[4] = std::uint32_t(columns);
-    if (lane < columns) inputs[5 + lane] = d.round_columns(c0 + lane);
+    const std::int64_t incidences = last - k0 < 4 ? last - k0 : 4;
+    if (lane < incidences) inputs[lane] = std::uint32_t(d.incidences(k0 + lane));
+    inputs[4 + lane] = lane < 8 * incidences ? d.round_columns(8 * k0 + lane) : kNoColumn;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
@@ -138,23 +131,26 @@ struct NodeGatherKernel {
     Scratch scratch(team.team_scratch(0), kScratch);
     double* const G = scratch.data();
     double* const own = G + kDerivatives;
+    // The window's part of the node's 3 rows, row after row (kAccumulatorRow
+    // doubles each), so that they are read for the stores contiguously.
     double* const accumulator = own + kOwn;
     // Point 8 g + q's share of the body-force weight sum_elements sum_q N_node(q) |J_q| w.
-    double* const weights = accumulator + 9 * kGatherWindowBlocks;
+    double* const weights = accumulator + 3 * kAccumulatorRow;
     InputScratch input_scratch(team.team_scratch(0), 2 * kRoundInputs);
     std::uint32_t* const round_inputs = input_scratch.data();
     const bool has_rounds = first < last;
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kRoundPoints), [&](const int point) {
       weights[point] = 0;
-      if (has_rounds) load_round(round_inputs, slot, first, last, first, point);
+      if (has_rounds) load_round(round_inputs, last, first, point);
     });
     team.team_barrier();
     int buffer = 0;  // of the round about to run
     for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
       const int window_blocks =
           blocks - window < kGatherWindowBlocks ? blocks - window : kGatherWindowBlocks;
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 9 * window_blocks),
-                           [&](const int m) { accumulator[m] = 0; });
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 3 * window_blocks), [&](const int v) {
+        for (int i = 0; i < 3; ++i) accumulator[kAccumulatorRow * i + v] = 0;
+      });
       for (std::int64_t k0 = first; k0 < last; k0 += 4) {
         const int elements = int(last - k0 < 4 ? last - k0 : 4);
         const std::uint32_t* const inputs = round_inputs + kRoundInputs * buffer;
@@ -169,7 +165,7 @@ struct NodeGatherKernel {
         // FMAs a node, the signs folded in; J^-1 carries their scale 1/8);
         // meanwhile the 32 lanes load the next round's inputs.
         Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kRoundPoints), [&](const int point) {
-          if (next_k0 >= 0) load_round(next_inputs, slot, first, last, next_k0, point);
+          if (next_k0 >= 0) load_round(next_inputs, last, next_k0, point);
           const int g = point / 8, q = point % 8;
           if (g >= elements) return;
           const std::int32_t incidence = std::int32_t(inputs[g]);
@@ -207,31 +203,37 @@ struct NodeGatherKernel {
               gb[3 * i + j] = isotropic_block_entry(M, d.lambda, d.mu, i, j);
         });
         team.team_barrier();
-        // Index 9 c + m: value m of the round's c-th column block, summed over
+        // Index c: the round's c-th column block, all 9 values, summed over
         // the elements that add to it (two elements' blocks may share a
-        // column block, so one index takes all of a column's terms).
-        const int columns = int(inputs[4]);
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 9 * columns), [&](const int item) {
-          const int c = item / 9, m = item % 9;
-          const std::uint32_t word = inputs[5 + c];
+        // column block, so one index takes all of a column's terms). It
+        // decodes its word once, in one pass (a round has at most 32 columns);
+        // index 9 c + m took about 6 passes, and the kernel 544 instead of 464
+        // M instructions (1.11 -> 1.06 ms at 64^3, 8.53 -> 8.22 ms at 128^3 on
+        // an H200; with the words found from the round's first incidence and
+        // the accumulator row by row, 1.00 / 7.77 ms: docs/results/h200.md,
+        // twenty-second round).
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8 * elements), [&](const int c) {
+          const std::uint32_t word = inputs[4 + c];
           const int block = int(word & 0xFFFFu) - window;
-          if (block >= 0 && block < window_blocks) {
-            double sum = 0;
-            for (int g = 0; g < 4; ++g) {
-              const int b = int(word >> (16 + 4 * g) & 0xFu) - 1;
-              if (b >= 0) sum += G[kGroupStride * g + kNodeStride * b + m];
-            }
-            accumulator[9 * block + m] += sum;
+          if (word == kNoColumn || block < 0 || block >= window_blocks) return;
+          double sum[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+          for (int g = 0; g < 4; ++g) {
+            const int b = int(word >> (16 + 4 * g) & 0xFu) - 1;
+            if (b < 0) continue;
+            const double* const K = G + kGroupStride * g + kNodeStride * b;
+            for (int m = 0; m < 9; ++m) sum[m] += K[m];
           }
+          double* const target = accumulator + 3 * block;
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) target[kAccumulatorRow * i + j] += sum[3 * i + j];
         });
         team.team_barrier();
         buffer = 1 - buffer;
       }
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 3 * window_blocks), [&](const int v) {
-        const int s = v / 3, j = v % 3;
         for (int i = 0; i < 3; ++i)
           d.values(row + std::int64_t(i) * row_length + 3 * window + v) =
-              accumulator[9 * s + 3 * i + j];
+              accumulator[kAccumulatorRow * i + v];
       });
       team.team_barrier();
     }
@@ -260,13 +262,9 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
     d_.incidence_offsets = upload<std::int64_t, Space>(layout.incidence_offsets.data(),
                                                        layout.incidence_offsets.size(),
                                                        "fem gather incidence offsets");
-    const RoundColumns rounds = make_round_columns(layout);
-    d_.slot_rounds = upload<std::int64_t, Space>(rounds.slot_rounds.data(),
-                                                 rounds.slot_rounds.size(), "fem gather rounds");
-    d_.round_columns_offsets = upload<std::int64_t, Space>(
-        rounds.offsets.data(), rounds.offsets.size(), "fem gather round column offsets");
-    d_.round_columns = upload<std::uint32_t, Space>(rounds.words.data(), rounds.words.size(),
-                                                    "fem gather round columns");
+    const std::vector<std::uint32_t> words = round_column_words(layout);
+    d_.round_columns =
+        upload<std::uint32_t, Space>(words.data(), words.size(), "fem gather round columns");
     d_.row_offsets = upload<std::int64_t, Space>(
         p.pattern.row_offsets.data(), p.pattern.row_offsets.size(), "fem CSR row offsets");
     nodes_ = layout.num_nodes();
