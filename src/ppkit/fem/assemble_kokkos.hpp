@@ -314,7 +314,16 @@ void register_team_per_element(const char* prefix, const char* label, int prefer
 enum class GeometryLayout {
   point_major,  // [80 e + 10 q + m]: a point's values together (two-kernel)
   value_major,  // [80 e + 8 m + q]: value m of the 8 points together, so lanes
-                // of consecutive Gauss points load consecutive doubles (node gather)
+                // of consecutive Gauss points load consecutive doubles (cluster gather)
+  pair_major,   // [80 e + 16 p + 2 q + r]: values 2 p and 2 p + 1 of a point side by
+                // side, pairs p of the 8 points together, so lanes of consecutive
+                // Gauss points load consecutive 16-byte pairs (node gather)
+};
+
+// Two doubles loaded as one 16-byte access (GeometryLayout::pair_major;
+// Kokkos allocations and the records' pairs are 16-byte aligned).
+struct alignas(16) DoublePair {
+  double first, second;
 };
 
 // Kernel 1 of strategies (e) and (h): the inverse Jacobian and |J| w of every
@@ -374,9 +383,15 @@ struct GaussGeometryKernel {
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 80 * count), [&](const int out) {
       const int e = out / 80;
-      // point_major: [10 (8 e + q) + m]; value_major: [80 e + 8 m + q].
-      const int q = layout == GeometryLayout::point_major ? out % 80 / 10 : out % 8;
-      const int m = layout == GeometryLayout::point_major ? out % 10 : out % 80 / 8;
+      // point_major: [10 (8 e + q) + m]; value_major: [80 e + 8 m + q];
+      // pair_major: [80 e + 16 p + 2 q + r], m = 2 p + r.
+      const int q = layout == GeometryLayout::point_major
+                        ? out % 80 / 10
+                        : (layout == GeometryLayout::value_major ? out % 8 : out % 16 / 2);
+      const int m = layout == GeometryLayout::point_major
+                        ? out % 10
+                        : (layout == GeometryLayout::value_major ? out % 80 / 8
+                                                                 : out % 80 / 16 * 2 + out % 2);
       geometry(80 * e0 + out) = staged(kStagingStride * (8 * e + q) + m);
     });
   }

@@ -170,11 +170,22 @@ struct NodeGatherKernel {
           if (g >= elements) return;
           const std::int32_t incidence = std::int32_t(inputs[g]);
           const int a = incidence % 8;
-          // Value-major records: the group's 8 lanes load 8 consecutive doubles.
-          const std::int64_t record = 80 * std::int64_t(incidence / 8) + q;
+          // Pair-major records: the group's 8 lanes load 8 consecutive
+          // 16-byte pairs (one 128-byte line), 5 loads a lane where
+          // value-major records took 10 of 8 bytes, each touching half a line
+          // (1.00 -> 0.984 ms at 64^3, 7.77 -> 7.61 ms at 128^3 on an H200,
+          // docs/results/h200.md, twenty-second round).
+          const auto* const pairs = reinterpret_cast<const DoublePair*>(
+              d.geometry.data() + 80 * std::int64_t(incidence / 8) + 2 * q);
           double J_inv[9];
-          for (int m = 0; m < 9; ++m) J_inv[m] = 0.125 * d.geometry(record + 8 * m);
-          const double w = d.geometry(record + 72);
+          for (int p = 0; p < 4; ++p) {
+            const DoublePair pair = pairs[8 * p];
+            J_inv[2 * p] = 0.125 * pair.first;
+            J_inv[2 * p + 1] = 0.125 * pair.second;
+          }
+          const DoublePair last_pair = pairs[32];  // J_inv[8] and |J| w
+          J_inv[8] = 0.125 * last_pair.first;
+          const double w = last_pair.second;
           const Hex8GaussProducts shape(q);
           double* const Gq = G + kGroupStride * g + 3 * q;
           hex8_for_each_node([&](auto node_b) {
@@ -273,7 +284,7 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
   // No zeroing: kernel 2 writes every CSR value and load entry once.
   void run() override {
     GaussGeometryKernel<Space>::launch("fem node-gather geometry", d_, d_.geometry,
-                                       GeometryLayout::value_major);
+                                       GeometryLayout::pair_major);
     const auto policy =
         Kokkos::TeamPolicy<Space>(nodes_, 1, 32)
             .set_scratch_size(0, Kokkos::PerTeam(NodeGatherKernel<Space>::scratch_bytes()));
