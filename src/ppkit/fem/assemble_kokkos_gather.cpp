@@ -33,7 +33,7 @@ template <class Space>
 struct GatherDevice : AssemblyCommon<Space> {
   template <class T>
   using View = typename AssemblyCommon<Space>::template View<T>;
-  View<double> geometry;  // 80 per element (input order), GaussGeometryKernel, value-major
+  View<double> geometry;  // 80 per element (input order), GaussGeometryKernel, pair-major
   View<std::int32_t> node_of_slot, incidences;
   View<std::int64_t> incidence_offsets, row_offsets;
   View<std::uint32_t> round_columns;  // round_column_words()
