@@ -22,7 +22,9 @@
 //     geometry (9.11 -> 8.71 ms at 128^3, same round). The accumulator is
 //     written to the node's three CSR rows.
 #include <algorithm>
+#include <cstdint>
 
+#include "ppkit/core/error.hpp"
 #include "ppkit/fem/assemble_kokkos.hpp"
 #include "ppkit/fem/gather_layout.hpp"
 
@@ -266,6 +268,10 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
     upload_assembly_common<Space>(p, layout.element_coordinates, p.mesh.elements, d_);
     d_.geometry = typename GatherDevice<Space>::template View<double>(
         "fem Gauss-point geometry", 80 * std::size_t(p.mesh.num_elements()));
+    // Phase A reads the records as 16-byte DoublePairs.
+    if (reinterpret_cast<std::uintptr_t>(d_.geometry.data()) % alignof(DoublePair) != 0)
+      throw Error("node-gather: the Gauss-point geometry allocation is not 16-byte aligned",
+                  "a Kokkos memory space whose allocations are 16-byte aligned");
     d_.node_of_slot = upload<std::int32_t, Space>(layout.node_of_slot.data(),
                                                   layout.node_of_slot.size(), "fem gather nodes");
     d_.incidences = upload<std::int32_t, Space>(layout.incidences.data(), layout.incidences.size(),
