@@ -3,12 +3,13 @@
 // once for every execution space:
 //  1. GaussGeometryKernel (strategy (e)'s kernel 1) stores every Gauss point's
 //     inverse Jacobian and |J| w, elements in input order;
-//  2. one team of 32 vector lanes per node (Morton order), taking the node's
-//     elements 4 at a time through team scratch, in the CUDA kernel's two
-//     phases (vector loops and team barriers where it exchanges through
-//     shared memory): index 8 g + q forms the derivatives g_b = J_q^-T dN_b
-//     of all 8 nodes of element g at Gauss point q (shape functions from the
-//     node signs, Hex8GaussProducts); index 8 g + b integrates
+//  2. one team of 32 threads (a warp on CUDA) per 4 consecutive node slots
+//     (Morton order), taking each node's elements 4 at a time through team
+//     scratch, in the CUDA kernel's two phases (team thread loops and team
+//     barriers where it exchanges through shared memory): index 8 g + q
+//     forms the derivatives g_b = J_q^-T dN_b of all 8 nodes of element g at
+//     Gauss point q (shape functions from the node signs, Hex8GaussProducts);
+//     index 8 g + b integrates
 //       M = sum_q |J_q| w g_node g_b^T,  K = lambda M + mu M^T + mu tr(M) I
 //     (isotropic B^T D B) and stages it over its own derivatives; then index
 //     c sums the round's staged blocks that fall on its c-th distinct column
@@ -17,10 +18,11 @@
 //     4 elements one after the other took four (1.26 -> 1.17 ms at 64^3,
 //     9.86 -> 9.10 ms at 128^3 on an H200, docs/results/h200.md, seventeenth
 //     round). A round's incidences and column words come from team scratch,
-//     loaded by phase A of the round before (the node's first round's before
-//     its rounds start), so a round waits on global memory only for its
-//     geometry (9.11 -> 8.71 ms at 128^3, same round). The accumulator is
-//     written to the node's three CSR rows.
+//     loaded by phase A of the round before (a team's first round's before
+//     its rounds start, a slot's first round's during the slot before's
+//     last), so a round waits on global memory only for its geometry (9.11
+//     -> 8.71 ms at 128^3, same round). The accumulator is written to the
+//     node's three CSR rows.
 #include <algorithm>
 #include <cstdint>
 
@@ -37,7 +39,12 @@ struct GatherDevice : AssemblyCommon<Space> {
   using View = typename AssemblyCommon<Space>::template View<T>;
   View<double> geometry;  // 80 per element (input order), GaussGeometryKernel, pair-major
   View<std::int32_t> node_of_slot, incidences;
-  View<std::int64_t> incidence_offsets, row_offsets;
+  View<std::int64_t> incidence_offsets;
+  // Per slot, its node's first CSR row and the rows' length (its 3 rows are
+  // consecutive and equally long, csr_pattern.hpp), so that a slot's rows
+  // need no load that waits for its node number.
+  View<std::int64_t> slot_rows;
+  View<std::int32_t> slot_row_lengths;
   View<std::uint32_t> round_columns;  // round_column_words()
 };
 
@@ -77,186 +84,288 @@ std::vector<std::uint32_t> round_column_words(const NodeGatherLayout& L) {
   return words;
 }
 
-// Team scratch per round: the derivatives G[200 g + 25 b + 3 q + i] of node b
-// of element g at Gauss point q, and the node's own ones scaled by |J_q| w at
-// [24 g + 3 q + i]. Phase B's lane 8 g + b stages its block K_(node, b) over
-// the first 9 of its own G' values once it has read them. The strides keep
-// every 8-byte access free of bank conflicts (a half-warp, groups g and g + 1,
-// shares one wavefront): an odd node stride puts a group's 8 lanes on 8
-// distinct bank pairs none 16 banks apart, and a group stride of 8 mod 16
-// doubles puts the next group on the other 8 pairs, for phase A's stores
-// (lanes 3 doubles apart) and phase B's loads and staged blocks alike. The
-// CUDA kernel's strides (26, 216) suit its 16-byte loads; with 8-byte ones
-// they made 44% of this kernel's shared-load wavefronts bank conflicts, and
-// (26, 213) moved the conflicts to phase A's stores (store wavefronts 76 M ->
-// 92 M at 64^3; H200, Nsight Compute, fourteenth round).
-constexpr int kNodeStride = 25, kGroupStride = 200;
+// Team scratch per round (doubles): the derivatives G'[216 g + 26 b + 3 q + i]
+// = 8 (J_q^-T dN_b(q))_i of node b of element g at Gauss point q, and the
+// node's own ones scaled by |J_q| w / 64 at [24 g + 3 q + i], so that
+// phase B's sum of their products is sum_q |J_q| w g_node g_b^T. Phase B's
+// index 8 g + b stages its block K_(node, b) over the first 9 of its own G'
+// values once it has read them. The strides are the CUDA kernel's: phase A's
+// 8-byte stores (indices 3 doubles apart) fall on distinct bank pairs for a
+// half-warp (26 b is even, 216 = 8 mod 16 puts group g + 1 on the other 8
+// pairs), and phase B reads G' and the scaled vectors as 16-byte pairs
+// (DoublePair), 12 loads each where 8-byte loads took 24, one quarter-warp's
+// 8 pairs on 8 distinct 16-byte bank groups (13 b mod 8).
+constexpr int kNodeStride = 26, kGroupStride = 216;
 constexpr int kRoundPoints = 32;  // 4 elements x 8 Gauss points
 constexpr int kDerivatives = 4 * kGroupStride, kOwn = 4 * 24;
 constexpr int kAccumulatorRow = 3 * kGatherWindowBlocks;
 // A round's inputs in team scratch, loaded the round before (two buffers):
 // its 4 incidences, then its column words.
 constexpr int kRoundInputs = 4 + 32;
+// Consecutive node slots per team. A team loads the next slot's rows and
+// incidence range while it assembles this one, and the next slot's first
+// round of inputs during this one's last round, so only a team's first node
+// waits on global memory before its rounds start.
+constexpr int kSlotsPerTeam = 4;
 
 template <class Space>
 struct NodeGatherKernel {
   using Member = typename Kokkos::TeamPolicy<Space>::member_type;
-  using Scratch =
-      Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   GatherDevice<Space> d;
+  std::int64_t slots = 0;
 
-  using InputScratch =
-      Kokkos::View<std::uint32_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  static constexpr int kScratch = kDerivatives + kOwn + 3 * kAccumulatorRow + kRoundPoints;
-  static std::size_t scratch_bytes() {
-    return Scratch::shmem_size(kScratch) + InputScratch::shmem_size(2 * kRoundInputs);
+  // Doubles of team scratch: G', the scaled vectors, the accumulator (3 rows
+  // of kAccumulatorRow), and the body-force weights of two slots (32 each).
+  static constexpr int kScratchDoubles =
+      kDerivatives + kOwn + 3 * kAccumulatorRow + 2 * kRoundPoints;
+  static constexpr std::size_t kScratchAlignment = alignof(DoublePair);
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
+    return sizeof(double) * kScratchDoubles + sizeof(std::uint32_t) * 2 * kRoundInputs +
+           kScratchAlignment;
   }
 
-  // Lane `lane`'s share of loading the inputs (incidences and column words)
-  // of the round that starts at incidence k0 into `inputs`; every lane of the
-  // 32 calls it. Both are found from k0 alone, so a node's first round waits
-  // on two dependent loads (its incidence offset, then these).
-  KOKKOS_INLINE_FUNCTION void load_round(std::uint32_t* inputs, std::int64_t last, std::int64_t k0,
-                                         int lane) const {
+  // A slot's node and where its CSR rows are: three loads, none waiting for
+  // another.
+  struct SlotRows {
+    std::int64_t node = 0, row = 0;
+    int row_length = 0;
+  };
+  KOKKOS_INLINE_FUNCTION SlotRows slot_rows(std::int64_t slot) const {
+    return SlotRows{d.node_of_slot(slot), d.slot_rows(slot), d.slot_row_lengths(slot)};
+  }
+
+  // Index `point`'s share of the inputs (incidences and column words) of the
+  // round that starts at incidence k0 of a slot whose incidences end at
+  // `last`; indices 0 .. 31 together hold all of them. Both are found from k0
+  // alone (8 column words per incidence from k0 on).
+  struct RoundInput {
+    std::uint32_t incidence = 0, column = kNoColumn;
+  };
+  KOKKOS_INLINE_FUNCTION RoundInput round_input(std::int64_t last, std::int64_t k0,
+                                                int point) const {
     const std::int64_t incidences = last - k0 < 4 ? last - k0 : 4;
-    if (lane < incidences) inputs[lane] = std::uint32_t(d.incidences(k0 + lane));
-    inputs[4 + lane] = lane < 8 * incidences ? d.round_columns(8 * k0 + lane) : kNoColumn;
+    RoundInput in;
+    if (point < incidences) in.incidence = std::uint32_t(d.incidences(k0 + point));
+    if (point < 8 * incidences) in.column = d.round_columns(8 * k0 + point);
+    return in;
+  }
+  KOKKOS_INLINE_FUNCTION static void store_round_input(std::uint32_t* inputs, int point,
+                                                       const RoundInput& in) {
+    if (point < 4) inputs[point] = in.incidence;
+    inputs[4 + point] = in.column;
+  }
+
+  // Phase A for Gauss point q of the round's element g (incidence word
+  // `incidence_word`): G' of all 8 nodes, the node's own scaled by |J_q| w /
+  // 64, and (in the first window) the point's body-force weight.
+  KOKKOS_INLINE_FUNCTION void form_gauss_point(double* G, double* own, double* weights,
+                                               std::uint32_t incidence_word, int g, int q,
+                                               bool first_window) const {
+    const std::int32_t incidence = std::int32_t(incidence_word);
+    const int a = incidence % 8;
+    // Pair-major records: the group's 8 indices load 8 consecutive
+    // 16-byte pairs (one 128-byte line), 5 loads each where
+    // value-major records took 10 of 8 bytes, each touching half a
+    // line (1.00 -> 0.984 ms at 64^3, 7.77 -> 7.61 ms at 128^3 on an
+    // H200, docs/results/h200.md, twenty-second round). J_q^-1 as
+    // stored gives G' = 8 J_q^-T dN_b (the factor 8 of dN_b's scaled
+    // form), taken out once through the weight w / 64 below.
+    const auto* const pairs = reinterpret_cast<const DoublePair*>(
+        d.geometry.data() + 80 * std::int64_t(incidence / 8) + 2 * q);
+    double J_inv[9];
+    for (int p = 0; p < 4; ++p) {
+      const DoublePair pair = pairs[8 * p];
+      J_inv[2 * p] = pair.first;
+      J_inv[2 * p + 1] = pair.second;
+    }
+    const DoublePair last_pair = pairs[32];  // J_inv[8] and |J| w
+    J_inv[8] = last_pair.first;
+    const double w = last_pair.second;
+    const Hex8GaussProducts shape(q);
+    double* const Gq = G + kGroupStride * g + 3 * q;
+    hex8_for_each_node([&](auto node_b) {
+      constexpr int b = decltype(node_b)::value;
+      const double dN[3] = {shape.scaled_derivative<b, 0>(), shape.scaled_derivative<b, 1>(),
+                            shape.scaled_derivative<b, 2>()};
+      for (int i = 0; i < 3; ++i)
+        Gq[kNodeStride * b + i] =
+            J_inv[3 * i] * dN[0] + J_inv[3 * i + 1] * dN[1] + J_inv[3 * i + 2] * dN[2];
+    });
+    const double w64 = w * (1.0 / 64);
+    for (int i = 0; i < 3; ++i) own[24 * g + 3 * q + i] = w64 * Gq[kNodeStride * a + i];
+    if (first_window) weights[8 * g + q] += 0.125 * shape.scaled_value(a) * w;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
-    const std::int64_t slot = team.league_rank();
-    const std::int64_t node = d.node_of_slot(slot);
-    const std::int64_t first = d.incidence_offsets(slot), last = d.incidence_offsets(slot + 1);
-    // The node's 3 rows are consecutive and equally long (csr_pattern.hpp).
-    const std::int64_t row = d.row_offsets(3 * node);
-    const int row_length = int(d.row_offsets(3 * node + 1) - row), blocks = row_length / 3;
-    Scratch scratch(team.team_scratch(0), kScratch);
-    double* const G = scratch.data();
+    const std::int64_t slot_begin = std::int64_t(kSlotsPerTeam) * team.league_rank();
+    const std::int64_t slot_end =
+        slot_begin + kSlotsPerTeam < slots ? slot_begin + kSlotsPerTeam : slots;
+    double* const G = static_cast<double*>(team.team_scratch(0).get_shmem_aligned(
+        scratch_bytes() - kScratchAlignment, std::ptrdiff_t(kScratchAlignment)));
     double* const own = G + kDerivatives;
     // The window's part of the node's 3 rows, row after row (kAccumulatorRow
     // doubles each), so that they are read for the stores contiguously.
     double* const accumulator = own + kOwn;
-    // Point 8 g + q's share of the body-force weight sum_elements sum_q N_node(q) |J_q| w.
-    double* const weights = accumulator + 3 * kAccumulatorRow;
-    InputScratch input_scratch(team.team_scratch(0), 2 * kRoundInputs);
-    std::uint32_t* const round_inputs = input_scratch.data();
-    const bool has_rounds = first < last;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kRoundPoints), [&](const int point) {
-      weights[point] = 0;
-      if (has_rounds) load_round(round_inputs, last, first, point);
+    // Point 8 g + q's share of the body-force weight sum_elements sum_q
+    // N_node(q) |J_q| w, one buffer per slot parity (a slot's reduction
+    // clears its buffer while the next slot adds into the other).
+    double* const weight_buffers = accumulator + 3 * kAccumulatorRow;
+    std::uint32_t* const round_inputs =
+        reinterpret_cast<std::uint32_t*>(weight_buffers + 2 * kRoundPoints);
+
+    SlotRows rows = slot_rows(slot_begin);
+    std::int64_t first = d.incidence_offsets(slot_begin),
+                 last = d.incidence_offsets(slot_begin + 1);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kRoundPoints), [&](const int point) {
+      weight_buffers[point] = weight_buffers[kRoundPoints + point] = 0;
+      if (first < last) store_round_input(round_inputs, point, round_input(last, first, point));
     });
     team.team_barrier();
-    int buffer = 0;  // of the round about to run
-    for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
-      const int window_blocks =
-          blocks - window < kGatherWindowBlocks ? blocks - window : kGatherWindowBlocks;
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 3 * window_blocks), [&](const int v) {
-        for (int i = 0; i < 3; ++i) accumulator[kAccumulatorRow * i + v] = 0;
-      });
-      for (std::int64_t k0 = first; k0 < last; k0 += 4) {
-        const int elements = int(last - k0 < 4 ? last - k0 : 4);
-        const std::uint32_t* const inputs = round_inputs + kRoundInputs * buffer;
-        // The round after this one (the next window's first after a window's
-        // last), whose inputs phase A loads into the other buffer.
-        const std::int64_t next_k0 =
-            k0 + 4 < last ? k0 + 4 : (window + kGatherWindowBlocks < blocks ? first : -1);
-        std::uint32_t* const next_inputs = round_inputs + kRoundInputs * (1 - buffer);
-        // Phase A, index 8 g + q: Gauss point q of element g forms the
-        // derivatives of all 8 nodes once (not once per node pair), from the
-        // 12 products of its shape-function factors (Hex8GaussProducts: 9
-        // FMAs a node, the signs folded in; J^-1 carries their scale 1/8);
-        // meanwhile the 32 lanes load the next round's inputs.
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kRoundPoints), [&](const int point) {
-          if (next_k0 >= 0) load_round(next_inputs, last, next_k0, point);
-          const int g = point / 8, q = point % 8;
-          if (g >= elements) return;
-          const std::int32_t incidence = std::int32_t(inputs[g]);
-          const int a = incidence % 8;
-          // Pair-major records: the group's 8 lanes load 8 consecutive
-          // 16-byte pairs (one 128-byte line), 5 loads a lane where
-          // value-major records took 10 of 8 bytes, each touching half a line
-          // (1.00 -> 0.984 ms at 64^3, 7.77 -> 7.61 ms at 128^3 on an H200,
-          // docs/results/h200.md, twenty-second round).
-          const auto* const pairs = reinterpret_cast<const DoublePair*>(
-              d.geometry.data() + 80 * std::int64_t(incidence / 8) + 2 * q);
-          double J_inv[9];
-          for (int p = 0; p < 4; ++p) {
-            const DoublePair pair = pairs[8 * p];
-            J_inv[2 * p] = 0.125 * pair.first;
-            J_inv[2 * p + 1] = 0.125 * pair.second;
-          }
-          const DoublePair last_pair = pairs[32];  // J_inv[8] and |J| w
-          J_inv[8] = 0.125 * last_pair.first;
-          const double w = last_pair.second;
-          const Hex8GaussProducts shape(q);
-          double* const Gq = G + kGroupStride * g + 3 * q;
-          hex8_for_each_node([&](auto node_b) {
-            constexpr int b = decltype(node_b)::value;
-            const double dN[3] = {shape.scaled_derivative<b, 0>(), shape.scaled_derivative<b, 1>(),
-                                  shape.scaled_derivative<b, 2>()};
-            for (int i = 0; i < 3; ++i)
-              Gq[kNodeStride * b + i] =
-                  J_inv[3 * i] * dN[0] + J_inv[3 * i + 1] * dN[1] + J_inv[3 * i + 2] * dN[2];
-          });
-          for (int i = 0; i < 3; ++i) own[24 * g + 3 * q + i] = w * Gq[kNodeStride * a + i];
-          if (window == 0) weights[point] += 0.125 * shape.scaled_value(a) * w;
+    int buffer = 0;            // of the round about to run
+    bool inputs_ready = true;  // the slot's first round's inputs are in `buffer`
+    for (std::int64_t slot = slot_begin; slot < slot_end; ++slot) {
+      // The next slot's rows and incidence range, for its start.
+      const bool more = slot + 1 < slot_end;
+      const SlotRows next_rows = more ? slot_rows(slot + 1) : SlotRows{};
+      const std::int64_t next_last = more ? d.incidence_offsets(slot + 2) : last;
+      const bool next_has_rounds = more && last < next_last;  // its first is this slot's last
+      const bool has_rounds = first < last;
+      if (has_rounds && !inputs_ready) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kRoundPoints), [&](const int point) {
+          store_round_input(round_inputs + kRoundInputs * buffer, point,
+                            round_input(last, first, point));
         });
         team.team_barrier();
-        // Phase B, index 8 g + b: K_(node, b) of element g.
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8 * elements), [&](const int pair) {
-          const int g = pair / 8, b = pair % 8;
-          const double* ga = own + 24 * g;
-          double* const gb = G + kGroupStride * g + kNodeStride * b;  // read, then K over it
-          double M[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-          for (int q = 0; q < 8; ++q)
-            for (int i = 0; i < 3; ++i)
-              for (int j = 0; j < 3; ++j) M[3 * i + j] += ga[3 * q + i] * gb[3 * q + j];
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-              gb[3 * i + j] = isotropic_block_entry(M, d.lambda, d.mu, i, j);
-        });
-        team.team_barrier();
-        // Index c: the round's c-th column block, all 9 values, summed over
-        // the elements that add to it (two elements' blocks may share a
-        // column block, so one index takes all of a column's terms). It
-        // decodes its word once, in one pass (a round has at most 32 columns);
-        // index 9 c + m took about 6 passes, and the kernel 544 instead of 464
-        // M instructions (1.11 -> 1.06 ms at 64^3, 8.53 -> 8.22 ms at 128^3 on
-        // an H200; with the words found from the round's first incidence and
-        // the accumulator row by row, 1.00 / 7.77 ms: docs/results/h200.md,
-        // twenty-second round).
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 8 * elements), [&](const int c) {
-          const std::uint32_t word = inputs[4 + c];
-          const int block = int(word & 0xFFFFu) - window;
-          if (word == kNoColumn || block < 0 || block >= window_blocks) return;
-          double sum[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-          for (int g = 0; g < 4; ++g) {
-            const int b = int(word >> (16 + 4 * g) & 0xFu) - 1;
-            if (b < 0) continue;
-            const double* const K = G + kGroupStride * g + kNodeStride * b;
-            for (int m = 0; m < 9; ++m) sum[m] += K[m];
-          }
-          double* const target = accumulator + 3 * block;
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) target[kAccumulatorRow * i + j] += sum[3 * i + j];
-        });
-        team.team_barrier();
-        buffer = 1 - buffer;
       }
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, 3 * window_blocks), [&](const int v) {
-        for (int i = 0; i < 3; ++i)
-          d.values(row + std::int64_t(i) * row_length + 3 * window + v) =
-              accumulator[kAccumulatorRow * i + v];
+      double* const weights = weight_buffers + kRoundPoints * (slot % 2);
+      const int blocks = rows.row_length / 3;
+      for (int window = 0; window < blocks; window += kGatherWindowBlocks) {
+        const int window_blocks =
+            blocks - window < kGatherWindowBlocks ? blocks - window : kGatherWindowBlocks;
+        const bool last_window = window + kGatherWindowBlocks >= blocks;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 3 * window_blocks), [&](const int v) {
+          for (int i = 0; i < 3; ++i) accumulator[kAccumulatorRow * i + v] = 0;
+        });
+        for (std::int64_t k0 = first; k0 < last; k0 += 4) {
+          const int elements = int(last - k0 < 4 ? last - k0 : 4);
+          const std::uint32_t* const inputs = round_inputs + kRoundInputs * buffer;
+          // The round after this one: the slot's next, the next window's
+          // first, or the next slot's first; phase A loads its inputs into
+          // the other buffer.
+          std::int64_t next_k0 = -1, next_k0_last = last;
+          if (k0 + 4 < last)
+            next_k0 = k0 + 4;
+          else if (!last_window)
+            next_k0 = first;
+          else if (next_has_rounds) {
+            next_k0 = last;
+            next_k0_last = next_last;
+          }
+          std::uint32_t* const next_inputs = round_inputs + kRoundInputs * (1 - buffer);
+          // Phase A, index 8 g + q: Gauss point q of element g forms the
+          // derivatives of all 8 nodes once (not once per node pair), from
+          // the 12 products of its shape-function factors (Hex8GaussProducts:
+          // 9 FMAs a node, the signs folded in); meanwhile the 32 indices
+          // load the next round's inputs, storing them into team scratch only
+          // after the derivatives: a store right after the load waited for it
+          // before the derivatives could start (7.6% of the stall samples,
+          // twenty-third round).
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kRoundPoints), [&](const int point) {
+            const RoundInput next_input =
+                next_k0 >= 0 ? round_input(next_k0_last, next_k0, point) : RoundInput{};
+            const int g = point / 8, q = point % 8;
+            if (g < elements) form_gauss_point(G, own, weights, inputs[g], g, q, window == 0);
+            if (next_k0 >= 0) store_round_input(next_inputs, point, next_input);
+          });
+          team.team_barrier();
+          // Phase B, index 8 g + b: K_(node, b) of element g, from 16-byte
+          // loads of the scaled vectors (the same for the group's 8 indices)
+          // and of b's G'.
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * elements), [&](const int pair) {
+            const int g = pair / 8, b = pair % 8;
+            const auto* const ga = reinterpret_cast<const DoublePair*>(own + 24 * g);
+            double* const gb = G + kGroupStride * g + kNodeStride * b;  // read, then K over it
+            const auto* const gb_pairs = reinterpret_cast<const DoublePair*>(gb);
+            double M[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+            for (int h = 0; h < 4; ++h) {  // Gauss points 2 h and 2 h + 1, 3 pairs each
+              double x[6], y[6];
+              for (int m = 0; m < 3; ++m) {
+                const DoublePair u = ga[3 * h + m], v = gb_pairs[3 * h + m];
+                x[2 * m] = u.first;
+                x[2 * m + 1] = u.second;
+                y[2 * m] = v.first;
+                y[2 * m + 1] = v.second;
+              }
+              for (int e = 0; e < 2; ++e)
+                for (int i = 0; i < 3; ++i)
+                  for (int j = 0; j < 3; ++j) M[3 * i + j] += x[3 * e + i] * y[3 * e + j];
+            }
+            double K[9];
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j)
+                K[3 * i + j] = isotropic_block_entry(M, d.lambda, d.mu, i, j);
+            auto* const staged = reinterpret_cast<DoublePair*>(gb);
+            for (int m = 0; m < 4; ++m) staged[m] = DoublePair{K[2 * m], K[2 * m + 1]};
+            gb[8] = K[8];
+          });
+          team.team_barrier();
+          // Index c: the round's c-th column block, all 9 values, summed over
+          // the elements that add to it (two elements' blocks may share a
+          // column block, so one index takes all of a column's terms). It
+          // decodes its word once, in one pass (a round has at most 32
+          // columns); index 9 c + m took about 6 passes, and the kernel 544
+          // instead of 464 M instructions (1.11 -> 1.06 ms at 64^3, 8.53 ->
+          // 8.22 ms at 128^3 on an H200; with the words found from the round's
+          // first incidence and the accumulator row by row, 1.00 / 7.77 ms:
+          // docs/results/h200.md, twenty-second round).
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * elements), [&](const int c) {
+            const std::uint32_t word = inputs[4 + c];
+            const int block = int(word & 0xFFFFu) - window;
+            if (word == kNoColumn || block < 0 || block >= window_blocks) return;
+            double sum[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+            for (int g = 0; g < 4; ++g) {
+              const int b = int(word >> (16 + 4 * g) & 0xFu) - 1;
+              if (b < 0) continue;
+              const double* const K = G + kGroupStride * g + kNodeStride * b;
+              const auto* const K_pairs = reinterpret_cast<const DoublePair*>(K);
+              for (int m = 0; m < 4; ++m) {
+                const DoublePair p = K_pairs[m];
+                sum[2 * m] += p.first;
+                sum[2 * m + 1] += p.second;
+              }
+              sum[8] += K[8];
+            }
+            double* const target = accumulator + 3 * block;
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j) target[kAccumulatorRow * i + j] += sum[3 * i + j];
+          });
+          team.team_barrier();
+          buffer = 1 - buffer;
+        }
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 3 * window_blocks), [&](const int v) {
+          for (int i = 0; i < 3; ++i)
+            d.values(rows.row + std::int64_t(i) * rows.row_length + 3 * window + v) =
+                accumulator[kAccumulatorRow * i + v];
+        });
+        team.team_barrier();
+      }
+      // The last round of a slot with rounds loaded the next slot's first.
+      inputs_ready = has_rounds && next_has_rounds;
+      double body_weight = 0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, kRoundPoints),
+          [&](const int point, double& sum) {
+            sum += weights[point];
+            weights[point] = 0;  // for the slot after next
+          },
+          body_weight);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 3), [&](const int i) {
+        d.load(3 * rows.node + i) = body_weight * d.body(i);
       });
-      team.team_barrier();
+      rows = next_rows;
+      first = last;
+      last = next_last;
     }
-    double body_weight = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, kRoundPoints),
-        [&](const int point, double& sum) { sum += weights[point]; }, body_weight);
-    Kokkos::single(Kokkos::PerTeam(team), [&] {
-      for (int i = 0; i < 3; ++i) d.load(3 * node + i) = body_weight * d.body(i);
-    });
   }
 };
 
@@ -282,8 +391,17 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
     const std::vector<std::uint32_t> words = round_column_words(layout);
     d_.round_columns =
         upload<std::uint32_t, Space>(words.data(), words.size(), "fem gather round columns");
-    d_.row_offsets = upload<std::int64_t, Space>(
-        p.pattern.row_offsets.data(), p.pattern.row_offsets.size(), "fem CSR row offsets");
+    std::vector<std::int64_t> slot_rows(layout.node_of_slot.size());
+    std::vector<std::int32_t> slot_row_lengths(layout.node_of_slot.size());
+    for (std::size_t s = 0; s < slot_rows.size(); ++s) {
+      const std::int64_t node = layout.node_of_slot[s];
+      slot_rows[s] = p.pattern.row_offsets[3 * node];
+      slot_row_lengths[s] = std::int32_t(p.pattern.row_offsets[3 * node + 1] - slot_rows[s]);
+    }
+    d_.slot_rows =
+        upload<std::int64_t, Space>(slot_rows.data(), slot_rows.size(), "fem gather rows");
+    d_.slot_row_lengths = upload<std::int32_t, Space>(
+        slot_row_lengths.data(), slot_row_lengths.size(), "fem gather row lengths");
     nodes_ = layout.num_nodes();
   }
 
@@ -291,10 +409,22 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
   void run() override {
     GaussGeometryKernel<Space>::launch("fem node-gather geometry", d_, d_.geometry,
                                        GeometryLayout::pair_major);
-    const auto policy =
-        Kokkos::TeamPolicy<Space>(nodes_, 1, 32)
-            .set_scratch_size(0, Kokkos::PerTeam(NodeGatherKernel<Space>::scratch_bytes()));
-    Kokkos::parallel_for("fem node-gather", policy, NodeGatherKernel<Space>{d_});
+    const NodeGatherKernel<Space> kernel{d_, nodes_};
+    const std::int64_t teams = (nodes_ + kSlotsPerTeam - 1) / kSlotsPerTeam;
+    const auto scratch = Kokkos::PerTeam(NodeGatherKernel<Space>::scratch_bytes());
+    // 32 team threads on a device (a warp on CUDA), one on the host spaces,
+    // whose teams run side by side on the cores (OpenMP would offer its
+    // whole pool to one team). The kernel's loops are team thread ranges of
+    // 32, whose ends need no warp mask: a vector range ends in a __syncwarp
+    // of a mask computed at run time (4.3 M of its predecessor's 452.8 M
+    // warp instructions were those checks' MATCH.ANY).
+    const int team_size =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible
+            ? 1
+            : 32;
+    Kokkos::parallel_for("fem node-gather",
+                         Kokkos::TeamPolicy<Space>(teams, team_size).set_scratch_size(0, scratch),
+                         kernel);
     Space().fence();
   }
 
