@@ -438,8 +438,13 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
 }  // namespace
 
 void register_node_gather() {
-  // 1.12-1.13 ms at 64^3 on an H200 against factored-atomic-runs' 1.04 ms
-  // (docs/fem.md, seventeenth round), so after the factored variants for "auto".
+  // The fastest Kokkos variant on an H200 since the twenty-second round (6.69-6.71
+  // ms at 128^3 in the twenty-third round's compare --large; factored-atomic-runs
+  // 7.92-8.11 ms in the twelfth to sixteenth; docs/fem.md), but after the factored
+  // variants for "auto": the most preferred Kokkos variant is what `ppkit
+  // compare` checks every other against, and factored-atomic-runs (each
+  // element's matrix added by atomics, element by element) is a different
+  // algorithm from the gathers it checks.
   register_kokkos_run<NodeGatherRun>("node-gather", 40);
 }
 
