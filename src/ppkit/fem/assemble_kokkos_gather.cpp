@@ -163,13 +163,13 @@ struct NodeGatherKernel {
                                                bool first_window) const {
     const std::int32_t incidence = std::int32_t(incidence_word);
     const int a = incidence % 8;
-    // Pair-major records: the group's 8 indices load 8 consecutive
-    // 16-byte pairs (one 128-byte line), 5 loads each where
-    // value-major records took 10 of 8 bytes, each touching half a
-    // line (1.00 -> 0.984 ms at 64^3, 7.77 -> 7.61 ms at 128^3 on an
-    // H200, docs/results/h200.md, twenty-second round). J_q^-1 as
-    // stored gives G' = 8 J_q^-T dN_b (the factor 8 of dN_b's scaled
-    // form), taken out once through the weight w / 64 below.
+    // Pair-major records: the group's 8 indices load 8 consecutive 16-byte
+    // pairs (one 128-byte line), 5 loads each where value-major records took
+    // 10 of 8 bytes, each touching half a line (1.00 -> 0.984 ms at 64^3,
+    // 7.77 -> 7.61 ms at 128^3 on an H200, docs/results/h200.md,
+    // twenty-second round). J_q^-1 as stored gives G' = 8 J_q^-T dN_b (the
+    // factor 8 of dN_b's scaled form), taken out once through the weight
+    // w / 64 below.
     const auto* const pairs = reinterpret_cast<const DoublePair*>(
         d.geometry.data() + 80 * std::int64_t(incidence / 8) + 2 * q);
     double J_inv[9];
