@@ -414,10 +414,12 @@ TEST_P(SemNekboneTest, ConvergesSpectrallyToManufacturedSolution) {
 // Against the stored variant of the same backend and vector layout (the
 // assembled ones against stored-assembled): the same inner products, so the
 // same iterations. Near the 1e-10 tolerance the two residuals differ by a few
-// per cent (CG's rounding, the operators differing in the last bits); in the
-// assembled layout a seeded mesh was seen to cross it one iteration apart
-// (125 and 126 iterations, final ratios 9.99e-11 and 8.38e-11), so there
-// one iteration of difference is allowed.
+// per cent (CG's rounding, the operators differing in the last bits), so a
+// seeded mesh may cross it one iteration apart: seen in the assembled layout
+// (125 and 126 iterations, final ratios 9.99e-11 and 8.38e-11) and in the
+// local one (kokkos-serial/trilinear, mixed deformation, N = 7, 125 and 126
+// with PPKIT_TEST_SEED=1168413377). One iteration of difference is allowed;
+// the solutions must still agree to 1e-9.
 TEST_P(SemNekboneTest, StoredAndRecomputedTakeTheSameIterations) {
   const bool assembled = nekbone_layout_of(variant().strategy) == NekboneLayout::assembled;
   const auto stored_name = variant().backend + (assembled ? "/stored-assembled" : "/stored");
@@ -434,10 +436,7 @@ TEST_P(SemNekboneTest, StoredAndRecomputedTakeTheSameIterations) {
       s.tolerance = 1e-10;
       const auto p = make_nekbone_problem(m, s);
       const auto ra = solve(variant(), p), rb = solve(stored, p);
-      if (assembled)
-        EXPECT_LE(std::abs(ra.iterations - rb.iterations), 1) << to_string(d) << " N=" << order;
-      else
-        EXPECT_EQ(ra.iterations, rb.iterations) << to_string(d) << " N=" << order;
+      EXPECT_LE(std::abs(ra.iterations - rb.iterations), 1) << to_string(d) << " N=" << order;
       EXPECT_LT(ppkit::testing::relative_l2_error(ra.solution, rb.solution), 1e-9)
           << to_string(d) << " N=" << order;
     }
