@@ -4,6 +4,7 @@
     ncu --set full -k regex:KERNEL -o report BINARY ...
     ncu -i report.ncu-rep --page source --csv --print-source sass > sass.csv
     scripts/ncu-stall-summary.py sass.csv [--top N]
+    scripts/ncu-stall-summary.py sass.csv --opcodes-against base.csv
 
 Instructions executed the same number of times form one region (a loop body,
 a barrier, a once-per-block tail); for each region, largest first, it prints
@@ -11,7 +12,10 @@ its share of the warp stall samples, its instructions and executions, and its
 five largest stall reasons, then the N instructions with the most samples,
 then the shared-memory wavefronts (counted and without bank conflicts) by
 opcode and region. docs/fem.md ("Strategy (i)") quotes it for
-cluster_gather_kernel.
+cluster_gather_kernel. With --opcodes-against it prints instead the
+instructions executed by opcode (its first dot-separated part, predicates
+dropped) in base.csv and sass.csv and their difference, largest first
+(docs/results/h200.md, twenty-fourth round).
 """
 import argparse
 import collections
@@ -24,20 +28,47 @@ def number(text):
     return float(text) if text else 0.0
 
 
+def sass_rows(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header_at = next((i for i, r in enumerate(rows) if r and r[0].strip() == "Address"), None)
+    if header_at is None:
+        sys.exit(f"ncu-stall-summary: {path} has no 'Address' header row "
+                 "(expected ncu --page source --csv --print-source sass)")
+    header = rows[header_at]
+    return header, [r for r in rows[header_at + 1:] if len(r) == len(header)]
+
+
+def opcode_counts(path):
+    header, data = sass_rows(path)
+    source_at, executed_at = header.index("Source"), header.index("Instructions Executed")
+    counts = collections.Counter()
+    for r in data:
+        words = r[source_at].split()
+        if words and words[0].startswith("@"):
+            words = words[1:]
+        if words:
+            counts[words[0].split(".")[0]] += number(r[executed_at])
+    return counts
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("csv", help="ncu --page source --csv --print-source sass output")
     parser.add_argument("--top", type=int, default=12, help="instructions to list (12)")
     parser.add_argument("--regions", type=int, default=8, help="regions to list (8)")
+    parser.add_argument("--opcodes-against", metavar="BASE_CSV",
+                        help="print executions by opcode against this SASS view instead")
     args = parser.parse_args()
-    with open(args.csv, newline="") as f:
-        rows = list(csv.reader(f))
-    header_at = next((i for i, r in enumerate(rows) if r and r[0].strip() == "Address"), None)
-    if header_at is None:
-        sys.exit(f"ncu-stall-summary: {args.csv} has no 'Address' header row "
-                 "(expected ncu --page source --csv --print-source sass)")
-    header = rows[header_at]
-    data = [r for r in rows[header_at + 1:] if len(r) == len(header)]
+    if args.opcodes_against:
+        base, new = opcode_counts(args.opcodes_against), opcode_counts(args.csv)
+        print(f"{'opcode':10s} {'base (M)':>9s} {'this (M)':>9s} {'change (M)':>10s}")
+        for op in sorted(set(base) | set(new), key=lambda o: -(new[o] - base[o])):
+            if base[op] or new[op]:
+                print(f"{op:10s} {base[op] / 1e6:9.2f} {new[op] / 1e6:9.2f} "
+                      f"{(new[op] - base[op]) / 1e6:+10.2f}")
+        return
+    header, data = sass_rows(args.csv)
     samples_at = header.index("Warp Stall Sampling (All Samples)")
     executed_at = header.index("Instructions Executed")
     reasons = [(name, header.index(name)) for name in header
