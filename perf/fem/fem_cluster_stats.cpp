@@ -8,6 +8,7 @@
 //   8
 //   ppkit_fem_cluster_stats 64 --group 8          # 8 consecutive clusters forming elements
 //   together
+//   ppkit_fem_cluster_stats 64 --pack-elements 8  # elements packed by cluster rows (the kernel's)
 //
 // --group G counts the elements around each run of G consecutive clusters once,
 // as G thread blocks of one Hopper thread-block cluster sharing their
@@ -30,7 +31,8 @@ int usage(const char* message) {
   std::fprintf(stderr,
                "ppkit_fem_cluster_stats: %s\n"
                "usage: ppkit_fem_cluster_stats N [--perturbation P] [--max-nodes M] "
-               "[--max-blocks B] [--max-elements E] [--colour-capacity C] [--group G]\n"
+               "[--max-blocks B] [--max-elements E] [--colour-capacity C] [--pack-elements P] "
+               "[--group G]\n"
                "  N: elements per side of the box (1..256); P: node moves in edges (0..0.15, "
                "default 0.15)\n",
                message);
@@ -61,6 +63,8 @@ int main(int argc, char** argv) {
       options.max_elements = int(value);
     else if (name == "--colour-capacity")
       options.colour_capacity = int(value);
+    else if (name == "--pack-elements")
+      options.max_pack_elements = int(value);
     else if (name == "--group")
       group = int(value);
     else
@@ -79,14 +83,24 @@ int main(int argc, char** argv) {
     const double groups = double(L.colour_offsets.size() - 1);
     std::printf(
         "box %d^3, perturbation %g, max_nodes %d, max_blocks %d, max_elements %d, colour_capacity "
-        "%d\n"
-        "clusters %lld, cluster elements %lld = %.3f formations per element, colour groups %.0f = "
-        "%.2f per cluster\n"
-        "largest cluster: %d nodes, %d blocks, %d elements, %d colours\n",
+        "%d, max_pack_elements %d\n"
+        "clusters %lld, cluster elements %lld = %.3f formations per element, packs %lld = %.3f "
+        "per element, colour groups %.0f = %.2f per cluster\n"
+        "largest cluster: %d nodes, %d blocks, %d elements, %d packs, %d colours\n",
         n, perturbation, options.max_nodes, options.max_blocks, options.max_elements,
-        options.colour_capacity, (long long)L.num_clusters(), (long long)L.num_cluster_elements(),
-        double(L.num_cluster_elements()) / elements, groups, groups / double(L.num_clusters()),
-        L.max_nodes, L.max_blocks, L.max_elements, L.max_colours);
+        options.colour_capacity, options.max_pack_elements, (long long)L.num_clusters(),
+        (long long)L.num_cluster_elements(), double(L.num_cluster_elements()) / elements,
+        (long long)L.num_packs(), double(L.num_packs()) / elements, groups,
+        groups / double(L.num_clusters()), L.max_nodes, L.max_blocks, L.max_elements, L.max_packs,
+        L.max_colours);
+    if (options.max_pack_elements > 1) {
+      std::vector<long long> sizes(std::size_t(options.max_pack_elements) + 1, 0);
+      for (std::int64_t k = 0; k < L.num_packs(); ++k)
+        ++sizes[std::size_t(L.pack_offsets[k + 1] - L.pack_offsets[k])];
+      std::printf("packs by elements:");
+      for (std::size_t m = 1; m < sizes.size(); ++m) std::printf(" %zu: %lld", m, sizes[m]);
+      std::printf("\n");
+    }
     if (group > 1) {
       // Distinct elements of each run of `group` clusters, each formed once by
       // the cluster holding most of its nodes (its owner); its blocks of the
@@ -100,8 +114,8 @@ int main(int argc, char** argv) {
       std::vector<std::int32_t> around;
       for (std::int64_t c0 = 0; c0 < L.num_clusters(); c0 += group) {
         const std::int64_t c1 = std::min<std::int64_t>(c0 + group, L.num_clusters());
-        around.assign(L.elements.begin() + L.colour_offsets[L.cluster_colours[c0]],
-                      L.elements.begin() + L.colour_offsets[L.cluster_colours[c1]]);
+        around.assign(L.elements.begin() + L.pack_offsets[L.colour_offsets[L.cluster_colours[c0]]],
+                      L.elements.begin() + L.pack_offsets[L.colour_offsets[L.cluster_colours[c1]]]);
         std::sort(around.begin(), around.end());
         around.erase(std::unique(around.begin(), around.end()), around.end());
         formations += std::int64_t(around.size());

@@ -1,10 +1,12 @@
 // Inputs of the cluster-gather strategy (i): clusters of the Morton node order,
-// each cluster's elements coloured so that one colour's elements share no
-// node of the cluster, and the lane tables of the tensor-core layout. Checked
-// against the CSR pattern's column indices, and by a serial walk of the
-// layout exactly as the kernel walks it (cluster by cluster, colour by
-// colour, lane 4 a + p adding blocks (a, 2 p) and (a, 2 p + 1)) with the
-// serial reference element matrices, against the reference assembly.
+// each cluster's elements in packs whose cluster nodes are distinct nodes at
+// distinct local numbers, the packs coloured so that one colour's packs share
+// no node of the cluster, and the lane tables of the tensor-core layout.
+// Checked against the CSR pattern's column indices, and by a serial walk of
+// the layout exactly as the kernel walks it (cluster by cluster, colour by
+// colour, pack by pack, lane 4 a + p adding blocks (a, 2 p) and (a, 2 p + 1)
+// of row a's element) with the serial reference element matrices, against the
+// reference assembly.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -31,10 +33,13 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
   }
   ASSERT_EQ(L.cluster_slots.front(), 0);
   ASSERT_EQ(L.cluster_slots.back(), mesh.num_nodes());
-  ASSERT_EQ(std::int64_t(L.lane_blocks.size()), 32 * L.num_cluster_elements());
-  ASSERT_EQ(std::int64_t(L.node_slots.size()), 8 * L.num_cluster_elements());
-  ASSERT_EQ(std::int64_t(L.element_colours.size()), L.num_cluster_elements());
-  ASSERT_EQ(std::int64_t(L.node_waits.size()), 8 * L.num_cluster_elements());
+  ASSERT_EQ(L.pack_offsets.front(), 0);
+  ASSERT_EQ(L.pack_offsets.back(), L.num_cluster_elements());
+  ASSERT_EQ(std::int64_t(L.lane_blocks.size()), 32 * L.num_packs());
+  ASSERT_EQ(std::int64_t(L.node_slots.size()), 8 * L.num_packs());
+  ASSERT_EQ(std::int64_t(L.row_members.size()), 8 * L.num_packs());
+  ASSERT_EQ(std::int64_t(L.pack_colours.size()), L.num_packs());
+  ASSERT_EQ(std::int64_t(L.node_waits.size()), 8 * L.num_packs());
   const auto column_blocks = [&](std::int64_t v) {
     return (pattern.row_offsets[3 * v + 1] - pattern.row_offsets[3 * v]) / 3;
   };
@@ -57,6 +62,7 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
     ASSERT_LE(blocks, L.max_blocks);
     // The cluster's elements: exactly those with a node in the cluster.
     std::set<std::int32_t> expected, seen;
+    std::int64_t packs = 0;
     for (std::int64_t e = 0; e < mesh.num_elements(); ++e)
       for (int a = 0; a < 8; ++a)
         if (slot_of_node[mesh.elements[8 * e + a]] >= 0) expected.insert(std::int32_t(e));
@@ -65,43 +71,63 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
       ASSERT_LT(L.colour_offsets[group], L.colour_offsets[group + 1]);
       EXPECT_LE(L.colour_offsets[group + 1] - L.colour_offsets[group], options.colour_capacity);
       for (std::int64_t k = L.colour_offsets[group]; k < L.colour_offsets[group + 1]; ++k) {
-        const std::int32_t e = L.elements[k];
-        ASSERT_TRUE(seen.insert(e).second) << "element " << e << " twice in cluster " << c;
-        EXPECT_EQ(L.element_colours[k], group - L.cluster_colours[c]);
-        ++element_clusters[e];
-        for (int a = 0; a < 8; ++a) {
-          const std::int64_t v = mesh.elements[8 * e + a], slot = slot_of_node[v];
-          if (slot < 0) {
-            EXPECT_EQ(L.node_slots[8 * k + a], kClusterNoSlot);
-            for (int p = 0; p < 4; ++p) EXPECT_EQ(L.lane_blocks[32 * k + 4 * a + p], 0xFFFFFFFFu);
-            continue;
-          }
-          EXPECT_TRUE(colour_nodes.insert(v).second)
-              << "two elements of one colour share node " << v;
-          // Elements of lower colours before it that contain v.
-          int lower = 0;
-          for (std::int64_t k2 = L.colour_offsets[L.cluster_colours[c]];
-               k2 < L.colour_offsets[group]; ++k2)
-            for (int b = 0; b < 8; ++b)
-              lower += mesh.elements[8 * std::int64_t(L.elements[k2]) + b] == v;
-          EXPECT_EQ(L.node_waits[8 * k + a], lower);
-          EXPECT_EQ(L.node_slots[8 * k + a], slot);
-          const std::int64_t row = pattern.row_offsets[3 * v];
-          for (int p = 0; p < 4; ++p)
-            for (int h = 0; h < 2; ++h) {
-              const std::int64_t block = (L.lane_blocks[32 * k + 4 * a + p] >> (16 * h)) & 0xFFFF;
-              const std::int64_t column = block - L.slot_blocks[s0 + slot];
-              ASSERT_GE(column, 0);
-              ASSERT_LT(column, column_blocks(v));
-              EXPECT_EQ(pattern.column_indices[row + 3 * column],
-                        3 * mesh.elements[8 * e + 2 * p + h]);
+        EXPECT_EQ(L.pack_colours[k], group - L.cluster_colours[c]);
+        ASSERT_LT(L.pack_offsets[k], L.pack_offsets[k + 1]);
+        ASSERT_LE(L.pack_offsets[k + 1] - L.pack_offsets[k], options.max_pack_elements);
+        ++packs;
+        int rows = 0;  // local numbers a of the pack's elements in the cluster
+        for (std::int64_t m = L.pack_offsets[k]; m < L.pack_offsets[k + 1]; ++m) {
+          const std::int32_t e = L.elements[m];
+          const int index = int(m - L.pack_offsets[k]);
+          ASSERT_TRUE(seen.insert(e).second) << "element " << e << " twice in cluster " << c;
+          ++element_clusters[e];
+          bool touches = false;
+          for (int a = 0; a < 8; ++a) {
+            const std::int64_t v = mesh.elements[8 * e + a], slot = slot_of_node[v];
+            if (slot < 0) {
+              EXPECT_NE(L.row_members[8 * k + a], index);
+              continue;
             }
+            touches = true;
+            EXPECT_EQ(rows >> a & 1, 0) << "two elements of pack " << k << " hold row " << a;
+            rows |= 1 << a;
+            EXPECT_EQ(L.row_members[8 * k + a], index);
+            EXPECT_TRUE(colour_nodes.insert(v).second)
+                << "two elements of one colour share node " << v;
+            // Packs of lower colours before it that contain v.
+            int lower = 0;
+            for (std::int64_t k2 = L.colour_offsets[L.cluster_colours[c]];
+                 k2 < L.colour_offsets[group]; ++k2)
+              for (std::int64_t m2 = L.pack_offsets[k2]; m2 < L.pack_offsets[k2 + 1]; ++m2)
+                for (int b = 0; b < 8; ++b)
+                  lower += mesh.elements[8 * std::int64_t(L.elements[m2]) + b] == v;
+            EXPECT_EQ(L.node_waits[8 * k + a], lower);
+            EXPECT_EQ(L.node_slots[8 * k + a], slot);
+            const std::int64_t row = pattern.row_offsets[3 * v];
+            for (int p = 0; p < 4; ++p)
+              for (int h = 0; h < 2; ++h) {
+                const std::int64_t block = (L.lane_blocks[32 * k + 4 * a + p] >> (16 * h)) & 0xFFFF;
+                const std::int64_t column = block - L.slot_blocks[s0 + slot];
+                ASSERT_GE(column, 0);
+                ASSERT_LT(column, column_blocks(v));
+                EXPECT_EQ(pattern.column_indices[row + 3 * column],
+                          3 * mesh.elements[8 * e + 2 * p + h]);
+              }
+          }
+          EXPECT_TRUE(touches) << "element " << e << " has no node in cluster " << c;
+        }
+        for (int a = 0; a < 8; ++a) {
+          if (rows >> a & 1) continue;
+          EXPECT_EQ(L.row_members[8 * k + a], kClusterNoSlot);
+          EXPECT_EQ(L.node_slots[8 * k + a], kClusterNoSlot);
+          for (int p = 0; p < 4; ++p) EXPECT_EQ(L.lane_blocks[32 * k + 4 * a + p], 0xFFFFFFFFu);
         }
       }
     }
     EXPECT_EQ(seen, expected);
     EXPECT_LE(std::int64_t(seen.size()), options.max_elements);
     EXPECT_LE(std::int64_t(seen.size()), L.max_elements);
+    EXPECT_LE(packs, L.max_packs);
     EXPECT_LE(L.cluster_colours[c + 1] - L.cluster_colours[c], L.max_colours);
   }
   // Every element is formed by at least one cluster (each of its nodes is in one).
@@ -120,28 +146,30 @@ AssemblyResult assemble_by_clusters(const AssemblyProblem& problem, const Cluste
     std::vector<double> accumulator(9 * std::size_t(L.cluster_blocks[c]), 0.0);
     std::vector<double> load(3 * std::size_t(L.cluster_slots[c + 1] - L.cluster_slots[c]), 0.0);
     for (std::int64_t group = L.cluster_colours[c]; group < L.cluster_colours[c + 1]; ++group)
-      for (std::int64_t k = L.colour_offsets[group]; k < L.colour_offsets[group + 1]; ++k) {
-        const std::int64_t e = L.elements[k];
-        ElementCoordinates x{};
-        for (int a = 0; a < 8; ++a)
-          for (int i = 0; i < 3; ++i)
-            x[3 * a + i] = mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + a]) + i];
-        const ElementMatrix Ke = element_stiffness_reference(x, problem.material);
-        const ElementVector Fe = element_body_force_reference(x, problem.material);
-        for (int lane = 0; lane < 32; ++lane) {
-          const int a = lane / 4, p = lane % 4;
-          for (int h = 0; h < 2; ++h) {
-            const unsigned block = (L.lane_blocks[32 * k + lane] >> (16 * h)) & 0xFFFF;
-            if (block == kClusterNoBlock) continue;
-            const int b = 2 * p + h;
+      for (std::int64_t k = L.colour_offsets[group]; k < L.colour_offsets[group + 1]; ++k)
+        for (std::int64_t m = L.pack_offsets[k]; m < L.pack_offsets[k + 1]; ++m) {
+          const std::int64_t e = L.elements[m];
+          ElementCoordinates x{};
+          for (int a = 0; a < 8; ++a)
             for (int i = 0; i < 3; ++i)
-              for (int j = 0; j < 3; ++j)
-                accumulator[9 * block + 3 * i + j] += Ke[(3 * a + i) * 24 + 3 * b + j];
+              x[3 * a + i] = mesh.coordinates[3 * std::int64_t(mesh.elements[8 * e + a]) + i];
+          const ElementMatrix Ke = element_stiffness_reference(x, problem.material);
+          const ElementVector Fe = element_body_force_reference(x, problem.material);
+          for (int lane = 0; lane < 32; ++lane) {
+            const int a = lane / 4, p = lane % 4;
+            if (L.row_members[8 * k + a] != m - L.pack_offsets[k]) continue;  // another's row
+            for (int h = 0; h < 2; ++h) {
+              const unsigned block = (L.lane_blocks[32 * k + lane] >> (16 * h)) & 0xFFFF;
+              if (block == kClusterNoBlock) continue;
+              const int b = 2 * p + h;
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                  accumulator[9 * block + 3 * i + j] += Ke[(3 * a + i) * 24 + 3 * b + j];
+            }
+            const unsigned slot = L.node_slots[8 * k + a];
+            if (p < 3 && slot != kClusterNoSlot) load[3 * slot + p] += Fe[3 * a + p];
           }
-          const unsigned slot = L.node_slots[8 * k + a];
-          if (p < 3 && slot != kClusterNoSlot) load[3 * slot + p] += Fe[3 * a + p];
         }
-      }
     for (std::int64_t s = L.cluster_slots[c]; s < L.cluster_slots[c + 1]; ++s) {
       const std::int64_t v = L.node_of_slot[s], row = pattern.row_offsets[3 * v];
       const std::int64_t length = pattern.row_offsets[3 * v + 1] - row;
@@ -170,8 +198,8 @@ AssemblyProblem distorted_problem(std::array<int, 3> n) {
 }
 
 // The kernel's schedule on the host: `warps` warps take the cluster's
-// elements round-robin in colour order; a warp adds its element once every
-// cluster node of it has node_waits elements added. Every cluster must finish
+// packs round-robin in colour order; a warp adds its pack once every
+// cluster node of it has node_waits packs added. Every cluster must finish
 // (no warp waits forever) with each node's elements added in colour order.
 void expect_schedule_finishes(const AssemblyProblem& problem, const ClusterGatherLayout& L,
                               int warps) {
@@ -210,6 +238,33 @@ TEST(FemClusterLayout, DefaultClustersAreValidOnADistortedBox) {
   expect_walk_matches_reference(problem, {});
 }
 
+// cuda/cluster-gather's packs on a box: an inner 4 x 4 x 4 brick's 125
+// elements make one pack per node, 64: the 27 inner elements alone, the 54
+// face elements in pairs across the brick, the 36 edge elements in fours and
+// the 8 corner elements together, in 8 colours (each node lies in 8 packs).
+TEST(FemClusterLayout, PacksOfAnInnerBrickAreOnePerNode) {
+  const auto problem = distorted_problem({16, 16, 16});
+  const ClusterGatherOptions options{64, 1728, 128, 20, 8};
+  expect_valid_clusters(problem, options);
+  expect_walk_matches_reference(problem, options);
+  const auto L = make_cluster_gather_layout(problem, make_node_gather_layout(problem), options);
+  int inner = 0;
+  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+    const std::int64_t k0 = L.colour_offsets[L.cluster_colours[c]];
+    const std::int64_t k1 = L.colour_offsets[L.cluster_colours[c + 1]];
+    if (L.pack_offsets[k1] - L.pack_offsets[k0] != 125) continue;
+    ++inner;
+    std::vector<int> sizes(9, 0);
+    for (std::int64_t k = k0; k < k1; ++k) ++sizes[L.pack_offsets[k + 1] - L.pack_offsets[k]];
+    EXPECT_EQ(k1 - k0, 64) << "cluster " << c;
+    EXPECT_EQ(sizes, (std::vector<int>{0, 27, 27, 0, 9, 0, 0, 0, 1})) << "cluster " << c;
+    EXPECT_EQ(L.cluster_colours[c + 1] - L.cluster_colours[c], 8) << "cluster " << c;
+  }
+  // The bricks of nodes 4..15 along each axis (nodes 16 come after the
+  // 16^3 cube in the Morton order, so their clusters are not bricks).
+  EXPECT_EQ(inner, 27);
+}
+
 TEST(FemClusterLayout, SmallClustersAreValidWithRenumberedNodes) {
   std::mt19937_64 rng(ppkit::testing::test_seed());
   const auto problem = make_assembly_problem(
@@ -219,9 +274,13 @@ TEST(FemClusterLayout, SmallClustersAreValidWithRenumberedNodes) {
                                              {1, 27},
                                              {64, 1728, 20},
                                              {64, 1728, 128, 1},
-                                             {64, 1728, 128, 3}}) {
+                                             {64, 1728, 128, 3},
+                                             {64, 1728, 128, 20, 8},
+                                             {16, 400, 40, 5, 2},
+                                             {5, 1728, 128, 16, 4}}) {
     SCOPED_TRACE("max_nodes " + std::to_string(options.max_nodes) + ", max_blocks " +
-                 std::to_string(options.max_blocks));
+                 std::to_string(options.max_blocks) + ", max_pack_elements " +
+                 std::to_string(options.max_pack_elements));
     expect_valid_clusters(problem, options);
     expect_walk_matches_reference(problem, options);
   }
@@ -231,7 +290,8 @@ TEST(FemClusterLayout, ClustersAreValidAroundNodesOfHighValence) {
   std::mt19937_64 rng(ppkit::testing::test_seed());
   const auto problem = make_assembly_problem(inputs::fan_mesh(16, 2, ppkit::testing::test_seed()),
                                              inputs::random_material(rng));
-  for (const ClusterGatherOptions options : {ClusterGatherOptions{}, {7, 120}, {64, 1728, 40}}) {
+  for (const ClusterGatherOptions options :
+       {ClusterGatherOptions{}, {7, 120}, {64, 1728, 40}, {64, 1728, 40, 20, 8}}) {
     expect_valid_clusters(problem, options);
     expect_walk_matches_reference(problem, options);
   }
@@ -242,8 +302,10 @@ TEST(FemClusterLayout, NodesInNoElementKeepTheirRowsWritten) {
   const auto problem = make_assembly_problem(
       inputs::box_with_unused_nodes({3, 4, 2}, ppkit::testing::test_seed(), 5),
       inputs::random_material(rng));
-  expect_valid_clusters(problem, {8, 300});
-  expect_walk_matches_reference(problem, {8, 300});
+  for (const ClusterGatherOptions options : {ClusterGatherOptions{8, 300}, {8, 300, 128, 16, 8}}) {
+    expect_valid_clusters(problem, options);
+    expect_walk_matches_reference(problem, options);
+  }
 }
 
 TEST(FemClusterLayout, MovedNodesKeepTheLatticeOrderAndItsBricks) {
@@ -275,8 +337,11 @@ TEST(FemClusterLayout, WarpsOrderedByNodeCountsFinishEveryCluster) {
     const auto nodes = make_node_gather_layout(problem);
     // The defaults, small clusters, and cuda/cluster-gather's own setting (colour
     // groups of its 20 warps).
-    for (const ClusterGatherOptions options :
-         {ClusterGatherOptions{}, {16, 400, 40, 3}, {64, 1728, 128, 20}})
+    for (const ClusterGatherOptions options : {ClusterGatherOptions{},
+                                               {16, 400, 40, 3},
+                                               {64, 1728, 128, 20},
+                                               {64, 1728, 128, 20, 8},
+                                               {16, 400, 40, 3, 4}})
       for (const int warps : {1, 5, 16, 20}) {
         expect_schedule_finishes(problem, make_cluster_gather_layout(problem, nodes, options),
                                  warps);
@@ -302,6 +367,8 @@ TEST(FemClusterLayout, RejectsOptionsOutOfRangeAndNodesLargerThanTheAccumulator)
   EXPECT_NO_THROW(make_cluster_gather_layout(problem, nodes, {64, 99}));
   EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 0}), ppkit::Error);
   EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 128, 0}), ppkit::Error);
+  EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 128, 16, 0}), ppkit::Error);
+  EXPECT_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 128, 16, 9}), ppkit::Error);
   // ... and lies in 32 elements.
   try {
     make_cluster_gather_layout(problem, nodes, {64, 1728, 31});

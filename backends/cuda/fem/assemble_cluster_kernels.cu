@@ -22,6 +22,12 @@
 // of m8n8k4 at half its rate: docs/results/h200.md, tenth round). T(2, j) as
 // an m16n8k8 over zero rows instead issues in the same time but measured
 // 1-2% slower (docs/fem.md, strategy (i)).
+//
+// Packs (cluster_layout.hpp). Elements whose nodes in the cluster are other
+// nodes at other local numbers a share one T: each element's products are
+// summed into it with its A rows masked to zero except the rows a it holds,
+// so row a of T is row a's element's (B, the columns, is each element's).
+// The pack then combines, waits, adds and counts once.
 #include "backends/cuda/fem/assemble_cluster_kernels.hpp"
 
 #include <cuda_runtime.h>
@@ -77,19 +83,70 @@ std::size_t shared_bytes(int max_blocks, int max_nodes) {
 }
 constexpr int kRecord = 80;  // doubles of one element's Gauss-point geometry
 
+// Adds one element's products to T(i, j)[a][2 p + h] (and its body-force
+// weight sum_q N_a(q) W_q to weight) from its geometry record, with row a of A
+// (lane 4 a + p's W_q g_a(q)) masked to zero unless `own`: the element of a
+// pack that forms row a (ClusterGatherLayout::row_members).
+__device__ __forceinline__ void add_element_products(const double* record, int p, bool own,
+                                                     const double (&N)[2], const double (&dN)[2][3],
+                                                     double (&T)[3][3][2], double& weight) {
+  // The record straight from global memory (the 8 lanes of a Gauss-point
+  // pair read the same 160 B): 0.674 against 0.702-0.710 ms at 64^3 and
+  // 5.23 against 5.38 ms at 128^3 on an H200 for the record brought into
+  // shared memory a cluster ahead by the copy engine (version 11), which
+  // also took 80 KB of shared memory and a barrier per colour group
+  // (docs/results/h200.md, twenty-first round).
+  double g[2][3], wg[2][3];  // g_a(q); W_q g_a(q), zero unless row a is this element's
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const double2* point = reinterpret_cast<const double2*>(record + 10 * (p + 4 * h));
+    double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then W_q
+#pragma unroll
+    for (int m = 0; m < 5; ++m) {
+      const double2 pair = point[m];
+      inv[2 * m] = pair.x;
+      inv[2 * m + 1] = pair.y;
+    }
+    const double row_weight = own ? inv[9] : 0.0;
+#pragma unroll
+    for (int i = 0; i < 3; ++i) {
+      g[h][i] = inv[3 * i] * dN[h][0] + inv[3 * i + 1] * dN[h][1] + inv[3 * i + 2] * dN[h][2];
+      wg[h][i] = row_weight * g[h][i];
+    }
+    weight += N[h] * row_weight;
+  }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#pragma unroll
+  for (int j = 0; j < 3; ++j) {
+    mma_m16n8k8(T[0][j][0], T[0][j][1], T[1][j][0], T[1][j][1], wg[0][0], wg[0][1], wg[1][0],
+                wg[1][1], g[0][j], g[1][j]);
+    mma_m8n8k4(T[2][j][0], T[2][j][1], wg[0][2], g[0][j]);
+    mma_m8n8k4(T[2][j][0], T[2][j][1], wg[1][2], g[1][j]);
+  }
+#else
+#pragma unroll
+  for (int i = 0; i < 3; ++i)
+#pragma unroll
+    for (int j = 0; j < 3; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) mma_m8n8k4(T[i][j][0], T[i][j][1], wg[h][i], g[h][j]);
+#endif
+}
+
 // Persistent blocks (a grid of the device's resident blocks), cluster after
 // cluster in the layout's order, kClusterWarps (20) warps each. Per cluster:
 //  1. its slot table (each node's CSR row, node number and first block) comes
 //     into shared memory for the rows' stores;
-//  2. warp w forms elements w, w + 20, ... in colour order whole (lane
-//     4 a + p: blocks (a, 2 p), (a, 2 p + 1)), reading the element's
-//     geometry record (kernel 1's, 640 B) from global memory, and adds the blocks of the
-//     cluster's nodes into the accumulator once, for each such node, the
-//     elements of lower colours containing it (node_waits) have added theirs
-//     (a counter per node): no block barrier between colours. A warp waits
-//     only for elements of lower colours, which come earlier in every warp's
-//     list, so the waits always end. The adds to each block follow the colour
-//     order: the sums are the same in every run;
+//  2. warp w forms packs w, w + 20, ... in colour order (lane 4 a + p:
+//     blocks (a, 2 p), (a, 2 p + 1) of row a's element), each of the pack's
+//     elements whole from its geometry record (kernel 1's, 640 B) read from
+//     global memory, and adds the blocks of the cluster's nodes into the
+//     accumulator once, for each such node, the packs of lower colours
+//     containing it (node waits) have added theirs (a counter per node): no
+//     block barrier between colours. A warp waits only for packs of lower
+//     colours, which come earlier in every warp's list, so the waits always
+//     end. The adds to each block follow the colour order: the sums are the
+//     same in every run;
 //  3. a warp per node writes its 3 rows (consecutive and equally long,
 //     csr_pattern.hpp; value v of each row by lane v % 32) and its load, and
 //     zeroes what it read, so the accumulator is zero for the next cluster.
@@ -135,83 +192,62 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       }
     }
 
-    // The lane words of the warp's element (block targets, node slot and
-    // wait) and its input-order number (its record's place) are loaded an
-    // element ahead, so only the warp's first element of a cluster waits on
-    // them (0.759-0.762 against 0.766-0.769 ms at 64^3 on an H200,
-    // docs/results/h200.md, seventeenth round).
-    std::uint32_t next_targets = 0;
-    unsigned next_slot = kClusterNoSlot;
-    int next_wait = 0;
-    std::int64_t next_element = 0;
+    // The lane words of the warp's pack are loaded a pack ahead, so only the
+    // warp's first pack of a cluster waits on them (for elements before packs:
+    // 0.759-0.762 against 0.766-0.769 ms at 64^3 on an H200, docs/results/h200.md,
+    // seventeenth round): its block targets, its node word (row a's slot,
+    // kClusterNoSlot for p = 3, whose lanes neither poll nor count; its wait,
+    // for p = 0; row a's element in the pack; the pack's element count: a byte
+    // each), its element lane % 8 and its first element (their records'
+    // places). Read from the layout's byte tables and pack offsets instead,
+    // the words took four more loads and 176 bytes of spills, and packs of at
+    // most 4 elements ran 0.697-0.710 against 0.655-0.656 ms at 64^3 on an
+    // H200 (docs/results/h200.md, twenty-fifth round, runs 1-3 and 5).
+    std::uint32_t next_targets = 0, next_node = kClusterNoSlot;
+    std::int32_t next_member = 0;   // element lane % 8 of the pack (-1: none)
+    std::int32_t next_element = 0;  // its first element
     const auto load_words = [&](std::int64_t k) {
       if (k >= k1) return;
       next_targets = A.lane_blocks[32 * k + lane];
-      next_slot = p < 3 ? A.node_slots[8 * k + a] : kClusterNoSlot;
-      next_wait = p == 0 ? A.node_waits[8 * k + a] : 0;
-      next_element = A.elements[k];
+      next_node = A.lane_nodes[32 * k + lane];
+      next_member = A.pack_members[8 * k + (lane & 7)];
+      next_element = A.pack_members[8 * k];
     };
     load_words(k0 + warp);
 #pragma unroll 1
     for (std::int64_t k = k0 + warp; k < k1; k += kClusterWarps) {
-      const std::uint32_t targets = next_targets;
-      const unsigned slot = next_slot;
-      const int wait = next_wait;
-      const std::int64_t element = next_element;
+      const std::uint32_t targets = next_targets, node = next_node;
+      const std::int32_t member = next_member;
+      const std::int32_t element = next_element;
       load_words(k + kClusterWarps);
-      // The record straight from global memory (the 8 lanes of a Gauss-point
-      // pair read the same 160 B): 0.674 against 0.702-0.710 ms at 64^3 and
-      // 5.23 against 5.38 ms at 128^3 on an H200 for the record brought into
-      // shared memory a cluster ahead by the copy engine (version 11), which
-      // also took 80 KB of shared memory and a barrier per colour group
-      // (docs/results/h200.md, twenty-first round).
-      const double* record = A.geometry + kRecord * element;
-      double g[2][3], wg[2][3], weight = 0;  // g_a(q), W_q g_a(q), sum_q N_a(q) W_q
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const double2* point = reinterpret_cast<const double2*>(record + 10 * (p + 4 * h));
-        double inv[10];  // J_q^-1 ([3 i + k] = dxi_k / dx_i), then W_q
-#pragma unroll
-        for (int m = 0; m < 5; ++m) {
-          const double2 pair = point[m];
-          inv[2 * m] = pair.x;
-          inv[2 * m + 1] = pair.y;
-        }
-#pragma unroll
-        for (int i = 0; i < 3; ++i) {
-          g[h][i] = inv[3 * i] * dN[h][0] + inv[3 * i + 1] * dN[h][1] + inv[3 * i + 2] * dN[h][2];
-          wg[h][i] = inv[9] * g[h][i];
-        }
-        weight += N[h] * inv[9];
-      }
-      double T[3][3][2];  // T(i, j)[a][2 p + h]
+      const unsigned owner = node >> 16 & 0xFFu;
+      double T[3][3][2];  // T(i, j)[a][2 p + h], summed over the pack's elements
 #pragma unroll
       for (int i = 0; i < 3; ++i)
 #pragma unroll
         for (int j = 0; j < 3; ++j) T[i][j][0] = T[i][j][1] = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#pragma unroll
-      for (int j = 0; j < 3; ++j) {
-        mma_m16n8k8(T[0][j][0], T[0][j][1], T[1][j][0], T[1][j][1], wg[0][0], wg[0][1], wg[1][0],
-                    wg[1][1], g[0][j], g[1][j]);
-        mma_m8n8k4(T[2][j][0], T[2][j][1], wg[0][2], g[0][j]);
-        mma_m8n8k4(T[2][j][0], T[2][j][1], wg[1][2], g[1][j]);
-      }
-#else
-#pragma unroll
-      for (int i = 0; i < 3; ++i)
-#pragma unroll
-        for (int j = 0; j < 3; ++j)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) mma_m8n8k4(T[i][j][0], T[i][j][1], wg[h][i], g[h][j]);
-#endif
-      // Wait until node a's elements of lower colours have added its blocks
-      // (no other warp adds to them until this element has: the next element
-      // containing node a waits for this one; one element's 64 blocks are
-      // distinct). The warp polls as one, a vote per poll, and the lanes of
-      // nodes outside the cluster add into the sink block instead of
-      // branching around the adds, so the warp never diverges (a diverged
-      // warp took the slow paths of the shuffles and __syncwarp below).
+      double weight = 0;  // sum_q N_a(q) W_q of row a's element
+      // The pack's elements one after the other into the same products: the
+      // rows of element m are its nodes in the cluster (row_members), its
+      // other rows of A masked to zero, so each row a of T is row a's
+      // element's; B (the columns) is every element's, unmasked. The first
+      // element apart, so that T is live across the records' loads only for
+      // the pack's further elements.
+      add_element_products(A.geometry + kRecord * std::int64_t(element), p, owner == 0, N, dN, T,
+                           weight);
+#pragma unroll 1
+      for (int index = 1; __any_sync(0xffffffffu, index < int(node >> 24)); ++index)
+        add_element_products(
+            A.geometry + kRecord * std::int64_t(__shfl_sync(0xffffffffu, member, index)), p,
+            owner == unsigned(index), N, dN, T, weight);
+      // Wait until node a's packs of lower colours have added its blocks (no
+      // other warp adds to them until this pack has: the next pack containing
+      // node a waits for this one; one pack's 64 blocks are distinct). The warp polls as one, a
+      // vote per poll, and the lanes of nodes outside the cluster add into the sink block instead
+      // of branching around the adds, so the warp never diverges (a diverged warp took the slow
+      // paths of the shuffles and __syncwarp below).
+      const unsigned slot = node & 0xFFu;
+      const int wait = int(node >> 8 & 0xFFu);
       while (__any_sync(0xffffffffu, p == 0 && slot != kClusterNoSlot &&
                                          *static_cast<volatile int*>(added + slot) < wait)) {
       }

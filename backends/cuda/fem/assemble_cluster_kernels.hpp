@@ -22,6 +22,16 @@ namespace ppkit::fem::cuda_cluster {
 // (docs/results/h200.md, eighteenth round).
 constexpr int kClusterWarps = 20;
 
+// Elements per pack (ClusterGatherOptions::max_pack_elements): elements whose
+// cluster nodes are other nodes at other local numbers are formed into one
+// product and combine, wait, add and count once (cluster_layout.hpp). With 4,
+// a box's 64-node cluster makes 65 packs of its 125 elements: 0.655-0.656
+// against 0.673-0.678 ms at 64^3 and 5.06 against 5.22 ms at 128^3 on an H200
+// for every element alone (version 12); with 8 (64 packs, its 8 corner
+// elements one after the other in one warp) 0.693-0.696 / 5.39 ms
+// (docs/results/h200.md, twenty-fifth round).
+constexpr int kClusterPackElements = 4;
+
 // Persistent blocks take the clusters in order; a.geometry from
 // Hex8Kernels::launch_gauss_geometry. Throws ppkit::Error if a cluster needs
 // more shared memory than the device gives one block.

@@ -25,6 +25,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     const NodeGatherLayout nodes = make_node_gather_layout(p);
     ClusterGatherOptions options;
     options.colour_capacity = cuda_cluster::kClusterWarps;
+    options.max_pack_elements = cuda_cluster::kClusterPackElements;
     options.max_blocks =
         std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
     const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
@@ -38,10 +39,27 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     slot_rows_ = Buffer<std::int64_t>(layout.slot_rows);
     cluster_colours_ = Buffer<std::int64_t>(layout.cluster_colours);
     colour_offsets_ = Buffer<std::int64_t>(layout.colour_offsets);
-    elements_of_clusters_ = Buffer<std::int32_t>(layout.elements);
+    {
+      // The kernel's per-lane forms of the packs' tables (Hex8ClusterArrays).
+      const std::int64_t packs = layout.num_packs();
+      std::vector<std::int32_t> members(8 * std::size_t(packs), -1);
+      std::vector<std::uint32_t> lane_nodes(32 * std::size_t(packs));
+      for (std::int64_t k = 0; k < packs; ++k) {
+        const std::int64_t first = layout.pack_offsets[k],
+                           count = layout.pack_offsets[k + 1] - first;
+        for (std::int64_t m = 0; m < count; ++m) members[8 * k + m] = layout.elements[first + m];
+        for (int lane = 0; lane < 32; ++lane) {
+          const int a = lane / 4, pair = lane % 4;
+          lane_nodes[32 * k + lane] =
+              std::uint32_t(pair < 3 ? layout.node_slots[8 * k + a] : kClusterNoSlot) |
+              std::uint32_t(pair == 0 ? layout.node_waits[8 * k + a] : 0) << 8 |
+              std::uint32_t(layout.row_members[8 * k + a]) << 16 | std::uint32_t(count) << 24;
+        }
+      }
+      pack_members_ = Buffer<std::int32_t>(members);
+      lane_nodes_ = Buffer<std::uint32_t>(lane_nodes);
+    }
     lane_blocks_ = Buffer<std::uint32_t>(layout.lane_blocks);
-    node_slots_ = Buffer<std::uint8_t>(layout.node_slots);
-    node_waits_ = Buffer<std::uint8_t>(layout.node_waits);
     arrays_.geometry = geometry_.data();
     arrays_.node_of_slot = node_of_slot_.data();
     arrays_.cluster_slots = cluster_slots_.data();
@@ -50,10 +68,9 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     arrays_.slot_rows = slot_rows_.data();
     arrays_.cluster_colours = cluster_colours_.data();
     arrays_.colour_offsets = colour_offsets_.data();
-    arrays_.elements = elements_of_clusters_.data();
+    arrays_.pack_members = pack_members_.data();
+    arrays_.lane_nodes = lane_nodes_.data();
     arrays_.lane_blocks = lane_blocks_.data();
-    arrays_.node_slots = node_slots_.data();
-    arrays_.node_waits = node_waits_.data();
     copy_outputs_and_material(element_arrays_, arrays_);
     arrays_.max_blocks = layout.max_blocks;
     arrays_.max_nodes = layout.max_nodes;
@@ -71,11 +88,10 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   std::int64_t elements_ = 0, clusters_ = 0;
   ElementInputs<CudaBackend, cuda::RuntimeCalls> inputs_;
   Buffer<double> geometry_;
-  Buffer<std::int32_t> node_of_slot_, cluster_blocks_, elements_of_clusters_;
+  Buffer<std::int32_t> node_of_slot_, cluster_blocks_, pack_members_;
   Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, slot_rows_;
   Buffer<std::uint16_t> slot_blocks_;
-  Buffer<std::uint32_t> lane_blocks_;
-  Buffer<std::uint8_t> node_slots_, node_waits_;
+  Buffer<std::uint32_t> lane_blocks_, lane_nodes_;
   Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
   Hex8ClusterArrays arrays_;
 };

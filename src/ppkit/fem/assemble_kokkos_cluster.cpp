@@ -71,6 +71,7 @@ struct ClusterGatherKernel {
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, int(3 * nodes)),
                          [&](const int m) { load[m] = 0; });
     team.team_barrier();
+    // Packs of one element (ClusterGatherOptions' default): pack k is element k.
     for (std::int64_t k = k0; k < k1; ++k) {
       const std::int64_t e = d.elements(k);
       // Index 8 b + q: g_b(q); consecutive indices read consecutive doubles

@@ -82,14 +82,17 @@ struct Hex8ClusterArrays {
   const std::uint16_t* slot_blocks = nullptr;     // per slot
   const std::int64_t* slot_rows = nullptr;        // per slot
   const std::int64_t* cluster_colours = nullptr;  // per cluster + 1
-  const std::int64_t* colour_offsets = nullptr;   // per colour group + 1
-  const std::int32_t* elements = nullptr;         // per cluster element
-  const std::uint32_t* lane_blocks = nullptr;     // 32 per cluster element
-  const std::uint8_t* node_slots = nullptr;       // 8 per cluster element
-  const std::uint8_t* node_waits = nullptr;       // 8 per cluster element
-  double* values = nullptr;                       // CSR values (every one written once)
-  double* load = nullptr;                         // load vector (every entry written once)
-  double lambda = 0, mu = 0;                      // Lame constants
+  const std::int64_t* colour_offsets = nullptr;   // per colour group + 1: packs
+  // 8 per pack: its elements (input order), -1 after the last.
+  const std::int32_t* pack_members = nullptr;
+  const std::uint32_t* lane_blocks = nullptr;  // 32 per pack
+  // 32 per pack, lane 4 a + p: row a's cluster slot (kClusterNoSlot for p = 3),
+  // its node wait (p = 0, else 0), row a's element in the pack
+  // (ClusterGatherLayout::row_members) and the pack's element count, a byte each.
+  const std::uint32_t* lane_nodes = nullptr;
+  double* values = nullptr;   // CSR values (every one written once)
+  double* load = nullptr;     // load vector (every entry written once)
+  double lambda = 0, mu = 0;  // Lame constants
   double body_force[3] = {0, 0, 0};
   int max_blocks = 0, max_nodes = 0;  // of the largest cluster (dynamic shared memory)
 };

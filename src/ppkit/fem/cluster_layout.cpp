@@ -39,6 +39,10 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     throw Error("cluster-gather: colour_capacity " + std::to_string(options.colour_capacity) +
                     " is out of range",
                 "1 or more");
+  if (options.max_pack_elements < 1 || options.max_pack_elements > 8)
+    throw Error("cluster-gather: max_pack_elements " + std::to_string(options.max_pack_elements) +
+                    " is out of range",
+                "1..8 (a pack holds at most one element per local node number)");
   if (options.max_elements < 1)
     throw Error(
         "cluster-gather: max_elements " + std::to_string(options.max_elements) + " is out of range",
@@ -106,16 +110,30 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
   }
   if (nodes_in > 0) close_cluster(slots);
 
-  // Each cluster's elements, coloured greedily in ascending element order.
+  // Each cluster's elements, in packs (max_pack_elements > 1: first fit, the
+  // elements with most nodes in the cluster first, into the first pack where
+  // their cluster nodes are other nodes at other local numbers), the packs
+  // coloured greedily in the order of their first elements. With packs of one
+  // element, every element is a pack, coloured in ascending element order.
   L.cluster_colours.push_back(0);
   L.colour_offsets.push_back(0);
+  L.pack_offsets.push_back(0);
   std::vector<ClusterIncidence> incidences;
-  std::vector<std::uint64_t> used;      // colours taken, per cluster node
-  std::vector<std::int64_t> starts;     // per cluster element: its first incidence
-  std::vector<int> colour_of;           // per cluster element
-  std::vector<int> colour_sizes;        // elements per colour
-  std::vector<std::int64_t> by_colour;  // cluster elements in colour order
-  std::vector<int> emitted;             // per cluster node: its elements emitted so far
+  std::vector<std::uint64_t> used;          // colours taken, per cluster node
+  std::vector<std::int64_t> starts;         // per cluster element: its first incidence
+  std::vector<std::uint8_t> masks;          // per cluster element: its nodes a in the cluster
+  std::vector<std::int64_t> by_size;        // cluster elements, most nodes in the cluster first
+  std::vector<std::int64_t> pack_of;        // per cluster element: its pack
+  std::vector<std::uint8_t> pack_masks;     // per pack: local numbers a taken
+  std::vector<int> pack_sizes;              // per pack: elements
+  std::vector<std::uint64_t> pack_nodes;    // per pack: cluster nodes taken (node_words each)
+  std::vector<std::int64_t> pack_first;     // per pack: its first element (cluster element order)
+  std::vector<std::int64_t> members;        // cluster elements by pack, ascending in each
+  std::vector<std::int64_t> member_starts;  // per pack: its first entry of members
+  std::vector<int> colour_of;               // per pack
+  std::vector<int> colour_sizes;            // packs per colour
+  std::vector<std::int64_t> by_colour;      // packs in colour order
+  std::vector<int> emitted;                 // per cluster node: its packs emitted so far
   for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
     const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
     incidences.clear();
@@ -133,62 +151,135 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
         starts.push_back(std::int64_t(m));
     const std::int64_t count = std::int64_t(starts.size());
     starts.push_back(std::int64_t(incidences.size()));
+
+    // Packs.
+    const int node_words = int((s1 - s0 + 63) / 64);
+    masks.assign(count, 0);
+    for (std::int64_t j = 0; j < count; ++j)
+      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
+        masks[j] |= std::uint8_t(1u << incidences[m].a);
+    by_size.resize(count);
+    for (std::int64_t j = 0; j < count; ++j) by_size[j] = j;
+    std::stable_sort(by_size.begin(), by_size.end(), [&](std::int64_t x, std::int64_t y) {
+      return __builtin_popcount(masks[x]) > __builtin_popcount(masks[y]);
+    });
+    pack_of.assign(count, -1);
+    pack_masks.clear();
+    pack_sizes.clear();
+    pack_nodes.clear();
+    pack_first.clear();
+    for (const std::int64_t j : by_size) {
+      const auto fits = [&](std::size_t q) {
+        if (pack_sizes[q] == options.max_pack_elements || (pack_masks[q] & masks[j]) != 0)
+          return false;
+        for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) {
+          const int slot = incidences[m].local_slot;
+          if (pack_nodes[q * node_words + slot / 64] >> (slot % 64) & 1) return false;
+        }
+        return true;
+      };
+      std::size_t q = 0;
+      while (q < pack_sizes.size() && !fits(q)) ++q;
+      if (q == pack_sizes.size()) {
+        pack_masks.push_back(0);
+        pack_sizes.push_back(0);
+        pack_nodes.resize(pack_nodes.size() + node_words, 0);
+        pack_first.push_back(j);
+      }
+      pack_of[j] = std::int64_t(q);
+      pack_masks[q] |= masks[j];
+      ++pack_sizes[q];
+      pack_first[q] = std::min(pack_first[q], j);
+      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) {
+        const int slot = incidences[m].local_slot;
+        pack_nodes[q * node_words + slot / 64] |= std::uint64_t(1) << (slot % 64);
+      }
+    }
+    // Packs in the order of their first elements (with packs of one element,
+    // the elements' order).
+    const std::int64_t packs = std::int64_t(pack_sizes.size());
+    std::vector<std::int64_t> pack_order(packs), rank(packs);
+    for (std::int64_t q = 0; q < packs; ++q) pack_order[q] = q;
+    std::sort(pack_order.begin(), pack_order.end(),
+              [&](std::int64_t x, std::int64_t y) { return pack_first[x] < pack_first[y]; });
+    for (std::int64_t r = 0; r < packs; ++r) rank[pack_order[r]] = r;
+    member_starts.assign(packs + 1, 0);
+    for (std::int64_t j = 0; j < count; ++j) ++member_starts[rank[pack_of[j]] + 1];
+    for (std::int64_t r = 0; r < packs; ++r) member_starts[r + 1] += member_starts[r];
+    members.resize(count);
+    {
+      std::vector<std::int64_t> next(member_starts.begin(), member_starts.end() - 1);
+      for (std::int64_t j = 0; j < count; ++j) members[next[rank[pack_of[j]]]++] = j;
+    }
+
+    // Colours of the packs (r: pack rank).
     used.assign(std::size_t(s1 - s0) * kColourWords, 0);
-    colour_of.assign(count, 0);
+    colour_of.assign(packs, 0);
     colour_sizes.assign(kClusterMaxColours, 0);
-    for (std::int64_t j = 0; j < count; ++j) {
+    for (std::int64_t r = 0; r < packs; ++r) {
       int colour = 0;
       const auto taken = [&](int col) {
-        for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
-          if (used[incidences[m].local_slot * kColourWords + col / 64] >> (col % 64) & 1)
-            return true;
+        for (std::int64_t n = member_starts[r]; n < member_starts[r + 1]; ++n)
+          for (std::int64_t m = starts[members[n]]; m < starts[members[n] + 1]; ++m)
+            if (used[incidences[m].local_slot * kColourWords + col / 64] >> (col % 64) & 1)
+              return true;
         return false;
       };
       while (colour < kClusterMaxColours &&
              (taken(colour) || colour_sizes[colour] == options.colour_capacity))
         ++colour;
       if (colour == kClusterMaxColours)
-        throw Error("cluster-gather: element " + std::to_string(incidences[starts[j]].element) +
+        throw Error("cluster-gather: element " +
+                        std::to_string(incidences[starts[members[member_starts[r]]]].element) +
                         " shares cluster nodes with too many elements for " +
                         std::to_string(kClusterMaxColours) + " colours",
                     "nodes in at most 255 elements, and at most 256 x colour_capacity "
                     "elements per cluster (max_elements)");
-      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m)
-        used[incidences[m].local_slot * kColourWords + colour / 64] |= std::uint64_t(1)
-                                                                       << (colour % 64);
-      colour_of[j] = colour;
+      for (std::int64_t n = member_starts[r]; n < member_starts[r + 1]; ++n)
+        for (std::int64_t m = starts[members[n]]; m < starts[members[n] + 1]; ++m)
+          used[incidences[m].local_slot * kColourWords + colour / 64] |= std::uint64_t(1)
+                                                                         << (colour % 64);
+      colour_of[r] = colour;
       ++colour_sizes[colour];
     }
     emitted.assign(std::size_t(s1 - s0), 0);
-    by_colour.resize(count);
-    for (std::int64_t j = 0; j < count; ++j) by_colour[j] = j;
+    by_colour.resize(packs);
+    for (std::int64_t r = 0; r < packs; ++r) by_colour[r] = r;
     std::stable_sort(by_colour.begin(), by_colour.end(),
                      [&](std::int64_t x, std::int64_t y) { return colour_of[x] < colour_of[y]; });
-    for (std::int64_t n = 0; n < count; ++n) {
-      const std::int64_t j = by_colour[n];
-      if (n > 0 && colour_of[j] != colour_of[by_colour[n - 1]])
-        L.colour_offsets.push_back(std::int64_t(L.elements.size()));
-      L.elements.push_back(incidences[starts[j]].element);
-      L.element_colours.push_back(
+    for (std::int64_t n = 0; n < packs; ++n) {
+      const std::int64_t r = by_colour[n];
+      if (n > 0 && colour_of[r] != colour_of[by_colour[n - 1]])
+        L.colour_offsets.push_back(std::int64_t(L.pack_offsets.size()) - 1);
+      L.pack_colours.push_back(
           std::uint8_t(std::int64_t(L.colour_offsets.size()) - 1 - L.cluster_colours[c]));
       const std::size_t lanes = L.lane_blocks.size(), slots_at = L.node_slots.size();
       L.lane_blocks.resize(lanes + 32, std::uint32_t(kClusterNoBlock) * 0x10001u);
       L.node_slots.resize(slots_at + 8, kClusterNoSlot);
       L.node_waits.resize(slots_at + 8, 0);
-      for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) {
-        const ClusterIncidence& inc = incidences[m];
-        const std::uint32_t base = L.slot_blocks[s0 + inc.local_slot];
-        L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
-        L.node_waits[slots_at + inc.a] = std::uint8_t(emitted[inc.local_slot]++);
-        for (int pair = 0; pair < 4; ++pair)
-          L.lane_blocks[lanes + 4 * inc.a + pair] =
-              (base + G.incidence_blocks[8 * inc.k + 2 * pair]) |
-              (base + G.incidence_blocks[8 * inc.k + 2 * pair + 1]) << 16;
+      L.row_members.resize(slots_at + 8, kClusterNoSlot);
+      for (std::int64_t t = member_starts[r]; t < member_starts[r + 1]; ++t) {
+        const std::int64_t j = members[t];
+        const auto index = std::uint8_t(t - member_starts[r]);
+        L.elements.push_back(incidences[starts[j]].element);
+        for (std::int64_t m = starts[j]; m < starts[j + 1]; ++m) {
+          const ClusterIncidence& inc = incidences[m];
+          const std::uint32_t base = L.slot_blocks[s0 + inc.local_slot];
+          L.row_members[slots_at + inc.a] = index;
+          L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
+          L.node_waits[slots_at + inc.a] = std::uint8_t(emitted[inc.local_slot]++);
+          for (int pair = 0; pair < 4; ++pair)
+            L.lane_blocks[lanes + 4 * inc.a + pair] =
+                (base + G.incidence_blocks[8 * inc.k + 2 * pair]) |
+                (base + G.incidence_blocks[8 * inc.k + 2 * pair + 1]) << 16;
+        }
       }
+      L.pack_offsets.push_back(std::int64_t(L.elements.size()));
     }
-    if (count > 0) L.colour_offsets.push_back(std::int64_t(L.elements.size()));
+    if (packs > 0) L.colour_offsets.push_back(std::int64_t(L.pack_offsets.size()) - 1);
     L.cluster_colours.push_back(std::int64_t(L.colour_offsets.size()) - 1);
     L.max_elements = std::max(L.max_elements, int(count));
+    L.max_packs = std::max(L.max_packs, int(packs));
     L.max_colours = std::max(L.max_colours, int(L.cluster_colours[c + 1] - L.cluster_colours[c]));
   }
   return L;

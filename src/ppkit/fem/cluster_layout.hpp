@@ -22,6 +22,17 @@
 // lower colours (node_waits), so the sums follow the colour order and need no
 // atomics.
 //
+// Packs (max_pack_elements > 1). An element with only some of its nodes in the
+// cluster fills only those rows of the kernel's tensor-core layout (lane 4 a + p:
+// rows of its node a); the others add into a sink. Elements whose cluster nodes
+// are other nodes at other local numbers a can share one product: row a of the
+// pack is formed by the element holding a (row_members), the others' rows of a
+// masked to zero, so their adds, waits and counts are made once for the pack.
+// On a box's 4 x 4 x 4 brick the 125 elements around the cluster make 64 packs:
+// 27 inner elements alone, the 54 face elements in pairs across the brick, the
+// 36 edge elements in fours and the 8 corner elements in one (docs/fem.md,
+// "Strategy (i)"). Colours, colour groups and node waits are then the packs'.
+//
 // Nothing here assumes a structured mesh; only the number of clusters an
 // element touches depends on the mesh's locality.
 #include <cstdint>
@@ -33,10 +44,11 @@
 namespace ppkit::fem {
 
 struct ClusterGatherOptions {
-  int max_nodes = 64;        // nodes per cluster, 1..255 (element node slots are 8-bit)
-  int max_blocks = 1728;     // accumulator blocks per cluster (72 B each), 27..65,534
-  int max_elements = 128;    // elements per cluster, at least every element of one node
-  int colour_capacity = 16;  // elements per colour group, 1 or more (CUDA kernel: 20 warps)
+  int max_nodes = 64;         // nodes per cluster, 1..255 (element node slots are 8-bit)
+  int max_blocks = 1728;      // accumulator blocks per cluster (72 B each), 27..65,534
+  int max_elements = 128;     // elements per cluster, at least every element of one node
+  int colour_capacity = 16;   // packs per colour group, 1 or more (CUDA kernel: 20 warps)
+  int max_pack_elements = 1;  // elements per pack, 1..8 (1: every element alone)
 };
 
 // Unused entry of ClusterGatherLayout::lane_blocks / node_slots: node a of
@@ -53,24 +65,32 @@ struct ClusterGatherLayout {
   std::vector<std::uint16_t> slot_blocks;     // per slot: the node's first accumulator block
   std::vector<std::int64_t> slot_rows;        // per slot: CSR position of the node's first row
   std::vector<std::int64_t> cluster_colours;  // cluster c: colour groups [colours[c], [c+1])
-  std::vector<std::int64_t> colour_offsets;   // group k: cluster elements [offsets[k], [k+1])
-  std::vector<std::int32_t> elements;         // per cluster element: input-order element
-  std::vector<std::uint8_t> element_colours;  // per cluster element: its group within the cluster
-  // 32 per cluster element, one per lane 4 a + p of the kernel's tensor-core
-  // layout: the accumulator blocks of (a, 2 p) (low 16 bits) and (a, 2 p + 1)
-  // (high 16 bits), kClusterNoBlock where node a is outside the cluster.
+  std::vector<std::int64_t> colour_offsets;   // group k: packs [offsets[k], [k+1])
+  std::vector<std::int64_t> pack_offsets;     // pack k: its elements [offsets[k], [k+1])
+  std::vector<std::int32_t> elements;         // per pack element: input-order element
+  std::vector<std::uint8_t> pack_colours;     // per pack: its group within the cluster
+  // 8 per pack: which of its elements (0 = its first) forms row a, the one
+  // whose node a is in the cluster; kClusterNoSlot where none is.
+  std::vector<std::uint8_t> row_members;
+  // 32 per pack, one per lane 4 a + p of the kernel's tensor-core layout: the
+  // accumulator blocks of (a, 2 p) (low 16 bits) and (a, 2 p + 1) (high 16
+  // bits) of row a's element, kClusterNoBlock where no element of the pack
+  // has its node a in the cluster.
   std::vector<std::uint32_t> lane_blocks;
-  std::vector<std::uint8_t> node_slots;  // 8 per cluster element: slot of node a in the cluster
-  // 8 per cluster element: how many of the cluster's elements of lower colours
-  // contain node a (a node's elements have distinct colours), so the element
-  // may add node a's blocks once that many have added theirs.
+  std::vector<std::uint8_t> node_slots;  // 8 per pack: slot of row a's node in the cluster
+  // 8 per pack: how many of the cluster's packs of lower colours contain row
+  // a's node (a node's packs have distinct colours), so the pack may add its
+  // blocks once that many have added theirs.
   std::vector<std::uint8_t> node_waits;
   int max_blocks = 0;    // accumulator blocks of the largest cluster
   int max_nodes = 0;     // nodes of the largest cluster
   int max_elements = 0;  // elements of the largest cluster
+  int max_packs = 0;     // packs of the largest cluster
   int max_colours = 0;   // colour groups of the largest cluster
   std::int64_t num_clusters() const { return std::int64_t(cluster_slots.size()) - 1; }
+  // Elements formed, each once per cluster it touches.
   std::int64_t num_cluster_elements() const { return std::int64_t(elements.size()); }
+  std::int64_t num_packs() const { return std::int64_t(pack_offsets.size()) - 1; }
 };
 
 // Builds the clusters over the node gather layout's node order, incidences
