@@ -120,9 +120,9 @@ namespace ppkit::registration {
 void register_fem_cuda_variants() {
   using namespace fem::gpu_assembly;
   register_variants<fem::CudaBackend, cuda::RuntimeCalls>(cuda::cuda_variant<fem::FemAssemble>);
-  // cluster-gather: 388 / 400 M elements/s at 64^3 / 128^3 on an H200, 12-14%
-  // ahead of node-gather's 342 / 352 M in the same `compare --large` run
-  // (twenty-second round), which stays first for "auto": it runs on
+  // cluster-gather: 397 / 415 M elements/s at 64^3 / 128^3 on an H200, 13-15%
+  // ahead of node-gather's 344 / 351 M in the same `compare --large` run
+  // (twenty-fifth round), which stays first for "auto": it runs on
   // every GPU and its speed does not depend on the mesh cutting into compact
   // clusters (docs/fem.md, strategy (i)).
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);

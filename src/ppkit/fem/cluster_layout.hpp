@@ -28,10 +28,13 @@
 // are other nodes at other local numbers a can share one product: row a of the
 // pack is formed by the element holding a (row_members), the others' rows of a
 // masked to zero, so their adds, waits and counts are made once for the pack.
-// On a box's 4 x 4 x 4 brick the 125 elements around the cluster make 64 packs:
-// 27 inner elements alone, the 54 face elements in pairs across the brick, the
-// 36 edge elements in fours and the 8 corner elements in one (docs/fem.md,
-// "Strategy (i)"). Colours, colour groups and node waits are then the packs'.
+// Packs are filled first fit, the elements with most nodes in the cluster
+// first. On a box's 4 x 4 x 4 brick the 125 elements around the cluster make
+// 64 packs of at most 8: 27 inner elements alone, the 54 face elements in pairs
+// across the brick, the 36 edge elements in fours and the 8 corner elements in
+// one; with at most 4 (cuda/cluster-gather), 65, the corners in two fours
+// (docs/fem.md, "Strategy (i)"). Colours, colour groups and node waits are then
+// the packs'.
 //
 // Nothing here assumes a structured mesh; only the number of clusters an
 // element touches depends on the mesh's locality.
