@@ -238,31 +238,41 @@ TEST(FemClusterLayout, DefaultClustersAreValidOnADistortedBox) {
   expect_walk_matches_reference(problem, {});
 }
 
-// cuda/cluster-gather's packs on a box: an inner 4 x 4 x 4 brick's 125
-// elements make one pack per node, 64: the 27 inner elements alone, the 54
-// face elements in pairs across the brick, the 36 edge elements in fours and
-// the 8 corner elements together, in 8 colours (each node lies in 8 packs).
-TEST(FemClusterLayout, PacksOfAnInnerBrickAreOnePerNode) {
+// Packs on a box: an inner 4 x 4 x 4 brick's 125 elements make one pack per
+// node, 64, with packs of at most 8: the 27 inner elements alone, the 54 face
+// elements in pairs across the brick, the 36 edge elements in fours and the 8
+// corner elements together, in 8 colours (each node lies in 8 packs). With at
+// most 4 (cuda/cluster-gather's setting) the corners make two fours: 65 packs.
+TEST(FemClusterLayout, PacksOfAnInnerBrickAreItsFacesEdgesAndCorners) {
   const auto problem = distorted_problem({16, 16, 16});
-  const ClusterGatherOptions options{64, 1728, 128, 20, 8};
-  expect_valid_clusters(problem, options);
-  expect_walk_matches_reference(problem, options);
-  const auto L = make_cluster_gather_layout(problem, make_node_gather_layout(problem), options);
-  int inner = 0;
-  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
-    const std::int64_t k0 = L.colour_offsets[L.cluster_colours[c]];
-    const std::int64_t k1 = L.colour_offsets[L.cluster_colours[c + 1]];
-    if (L.pack_offsets[k1] - L.pack_offsets[k0] != 125) continue;
-    ++inner;
-    std::vector<int> sizes(9, 0);
-    for (std::int64_t k = k0; k < k1; ++k) ++sizes[L.pack_offsets[k + 1] - L.pack_offsets[k]];
-    EXPECT_EQ(k1 - k0, 64) << "cluster " << c;
-    EXPECT_EQ(sizes, (std::vector<int>{0, 27, 27, 0, 9, 0, 0, 0, 1})) << "cluster " << c;
-    EXPECT_EQ(L.cluster_colours[c + 1] - L.cluster_colours[c], 8) << "cluster " << c;
+  const auto nodes = make_node_gather_layout(problem);
+  struct Expected {
+    int max_pack_elements, packs;
+    std::vector<int> sizes;  // packs of 0..8 elements
+  };
+  for (const Expected& x : {Expected{8, 64, {0, 27, 27, 0, 9, 0, 0, 0, 1}},
+                            Expected{4, 65, {0, 27, 27, 0, 11, 0, 0, 0, 0}}}) {
+    SCOPED_TRACE("max_pack_elements " + std::to_string(x.max_pack_elements));
+    const ClusterGatherOptions options{64, 1728, 128, 20, x.max_pack_elements};
+    expect_valid_clusters(problem, options);
+    expect_walk_matches_reference(problem, options);
+    const auto L = make_cluster_gather_layout(problem, nodes, options);
+    int inner = 0;
+    for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+      const std::int64_t k0 = L.colour_offsets[L.cluster_colours[c]];
+      const std::int64_t k1 = L.colour_offsets[L.cluster_colours[c + 1]];
+      if (L.pack_offsets[k1] - L.pack_offsets[k0] != 125) continue;
+      ++inner;
+      std::vector<int> sizes(9, 0);
+      for (std::int64_t k = k0; k < k1; ++k) ++sizes[L.pack_offsets[k + 1] - L.pack_offsets[k]];
+      EXPECT_EQ(k1 - k0, x.packs) << "cluster " << c;
+      EXPECT_EQ(sizes, x.sizes) << "cluster " << c;
+      EXPECT_EQ(L.cluster_colours[c + 1] - L.cluster_colours[c], 8) << "cluster " << c;
+    }
+    // The bricks of nodes 4..15 along each axis (nodes 16 come after the
+    // 16^3 cube in the Morton order, so their clusters are not bricks).
+    EXPECT_EQ(inner, 27);
   }
-  // The bricks of nodes 4..15 along each axis (nodes 16 come after the
-  // 16^3 cube in the Morton order, so their clusters are not bricks).
-  EXPECT_EQ(inner, 27);
 }
 
 TEST(FemClusterLayout, SmallClustersAreValidWithRenumberedNodes) {
