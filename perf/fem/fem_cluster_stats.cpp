@@ -8,7 +8,9 @@
 //   8
 //   ppkit_fem_cluster_stats 64 --group 8          # 8 consecutive clusters forming elements
 //   together
-//   ppkit_fem_cluster_stats 64 --pack-elements 8  # elements packed by cluster rows (the kernel's)
+//   ppkit_fem_cluster_stats 64 --pack-elements 8  # elements packed by cluster rows
+//   ppkit_fem_cluster_stats 64 --colour-capacity 10 --pack-elements 4 --symmetric-blocks 1
+//                                                 # cuda/cluster-gather's own setting
 //
 // --group G counts the elements around each run of G consecutive clusters once,
 // as G thread blocks of one Hopper thread-block cluster sharing their
@@ -32,7 +34,7 @@ int usage(const char* message) {
                "ppkit_fem_cluster_stats: %s\n"
                "usage: ppkit_fem_cluster_stats N [--perturbation P] [--max-nodes M] "
                "[--max-blocks B] [--max-elements E] [--colour-capacity C] [--pack-elements P] "
-               "[--group G]\n"
+               "[--symmetric-blocks 0|1] [--group G]\n"
                "  N: elements per side of the box (1..256); P: node moves in edges (0..0.15, "
                "default 0.15)\n",
                message);
@@ -65,6 +67,8 @@ int main(int argc, char** argv) {
       options.colour_capacity = int(value);
     else if (name == "--pack-elements")
       options.max_pack_elements = int(value);
+    else if (name == "--symmetric-blocks")
+      options.symmetric_blocks = value != 0;
     else if (name == "--group")
       group = int(value);
     else
@@ -86,13 +90,14 @@ int main(int argc, char** argv) {
         "%d, max_pack_elements %d\n"
         "clusters %lld, cluster elements %lld = %.3f formations per element, packs %lld = %.3f "
         "per element, colour groups %.0f = %.2f per cluster\n"
-        "largest cluster: %d nodes, %d blocks, %d elements, %d packs, %d colours\n",
+        "largest cluster: %d nodes, %d accumulator blocks (%d row blocks), %d elements, %d packs, "
+        "%d colours\n",
         n, perturbation, options.max_nodes, options.max_blocks, options.max_elements,
         options.colour_capacity, options.max_pack_elements, (long long)L.num_clusters(),
         (long long)L.num_cluster_elements(), double(L.num_cluster_elements()) / elements,
         (long long)L.num_packs(), double(L.num_packs()) / elements, groups,
-        groups / double(L.num_clusters()), L.max_nodes, L.max_blocks, L.max_elements, L.max_packs,
-        L.max_colours);
+        groups / double(L.num_clusters()), L.max_nodes, L.max_blocks, L.max_row_blocks,
+        L.max_elements, L.max_packs, L.max_colours);
     if (options.max_pack_elements > 1) {
       std::vector<long long> sizes(std::size_t(options.max_pack_elements) + 1, 0);
       for (std::int64_t k = 0; k < L.num_packs(); ++k)

@@ -59,7 +59,9 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
     }
     ASSERT_EQ(L.cluster_blocks[c], blocks);
     ASSERT_LE(blocks, options.max_blocks);
-    ASSERT_LE(blocks, L.max_blocks);
+    ASSERT_LE(blocks, L.max_row_blocks);
+    ASSERT_LE(L.cluster_stored_blocks[c], L.max_blocks);
+    ASSERT_EQ(L.row_block_offsets[c + 1] - L.row_block_offsets[c], blocks);
     // The cluster's elements: exactly those with a node in the cluster.
     std::set<std::int32_t> expected, seen;
     std::int64_t packs = 0;
@@ -106,12 +108,22 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
             const std::int64_t row = pattern.row_offsets[3 * v];
             for (int p = 0; p < 4; ++p)
               for (int h = 0; h < 2; ++h) {
-                const std::int64_t block = (L.lane_blocks[32 * k + 4 * a + p] >> (16 * h)) & 0xFFFF;
-                const std::int64_t column = block - L.slot_blocks[s0 + slot];
+                // The lane adds block (v, w) where the accumulator keeps it
+                // untransposed (row_blocks), else into the sink.
+                const std::uint32_t block =
+                    (L.lane_blocks[32 * k + 4 * a + p] >> (16 * h)) & 0xFFFF;
+                const std::int64_t w = mesh.elements[8 * e + 2 * p + h];
+                std::int64_t column = -1;
+                for (std::int64_t j = 0; j < column_blocks(v); ++j)
+                  if (pattern.column_indices[row + 3 * j] == 3 * w) column = j;
                 ASSERT_GE(column, 0);
-                ASSERT_LT(column, column_blocks(v));
-                EXPECT_EQ(pattern.column_indices[row + 3 * column],
-                          3 * mesh.elements[8 * e + 2 * p + h]);
+                const std::uint16_t entry =
+                    L.row_blocks[L.row_block_offsets[c] + L.slot_blocks[s0 + slot] + column];
+                EXPECT_EQ(block, entry & kClusterTransposed ? std::uint32_t(kClusterNoBlock)
+                                                            : std::uint32_t(entry));
+                if (!options.symmetric_blocks) {
+                  EXPECT_EQ(entry, L.slot_blocks[s0 + slot] + column);
+                }
               }
           }
           EXPECT_TRUE(touches) << "element " << e << " has no node in cluster " << c;
@@ -143,7 +155,7 @@ AssemblyResult assemble_by_clusters(const AssemblyProblem& problem, const Cluste
   out.values.assign(pattern.num_nonzeros(), std::nan(""));
   out.load.assign(mesh.num_dofs(), std::nan(""));
   for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
-    std::vector<double> accumulator(9 * std::size_t(L.cluster_blocks[c]), 0.0);
+    std::vector<double> accumulator(9 * std::size_t(L.cluster_stored_blocks[c]), 0.0);
     std::vector<double> load(3 * std::size_t(L.cluster_slots[c + 1] - L.cluster_slots[c]), 0.0);
     for (std::int64_t group = L.cluster_colours[c]; group < L.cluster_colours[c + 1]; ++group)
       for (std::int64_t k = L.colour_offsets[group]; k < L.colour_offsets[group + 1]; ++k)
@@ -174,9 +186,14 @@ AssemblyResult assemble_by_clusters(const AssemblyProblem& problem, const Cluste
       const std::int64_t v = L.node_of_slot[s], row = pattern.row_offsets[3 * v];
       const std::int64_t length = pattern.row_offsets[3 * v + 1] - row;
       for (int i = 0; i < 3; ++i)
-        for (std::int64_t m = 0; m < length; ++m)
-          out.values[row + i * length + m] =
-              accumulator[9 * (L.slot_blocks[s] + m / 3) + 3 * i + m % 3];
+        for (std::int64_t m = 0; m < length; ++m) {
+          const std::uint16_t entry =
+              L.row_blocks[L.row_block_offsets[c] + L.slot_blocks[s] + m / 3];
+          const std::size_t kept = entry & ~kClusterTransposed;
+          out.values[row + i * length + m] = entry & kClusterTransposed
+                                                 ? accumulator[9 * kept + 3 * (m % 3) + i]
+                                                 : accumulator[9 * kept + 3 * i + m % 3];
+        }
       for (int i = 0; i < 3; ++i) out.load[3 * v + i] = load[3 * (s - L.cluster_slots[c]) + i];
     }
   }
@@ -236,6 +253,11 @@ TEST(FemClusterLayout, DefaultClustersAreValidOnADistortedBox) {
   const auto problem = distorted_problem({7, 6, 5});
   expect_valid_clusters(problem, {});
   expect_walk_matches_reference(problem, {});
+  // cuda/cluster-gather's setting: packs of at most 4, blocks of two cluster
+  // nodes kept once.
+  const ClusterGatherOptions symmetric{64, 1728, 128, 10, 4, true};
+  expect_valid_clusters(problem, symmetric);
+  expect_walk_matches_reference(problem, symmetric);
 }
 
 // Packs on a box: an inner 4 x 4 x 4 brick's 125 elements make one pack per
@@ -287,7 +309,9 @@ TEST(FemClusterLayout, SmallClustersAreValidWithRenumberedNodes) {
                                              {64, 1728, 128, 3},
                                              {64, 1728, 128, 20, 8},
                                              {16, 400, 40, 5, 2},
-                                             {5, 1728, 128, 16, 4}}) {
+                                             {5, 1728, 128, 16, 4},
+                                             {64, 1728, 128, 10, 4, true},
+                                             {5, 1728, 128, 16, 1, true}}) {
     SCOPED_TRACE("max_nodes " + std::to_string(options.max_nodes) + ", max_blocks " +
                  std::to_string(options.max_blocks) + ", max_pack_elements " +
                  std::to_string(options.max_pack_elements));

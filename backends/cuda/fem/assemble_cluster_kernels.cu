@@ -77,9 +77,13 @@ __host__ __device__ constexpr std::int64_t counters_offset(int max_blocks, int m
 __host__ __device__ constexpr std::int64_t slot_table_offset(int max_blocks, int max_nodes) {
   return counters_offset(max_blocks, max_nodes) + (max_nodes + 1) / 2;
 }
-std::size_t shared_bytes(int max_blocks, int max_nodes) {
-  return sizeof(double) * std::size_t(slot_table_offset(max_blocks, max_nodes) + max_nodes +
-                                      (2 * max_nodes + 1 + 1) / 2);
+// Then the cluster's row blocks (ClusterGatherLayout::row_blocks, 16-bit).
+__host__ __device__ constexpr std::int64_t row_table_offset(int max_blocks, int max_nodes) {
+  return slot_table_offset(max_blocks, max_nodes) + max_nodes + (2 * max_nodes + 1 + 1) / 2;
+}
+std::size_t shared_bytes(int max_blocks, int max_nodes, int max_row_blocks) {
+  return sizeof(double) *
+         std::size_t(row_table_offset(max_blocks, max_nodes) + (max_row_blocks + 3) / 4);
 }
 constexpr int kRecord = 80;  // doubles of one element's Gauss-point geometry
 
@@ -148,9 +152,12 @@ __device__ __forceinline__ void add_element_products(const double* record, int p
 //     end. The adds to each block follow the colour order: the sums are the
 //     same in every run;
 //  3. a warp per node writes its 3 rows (consecutive and equally long,
-//     csr_pattern.hpp; value v of each row by lane v % 32) and its load, and
-//     zeroes what it read, so the accumulator is zero for the next cluster.
-__global__ void __launch_bounds__(kClusterThreads, 1)
+//     csr_pattern.hpp; value v of each row by lane v % 32), each row block
+//     from the accumulator block that keeps it, transposed where the row is
+//     the later of the two cluster nodes (ClusterGatherLayout::row_blocks),
+//     and its load; then the block zeroes the accumulator (a kept block is
+//     read by two rows) for the next cluster.
+__global__ void __launch_bounds__(kClusterThreads, kClusterBlocksPerSm)
     cluster_gather_kernel(const Hex8ClusterArrays A, std::int64_t clusters) {
   extern __shared__ __align__(16) double s_cluster[];
   double* accumulator = s_cluster;
@@ -190,6 +197,14 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
       } else {
         slot_block_table[s] = A.cluster_blocks[c];
       }
+    }
+    {
+      // Its row blocks' places in the accumulator, read by the rows' stores.
+      auto* row_table =
+          reinterpret_cast<std::uint16_t*>(s_cluster + row_table_offset(A.max_blocks, A.max_nodes));
+      const std::int64_t first_row_block = A.row_block_offsets[c];
+      for (int o = threadIdx.x; o < A.cluster_blocks[c]; o += kClusterThreads)
+        row_table[o] = A.row_blocks[first_row_block + o];
     }
 
     // The lane words of the warp's pack are loaded a pack ahead, so only the
@@ -291,23 +306,35 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
     __syncthreads();  // every element has added
     for (int m = threadIdx.x; m < nodes; m += kClusterThreads) added[m] = 0;
 
+    const auto* row_table = reinterpret_cast<const std::uint16_t*>(
+        s_cluster + row_table_offset(A.max_blocks, A.max_nodes));
     for (int s = warp; s < nodes; s += kClusterWarps) {
       const std::int64_t node = slot_node_table[s], row = slot_row_table[s];
-      const int row_length = 3 * (slot_block_table[s + 1] - slot_block_table[s]);
-      double* blocks = accumulator + kBlockStride * slot_block_table[s];
+      const int first = slot_block_table[s];
+      const int row_length = 3 * (slot_block_table[s + 1] - first);
       for (int v = lane; v < row_length; v += 32) {
         const int b = v / 3, jj = v - 3 * b;
+        const unsigned entry = row_table[first + b];
+        // Value (i, jj) of the kept block, or (jj, i) where the row reads it
+        // transposed (element matrices are symmetric). With the offset and
+        // stride chosen once, 24 bytes are spilled; a select per value took
+        // 180.
+        const bool transposed = (entry & kClusterTransposed) != 0;
+        const double* value = accumulator + kBlockStride * (entry & ~unsigned(kClusterTransposed)) +
+                              (transposed ? 3 * jj : jj);
+        const int step = transposed ? 1 : 3;
 #pragma unroll
-        for (int i = 0; i < 3; ++i) {
-          A.values[row + i * row_length + v] = blocks[kBlockStride * b + 3 * i + jj];
-          blocks[kBlockStride * b + 3 * i + jj] = 0;
-        }
+        for (int i = 0; i < 3; ++i) A.values[row + i * row_length + v] = value[i * step];
       }
       if (lane < 3) {
         A.load[3 * node + lane] = load[3 * s + lane];
         load[3 * s + lane] = 0;
       }
     }
+    // A kept block is read by two rows: zeroed once both are stored.
+    __syncthreads();
+    for (int m = threadIdx.x; m < kBlockStride * A.max_blocks; m += kClusterThreads)
+      accumulator[m] = 0;
   }
 }
 
@@ -315,7 +342,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1)
 
 void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters) {
   if (clusters == 0) return;
-  const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes);
+  const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes, a.max_row_blocks);
   PPKIT_CUDA_CHECK(cudaFuncSetAttribute(cluster_gather_kernel,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   int device = 0, sms = 0, resident = 0;
@@ -345,9 +372,11 @@ int cluster_block_capacity(int max_nodes) {
   int device = 0, optin = 0;
   PPKIT_CUDA_CHECK(cudaGetDevice(&device));
   PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  // shared_bytes(0, ...) counts the sink block already.
-  const long long bytes = (long long)optin - (long long)shared_bytes(0, max_nodes);
-  return bytes > 0 ? int(bytes / (kBlockStride * (long long)sizeof(double))) : 0;
+  // shared_bytes(0, max_nodes, 0) counts the sink block already; each row
+  // block then takes at most an accumulator block and its 16-bit entry in the
+  // row table (8 bytes for the table's rounding).
+  const long long bytes = (long long)optin - (long long)shared_bytes(0, max_nodes, 0) - 8;
+  return bytes > 0 ? int(bytes / (kBlockStride * (long long)sizeof(double) + 2)) : 0;
 }
 
 }  // namespace ppkit::fem::cuda_cluster

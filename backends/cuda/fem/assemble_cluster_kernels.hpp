@@ -12,15 +12,20 @@
 
 namespace ppkit::fem::cuda_cluster {
 
-// Warps per block: the layout's colour groups hold at most this many elements
-// (ClusterGatherOptions::colour_capacity), one colour's elements at once. 20
-// warps leave the kernel 96 registers (16 bytes spilled; 32 in version 11,
-// whose records came through shared memory; the rows' slot table in shared
-// memory instead of registers): 0.742-0.748 against
-// 0.758-0.764 ms with 16 warps at 64^3 and 5.68-5.70 against 5.80-5.82 ms at
-// 128^3 on an H200; 24 warps (80 registers, 64 bytes spilled) ran 0.780 ms
-// (docs/results/h200.md, eighteenth round).
-constexpr int kClusterWarps = 20;
+// Warps per block and blocks (clusters) per SM: the layout's colour groups
+// hold at most kClusterWarps packs (ClusterGatherOptions::colour_capacity),
+// one group's packs at once. Since version 14 the accumulator keeps each block
+// of two cluster nodes once (ClusterGatherOptions::symmetric_blocks: 1,260
+// blocks, 101 KB, for a 64-node brick instead of 1,728, 138 KB), so two
+// clusters of 10 warps share an SM and one's chain of ordered adds overlaps
+// the other's: 0.625-0.626 against 0.658-0.661 ms at 64^3 and 5.02 against
+// 5.07 ms at 128^3 on an H200 for one cluster of 20 warps (version 13); the
+// symmetric accumulator with one cluster of 20 warps ran 0.722-0.728 ms
+// (docs/results/h200.md, twenty-sixth round). 96 registers, 24 bytes spilled,
+// as with 20 warps (eighteenth round: 20 warps 2% ahead of 16, 24 warps with
+// 80 registers 5% behind).
+constexpr int kClusterWarps = 10;
+constexpr int kClusterBlocksPerSm = 2;
 
 // Elements per pack (ClusterGatherOptions::max_pack_elements): elements whose
 // cluster nodes are other nodes at other local numbers are formed into one
@@ -41,8 +46,10 @@ void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters);
 // device would run, or 0 when this build holds none for it.
 int cluster_gather_binary_version();
 
-// Most accumulator blocks a cluster of max_nodes nodes may have on the
-// current device (its opt-in shared memory per block).
+// Most row blocks (ClusterGatherLayout::cluster_blocks) a cluster of
+// max_nodes nodes may have on the current device: with none of them kept once
+// its accumulator still fits one block per SM (its opt-in shared memory);
+// kept once, a box's clusters fit kClusterBlocksPerSm.
 int cluster_block_capacity(int max_nodes);
 
 }  // namespace ppkit::fem::cuda_cluster

@@ -26,6 +26,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     ClusterGatherOptions options;
     options.colour_capacity = cuda_cluster::kClusterWarps;
     options.max_pack_elements = cuda_cluster::kClusterPackElements;
+    options.symmetric_blocks = true;
     options.max_blocks =
         std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
     const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
@@ -60,6 +61,11 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
       lane_nodes_ = Buffer<std::uint32_t>(lane_nodes);
     }
     lane_blocks_ = Buffer<std::uint32_t>(layout.lane_blocks);
+    row_block_offsets_ = Buffer<std::int64_t>(layout.row_block_offsets);
+    row_blocks_ = Buffer<std::uint16_t>(layout.row_blocks);
+    arrays_.row_block_offsets = row_block_offsets_.data();
+    arrays_.row_blocks = row_blocks_.data();
+    arrays_.max_row_blocks = layout.max_row_blocks;
     arrays_.geometry = geometry_.data();
     arrays_.node_of_slot = node_of_slot_.data();
     arrays_.cluster_slots = cluster_slots_.data();
@@ -89,8 +95,9 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   ElementInputs<CudaBackend, cuda::RuntimeCalls> inputs_;
   Buffer<double> geometry_;
   Buffer<std::int32_t> node_of_slot_, cluster_blocks_, pack_members_;
-  Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, slot_rows_;
-  Buffer<std::uint16_t> slot_blocks_;
+  Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, slot_rows_,
+      row_block_offsets_;
+  Buffer<std::uint16_t> slot_blocks_, row_blocks_;
   Buffer<std::uint32_t> lane_blocks_, lane_nodes_;
   Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
   Hex8ClusterArrays arrays_;
@@ -120,9 +127,9 @@ namespace ppkit::registration {
 void register_fem_cuda_variants() {
   using namespace fem::gpu_assembly;
   register_variants<fem::CudaBackend, cuda::RuntimeCalls>(cuda::cuda_variant<fem::FemAssemble>);
-  // cluster-gather: 397 / 415 M elements/s at 64^3 / 128^3 on an H200, 13-15%
-  // ahead of node-gather's 344 / 351 M in the same `compare --large` run
-  // (twenty-fifth round), which stays first for "auto": it runs on
+  // cluster-gather: 419 / 417 M elements/s at 64^3 / 128^3 on an H200, 18-22%
+  // ahead of node-gather's 343 / 353 M in the same `compare --large` run
+  // (twenty-sixth round), which stays first for "auto": it runs on
   // every GPU and its speed does not depend on the mesh cutting into compact
   // clusters (docs/fem.md, strategy (i)).
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);

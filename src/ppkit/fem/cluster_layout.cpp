@@ -109,6 +109,70 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
     ++nodes_in;
   }
   if (nodes_in > 0) close_cluster(slots);
+  L.max_row_blocks = L.max_blocks;
+
+  // Where each row block of a cluster is kept (row_blocks). With symmetric
+  // blocks, block (s, t) of two cluster nodes is kept once, in the row of the
+  // earlier slot; the later slot's row reads it transposed (element matrices
+  // are symmetric: K_ts = K_st^T).
+  std::vector<std::int32_t> stored_block;  // per row block of the cluster: kept index or -1
+  L.row_block_offsets.push_back(0);
+  {
+    std::vector<std::int64_t> local_slot(p.mesh.num_nodes(), -1);
+    std::vector<std::int64_t> column_node;  // per row block of the cluster
+    L.max_blocks = 0;
+    for (std::int64_t c = 0; c + 1 < std::int64_t(L.cluster_slots.size()); ++c) {
+      const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
+      const std::int64_t blocks = L.cluster_blocks[c];
+      for (std::int64_t s = s0; s < s1; ++s) local_slot[L.node_of_slot[s]] = s - s0;
+      column_node.assign(blocks, -1);
+      for (std::int64_t s = s0; s < s1; ++s) {
+        const std::int64_t gs = gather_slot[L.node_of_slot[s]];
+        for (std::int64_t k = G.incidence_offsets[gs]; k < G.incidence_offsets[gs + 1]; ++k)
+          for (int b = 0; b < 8; ++b)
+            column_node[L.slot_blocks[s] + G.incidence_blocks[8 * k + b]] =
+                p.mesh.elements[8 * std::int64_t(G.incidences[k] / 8) + b];
+      }
+      const auto block_of = [&](std::int64_t s, std::int64_t node) {  // s local
+        const std::int64_t first = L.slot_blocks[s0 + s];
+        const std::int64_t last = s0 + s + 1 < s1 ? L.slot_blocks[s0 + s + 1] : blocks;
+        for (std::int64_t o = first; o < last; ++o)
+          if (column_node[o] == node) return o;
+        return std::int64_t(-1);
+      };
+      stored_block.assign(blocks, -1);
+      std::int32_t kept = 0;
+      for (std::int64_t s = 0; s < s1 - s0; ++s) {
+        const std::int64_t first = L.slot_blocks[s0 + s];
+        const std::int64_t last = s0 + s + 1 < s1 ? L.slot_blocks[s0 + s + 1] : blocks;
+        for (std::int64_t o = first; o < last; ++o) {
+          const std::int64_t t = column_node[o] >= 0 ? local_slot[column_node[o]] : -1;
+          if (!(options.symmetric_blocks && t >= 0 && t < s)) stored_block[o] = kept++;
+        }
+      }
+      for (std::int64_t s = 0; s < s1 - s0; ++s) {
+        const std::int64_t first = L.slot_blocks[s0 + s];
+        const std::int64_t last = s0 + s + 1 < s1 ? L.slot_blocks[s0 + s + 1] : blocks;
+        for (std::int64_t o = first; o < last; ++o) {
+          if (stored_block[o] >= 0) {
+            L.row_blocks.push_back(std::uint16_t(stored_block[o]));
+          } else {
+            const std::int64_t mirror =
+                block_of(local_slot[column_node[o]], L.node_of_slot[s0 + s]);
+            if (mirror < 0 || stored_block[mirror] < 0)
+              throw Error("cluster-gather: the CSR pattern is not symmetric at node " +
+                              std::to_string(L.node_of_slot[s0 + s]),
+                          "a symmetric pattern (csr_pattern.hpp)");
+            L.row_blocks.push_back(std::uint16_t(stored_block[mirror] | kClusterTransposed));
+          }
+        }
+      }
+      for (std::int64_t s = s0; s < s1; ++s) local_slot[L.node_of_slot[s]] = -1;
+      L.row_block_offsets.push_back(std::int64_t(L.row_blocks.size()));
+      L.cluster_stored_blocks.push_back(kept);
+      L.max_blocks = std::max(L.max_blocks, int(kept));
+    }
+  }
 
   // Each cluster's elements, in packs (max_pack_elements > 1: first fit, the
   // elements with most nodes in the cluster first, into the first pack where
@@ -268,10 +332,15 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
           L.row_members[slots_at + inc.a] = index;
           L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
           L.node_waits[slots_at + inc.a] = std::uint8_t(emitted[inc.local_slot]++);
+          const auto kept = [&](std::uint32_t row_block) {
+            const std::uint16_t entry = L.row_blocks[L.row_block_offsets[c] + row_block];
+            return entry & kClusterTransposed ? std::uint32_t(kClusterNoBlock)
+                                              : std::uint32_t(entry);
+          };
           for (int pair = 0; pair < 4; ++pair)
             L.lane_blocks[lanes + 4 * inc.a + pair] =
-                (base + G.incidence_blocks[8 * inc.k + 2 * pair]) |
-                (base + G.incidence_blocks[8 * inc.k + 2 * pair + 1]) << 16;
+                kept(base + G.incidence_blocks[8 * inc.k + 2 * pair]) |
+                kept(base + G.incidence_blocks[8 * inc.k + 2 * pair + 1]) << 16;
         }
       }
       L.pack_offsets.push_back(std::int64_t(L.elements.size()));

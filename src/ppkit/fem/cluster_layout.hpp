@@ -22,6 +22,14 @@
 // lower colours (node_waits), so the sums follow the colour order and need no
 // atomics.
 //
+// Symmetric blocks (symmetric_blocks). Element matrices are symmetric, so
+// block (t, s) of two cluster nodes is block (s, t) transposed: the
+// accumulator keeps it once, in the row of the earlier slot, the lanes of the
+// later node's row add theirs into the sink, and the later row reads it
+// transposed (row_blocks). A box's 4 x 4 x 4 brick keeps 1,260 blocks instead
+// of 1,728, which lets two clusters share an H200 SM (docs/fem.md, "Strategy
+// (i)").
+//
 // Packs (max_pack_elements > 1). An element with only some of its nodes in the
 // cluster fills only those rows of the kernel's tensor-core layout (lane 4 a + p:
 // rows of its node a); the others add into a sink. Elements whose cluster nodes
@@ -52,20 +60,33 @@ struct ClusterGatherOptions {
   int max_elements = 128;     // elements per cluster, at least every element of one node
   int colour_capacity = 16;   // packs per colour group, 1 or more (CUDA kernel: 20 warps)
   int max_pack_elements = 1;  // elements per pack, 1..8 (1: every element alone)
+  // Blocks of two cluster nodes kept once (row_blocks), in the row of the
+  // earlier slot: 1,260 instead of 1,728 blocks for a box's 4 x 4 x 4 brick.
+  bool symmetric_blocks = false;
 };
 
 // Unused entry of ClusterGatherLayout::lane_blocks / node_slots: node a of
 // the element is not in the cluster (its rows belong to another cluster).
 constexpr std::uint16_t kClusterNoBlock = 0xFFFF;
 constexpr std::uint8_t kClusterNoSlot = 0xFF;
+// ClusterGatherLayout::row_blocks: the row reads the kept block transposed.
+constexpr std::uint16_t kClusterTransposed = 0x8000;
 // Most colour groups of one cluster.
 constexpr int kClusterMaxColours = 256;
 
 struct ClusterGatherLayout {
-  std::vector<std::int32_t> node_of_slot;     // Morton order, as NodeGatherLayout's
-  std::vector<std::int64_t> cluster_slots;    // cluster c: slots [slots[c], slots[c+1])
-  std::vector<std::int32_t> cluster_blocks;   // accumulator blocks of each cluster
-  std::vector<std::uint16_t> slot_blocks;     // per slot: the node's first accumulator block
+  std::vector<std::int32_t> node_of_slot;    // Morton order, as NodeGatherLayout's
+  std::vector<std::int64_t> cluster_slots;   // cluster c: slots [slots[c], slots[c+1])
+  std::vector<std::int32_t> cluster_blocks;  // row blocks of each cluster
+  std::vector<std::uint16_t> slot_blocks;    // per slot: the node's first row block
+  // Per cluster, its row blocks (the 3 x 3 column blocks of its nodes' rows,
+  // node after node, cluster_blocks[c] of them, row_block_offsets[c] on):
+  // the accumulator block that keeps it, | kClusterTransposed where the row
+  // reads it transposed (symmetric_blocks). Without symmetric_blocks, block o
+  // keeps row block o.
+  std::vector<std::int64_t> row_block_offsets;
+  std::vector<std::uint16_t> row_blocks;
+  std::vector<std::int32_t> cluster_stored_blocks;  // accumulator blocks of each cluster
   std::vector<std::int64_t> slot_rows;        // per slot: CSR position of the node's first row
   std::vector<std::int64_t> cluster_colours;  // cluster c: colour groups [colours[c], [c+1])
   std::vector<std::int64_t> colour_offsets;   // group k: packs [offsets[k], [k+1])
@@ -85,11 +106,12 @@ struct ClusterGatherLayout {
   // a's node (a node's packs have distinct colours), so the pack may add its
   // blocks once that many have added theirs.
   std::vector<std::uint8_t> node_waits;
-  int max_blocks = 0;    // accumulator blocks of the largest cluster
-  int max_nodes = 0;     // nodes of the largest cluster
-  int max_elements = 0;  // elements of the largest cluster
-  int max_packs = 0;     // packs of the largest cluster
-  int max_colours = 0;   // colour groups of the largest cluster
+  int max_blocks = 0;      // accumulator blocks of the largest cluster
+  int max_row_blocks = 0;  // row blocks of the largest cluster
+  int max_nodes = 0;       // nodes of the largest cluster
+  int max_elements = 0;    // elements of the largest cluster
+  int max_packs = 0;       // packs of the largest cluster
+  int max_colours = 0;     // colour groups of the largest cluster
   std::int64_t num_clusters() const { return std::int64_t(cluster_slots.size()) - 1; }
   // Elements formed, each once per cluster it touches.
   std::int64_t num_cluster_elements() const { return std::int64_t(elements.size()); }
