@@ -44,8 +44,6 @@
 namespace ppkit::fem::cuda_cluster {
 namespace {
 
-constexpr int kClusterThreads = 32 * kClusterWarps;
-
 using cuda::mma_m16n8k8;  // sm_90
 using cuda::mma_m8n8k4;
 
@@ -138,10 +136,11 @@ __device__ __forceinline__ void add_element_products(const double* record, int p
 }
 
 // Persistent blocks (a grid of the device's resident blocks), cluster after
-// cluster in the layout's order, kClusterWarps (20) warps each. Per cluster:
-//  1. its slot table (each node's CSR row, node number and first block) comes
-//     into shared memory for the rows' stores;
-//  2. warp w forms packs w, w + 20, ... in colour order (lane 4 a + p:
+// cluster in the layout's order, W = Warps warps each (ClusterKernelShape).
+// Per cluster:
+//  1. its slot table (each node's CSR row, node number and first row block)
+//     and its row table come into shared memory for the rows' stores;
+//  2. warp w forms packs w, w + W, ... in colour order (lane 4 a + p:
 //     blocks (a, 2 p), (a, 2 p + 1) of row a's element), each of the pack's
 //     elements whole from its geometry record (kernel 1's, 640 B) read from
 //     global memory, and adds the blocks of the cluster's nodes into the
@@ -157,8 +156,12 @@ __device__ __forceinline__ void add_element_products(const double* record, int p
 //     the later of the two cluster nodes (ClusterGatherLayout::row_blocks),
 //     and its load; then the block zeroes the accumulator (a kept block is
 //     read by two rows) for the next cluster.
-__global__ void __launch_bounds__(kClusterThreads, kClusterBlocksPerSm)
+// Warps per block, blocks per SM, and whether the layout keeps blocks of two
+// cluster nodes once (ClusterKernelShape).
+template <int Warps, int BlocksPerSm, bool KeptOnce>
+__global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
     cluster_gather_kernel(const Hex8ClusterArrays A, std::int64_t clusters) {
+  constexpr int kClusterWarps = Warps, kClusterThreads = 32 * Warps;
   extern __shared__ __align__(16) double s_cluster[];
   double* accumulator = s_cluster;
   double* load = s_cluster + load_offset(A.max_blocks);
@@ -320,48 +323,81 @@ __global__ void __launch_bounds__(kClusterThreads, kClusterBlocksPerSm)
         // stride chosen once, 24 bytes are spilled; a select per value took
         // 180.
         const bool transposed = (entry & kClusterTransposed) != 0;
-        const double* value = accumulator + kBlockStride * (entry & ~unsigned(kClusterTransposed)) +
-                              (transposed ? 3 * jj : jj);
+        double* value = accumulator + kBlockStride * (entry & ~unsigned(kClusterTransposed)) +
+                        (transposed ? 3 * jj : jj);
         const int step = transposed ? 1 : 3;
 #pragma unroll
-        for (int i = 0; i < 3; ++i) A.values[row + i * row_length + v] = value[i * step];
+        for (int i = 0; i < 3; ++i) {
+          A.values[row + i * row_length + v] = value[i * step];
+          if (!KeptOnce) value[i * step] = 0;  // read by this row only
+        }
       }
       if (lane < 3) {
         A.load[3 * node + lane] = load[3 * s + lane];
         load[3 * s + lane] = 0;
       }
     }
-    // A kept block is read by two rows: zeroed once both are stored.
-    __syncthreads();
-    for (int m = threadIdx.x; m < kBlockStride * A.max_blocks; m += kClusterThreads)
-      accumulator[m] = 0;
+    if (KeptOnce) {
+      // A kept block is read by two rows: zeroed once both are stored.
+      __syncthreads();
+      for (int m = threadIdx.x; m < kBlockStride * A.max_blocks; m += kClusterThreads)
+        accumulator[m] = 0;
+    }
   }
 }
 
-}  // namespace
-
-void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters) {
-  if (clusters == 0) return;
+template <int Warps, int BlocksPerSm, bool KeptOnce>
+void launch_shape(const Hex8ClusterArrays& a, std::int64_t clusters) {
+  const auto kernel = cluster_gather_kernel<Warps, BlocksPerSm, KeptOnce>;
   const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes, a.max_row_blocks);
-  PPKIT_CUDA_CHECK(cudaFuncSetAttribute(cluster_gather_kernel,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+  PPKIT_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   int device = 0, sms = 0, resident = 0;
   PPKIT_CUDA_CHECK(cudaGetDevice(&device));
   PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  PPKIT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, cluster_gather_kernel,
-                                                                 kClusterThreads, shared));
+  PPKIT_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 32 * Warps, shared));
   if (resident == 0)
     throw Error("cuda/cluster-gather: a cluster needs " + std::to_string(shared) +
                     " bytes of shared memory, more than the device gives one block",
                 "clusters built with cluster_block_capacity()");
   const std::int64_t blocks = std::min<std::int64_t>(clusters, std::int64_t(sms) * resident);
-  cluster_gather_kernel<<<unsigned(blocks), kClusterThreads, shared>>>(a, clusters);
+  kernel<<<unsigned(blocks), 32 * Warps, shared>>>(a, clusters);
   PPKIT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+ClusterKernelShape cluster_kernel_shape() {
+  int device = 0, per_sm = 0, reserved = 0;
+  PPKIT_CUDA_CHECK(cudaGetDevice(&device));
+  PPKIT_CUDA_CHECK(
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  PPKIT_CUDA_CHECK(
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  // A box's 64-node brick with its blocks kept once: 1,260 accumulator blocks
+  // and 1,728 row blocks.
+  const long long two = 2 * ((long long)shared_bytes(1260, 64, 1728) + reserved);
+  if (per_sm >= two) return ClusterKernelShape{10, 2, true};
+  return ClusterKernelShape{20, 1, false};
+}
+
+void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters,
+                           const ClusterKernelShape& shape) {
+  if (clusters == 0) return;
+  if (shape.warps == 10 && shape.blocks_per_sm == 2 && shape.symmetric_blocks)
+    launch_shape<10, 2, true>(a, clusters);
+  else if (shape.warps == 20 && shape.blocks_per_sm == 1 && !shape.symmetric_blocks)
+    launch_shape<20, 1, false>(a, clusters);
+  else
+    throw Error("cuda/cluster-gather: no kernel for " + std::to_string(shape.warps) +
+                    " warps and " + std::to_string(shape.blocks_per_sm) + " blocks per SM",
+                "the shapes of cluster_kernel_shape()");
 }
 
 int cluster_gather_binary_version() {
   cudaFuncAttributes attributes{};
-  if (cudaFuncGetAttributes(&attributes, cluster_gather_kernel) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attributes, cluster_gather_kernel<20, 1, false>) != cudaSuccess) {
     (void)cudaGetLastError();  // not a sticky error: leave nothing for the next launch check
     return 0;
   }

@@ -12,20 +12,29 @@
 
 namespace ppkit::fem::cuda_cluster {
 
-// Warps per block and blocks (clusters) per SM: the layout's colour groups
-// hold at most kClusterWarps packs (ClusterGatherOptions::colour_capacity),
-// one group's packs at once. Since version 14 the accumulator keeps each block
-// of two cluster nodes once (ClusterGatherOptions::symmetric_blocks: 1,260
-// blocks, 101 KB, for a 64-node brick instead of 1,728, 138 KB), so two
-// clusters of 10 warps share an SM and one's chain of ordered adds overlaps
-// the other's: 0.625-0.626 against 0.658-0.661 ms at 64^3 and 5.02 against
-// 5.07 ms at 128^3 on an H200 for one cluster of 20 warps (version 13); the
-// symmetric accumulator with one cluster of 20 warps ran 0.722-0.728 ms
-// (docs/results/h200.md, twenty-sixth round). 96 registers, 24 bytes spilled,
-// as with 20 warps (eighteenth round: 20 warps 2% ahead of 16, 24 warps with
-// 80 registers 5% behind).
-constexpr int kClusterWarps = 10;
-constexpr int kClusterBlocksPerSm = 2;
+// The kernel's shape: warps per block (the layout's colour groups hold at
+// most that many packs, ClusterGatherOptions::colour_capacity, one group's
+// packs at once), blocks (clusters) per SM, and whether the accumulator keeps
+// each block of two cluster nodes once (ClusterGatherOptions::
+// symmetric_blocks: 1,260 blocks, 101 KB, for a 64-node brick instead of
+// 1,728, 138 KB). Kept once, two clusters of 10 warps share an SM and one's
+// chain of ordered adds overlaps the other's: version 14, 0.625-0.626 against
+// 0.658-0.661 ms at 64^3 and 5.02 against 5.07 ms at 128^3 on an H200 for one
+// cluster of 20 warps with every block kept (version 13); kept once with one
+// cluster of 20 warps, 0.722-0.728 ms (docs/results/h200.md, twenty-sixth
+// round). Both shapes: 96 registers, 24 bytes spilled (eighteenth round: 20
+// warps 2% ahead of 16, 24 warps with 80 registers 5% behind).
+struct ClusterKernelShape {
+  int warps = 20;
+  int blocks_per_sm = 1;
+  bool symmetric_blocks = false;
+};
+
+// Two clusters of 10 warps per SM, blocks kept once, where the SM's shared
+// memory holds two such accumulators of a 64-node brick (228 KB on an
+// H100/H200); else version 13's one cluster of 20 warps with every block kept
+// (an A100's 164 KB; not measured there).
+ClusterKernelShape cluster_kernel_shape();
 
 // Elements per pack (ClusterGatherOptions::max_pack_elements): elements whose
 // cluster nodes are other nodes at other local numbers are formed into one
@@ -40,7 +49,8 @@ constexpr int kClusterPackElements = 4;
 // Persistent blocks take the clusters in order; a.geometry from
 // Hex8Kernels::launch_gauss_geometry. Throws ppkit::Error if a cluster needs
 // more shared memory than the device gives one block.
-void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters);
+void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters,
+                           const ClusterKernelShape& shape);
 
 // The compute capability (major * 10 + minor) of the kernel code the current
 // device would run, or 0 when this build holds none for it.
@@ -49,7 +59,8 @@ int cluster_gather_binary_version();
 // Most row blocks (ClusterGatherLayout::cluster_blocks) a cluster of
 // max_nodes nodes may have on the current device: with none of them kept once
 // its accumulator still fits one block per SM (its opt-in shared memory);
-// kept once, a box's clusters fit kClusterBlocksPerSm.
+// kept once, a box's clusters fit two blocks per SM where
+// cluster_kernel_shape() says so.
 int cluster_block_capacity(int max_nodes);
 
 }  // namespace ppkit::fem::cuda_cluster

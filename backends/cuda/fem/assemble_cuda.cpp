@@ -24,9 +24,9 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   explicit ClusterGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
     const NodeGatherLayout nodes = make_node_gather_layout(p);
     ClusterGatherOptions options;
-    options.colour_capacity = cuda_cluster::kClusterWarps;
+    options.colour_capacity = shape_.warps;
     options.max_pack_elements = cuda_cluster::kClusterPackElements;
-    options.symmetric_blocks = true;
+    options.symmetric_blocks = shape_.symmetric_blocks;
     options.max_blocks =
         std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
     const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
@@ -84,7 +84,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
 
   void run() override {
     Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_);
-    cuda_cluster::launch_cluster_gather(arrays_, clusters_);
+    cuda_cluster::launch_cluster_gather(arrays_, clusters_, shape_);
     Kernels::synchronize();
   }
 
@@ -92,6 +92,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
 
  private:
   std::int64_t elements_ = 0, clusters_ = 0;
+  cuda_cluster::ClusterKernelShape shape_ = cuda_cluster::cluster_kernel_shape();
   ElementInputs<CudaBackend, cuda::RuntimeCalls> inputs_;
   Buffer<double> geometry_;
   Buffer<std::int32_t> node_of_slot_, cluster_blocks_, pack_members_;
