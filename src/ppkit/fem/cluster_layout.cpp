@@ -150,6 +150,10 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
           if (!(options.symmetric_blocks && t >= 0 && t < s)) stored_block[o] = kept++;
         }
       }
+      if (kept > std::int32_t(kClusterTransposed) - 1)
+        throw Error("cluster-gather: cluster " + std::to_string(c) + " keeps " +
+                        std::to_string(kept) + " accumulator blocks, more than row_blocks can name",
+                    "at most 32,767 (a smaller max_blocks)");
       for (std::int64_t s = 0; s < s1 - s0; ++s) {
         const std::int64_t first = L.slot_blocks[s0 + s];
         const std::int64_t last = s0 + s + 1 < s1 ? L.slot_blocks[s0 + s + 1] : blocks;

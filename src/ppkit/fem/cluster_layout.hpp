@@ -58,7 +58,7 @@ struct ClusterGatherOptions {
   int max_nodes = 64;         // nodes per cluster, 1..255 (element node slots are 8-bit)
   int max_blocks = 1728;      // accumulator blocks per cluster (72 B each), 27..65,534
   int max_elements = 128;     // elements per cluster, at least every element of one node
-  int colour_capacity = 16;   // packs per colour group, 1 or more (CUDA kernel: 20 warps)
+  int colour_capacity = 16;   // packs per colour group, 1 or more (CUDA kernel: its warps)
   int max_pack_elements = 1;  // elements per pack, 1..8 (1: every element alone)
   // Blocks of two cluster nodes kept once (row_blocks), in the row of the
   // earlier slot: 1,260 instead of 1,728 blocks for a box's 4 x 4 x 4 brick.
