@@ -297,6 +297,39 @@ TEST(FemClusterLayout, PacksOfAnInnerBrickAreItsFacesEdgesAndCorners) {
   }
 }
 
+// Symmetric blocks on a box: an inner 4 x 4 x 4 brick's rows have 1,728 blocks
+// (27 per node); of the 1,000 between two of its nodes (10 neighbours along
+// each axis: 4 + 2 * 3) the 936 off the diagonal are kept once, so 1,260 are
+// kept, and each row block read transposed names a block kept untransposed.
+TEST(FemClusterLayout, SymmetricBlocksOfAnInnerBrickAreKeptOnce) {
+  const auto problem = distorted_problem({16, 16, 16});
+  const auto nodes = make_node_gather_layout(problem);
+  const auto L = make_cluster_gather_layout(problem, nodes, {64, 1728, 128, 10, 4, true});
+  const auto full = make_cluster_gather_layout(problem, nodes, {64, 1728, 128, 10, 4, false});
+  ASSERT_EQ(L.num_clusters(), full.num_clusters());
+  int inner = 0;
+  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+    EXPECT_EQ(full.cluster_stored_blocks[c], full.cluster_blocks[c]);
+    if (L.cluster_blocks[c] != 1728) continue;
+    ++inner;
+    EXPECT_EQ(L.cluster_stored_blocks[c], 1260) << "cluster " << c;
+    std::vector<int> direct(1260, 0), transposed(1260, 0);
+    for (std::int64_t o = L.row_block_offsets[c]; o < L.row_block_offsets[c + 1]; ++o) {
+      const std::uint16_t entry = L.row_blocks[o];
+      const int kept = entry & ~kClusterTransposed;
+      ASSERT_LT(kept, 1260);
+      ++(entry & kClusterTransposed ? transposed : direct)[kept];
+    }
+    // Every kept block is its own row's once; the 468 pairs also the other's.
+    EXPECT_EQ(std::count(direct.begin(), direct.end(), 1), 1260);
+    EXPECT_EQ(std::count(transposed.begin(), transposed.end(), 1), 468);
+    EXPECT_EQ(std::count(transposed.begin(), transposed.end(), 0), 1260 - 468);
+  }
+  EXPECT_EQ(L.max_blocks, 1260);
+  EXPECT_EQ(L.max_row_blocks, 1728);
+  EXPECT_GE(inner, 27);
+}
+
 TEST(FemClusterLayout, SmallClustersAreValidWithRenumberedNodes) {
   std::mt19937_64 rng(ppkit::testing::test_seed());
   const auto problem = make_assembly_problem(
