@@ -110,8 +110,8 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
               for (int h = 0; h < 2; ++h) {
                 // The lane adds block (v, w) where the accumulator keeps it
                 // untransposed (row_blocks), else into the sink.
-                const std::uint32_t block =
-                    (L.lane_blocks[32 * k + 4 * a + p] >> (16 * h)) & 0xFFFF;
+                std::uint32_t block = (L.lane_blocks[32 * k + 4 * a + p] >> (16 * h)) & 0xFFFF;
+                if (block != kClusterNoBlock) block &= ~std::uint32_t(kClusterFirstAdd);
                 const std::int64_t w = mesh.elements[8 * e + 2 * p + h];
                 std::int64_t column = -1;
                 for (std::int64_t j = 0; j < column_blocks(v); ++j)
@@ -147,7 +147,9 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
                           [](int n) { return n >= 1 && n <= 8; }));
 }
 
-// The kernel's walk on the host, with the reference element matrices.
+// The kernel's walk on the host, with the reference element matrices. With
+// first_add_stores the accumulator starts as NaN and each block's first add
+// stores, as the kernel's accumulator holds the cluster before's sums.
 AssemblyResult assemble_by_clusters(const AssemblyProblem& problem, const ClusterGatherLayout& L) {
   const auto& mesh = problem.mesh;
   const auto& pattern = problem.pattern;
@@ -155,7 +157,8 @@ AssemblyResult assemble_by_clusters(const AssemblyProblem& problem, const Cluste
   out.values.assign(pattern.num_nonzeros(), std::nan(""));
   out.load.assign(mesh.num_dofs(), std::nan(""));
   for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
-    std::vector<double> accumulator(9 * std::size_t(L.cluster_stored_blocks[c]), 0.0);
+    std::vector<double> accumulator(9 * std::size_t(L.cluster_stored_blocks[c]),
+                                    L.first_add_stores ? std::nan("") : 0.0);
     std::vector<double> load(3 * std::size_t(L.cluster_slots[c + 1] - L.cluster_slots[c]), 0.0);
     for (std::int64_t group = L.cluster_colours[c]; group < L.cluster_colours[c + 1]; ++group)
       for (std::int64_t k = L.colour_offsets[group]; k < L.colour_offsets[group + 1]; ++k)
@@ -171,12 +174,17 @@ AssemblyResult assemble_by_clusters(const AssemblyProblem& problem, const Cluste
             const int a = lane / 4, p = lane % 4;
             if (L.row_members[8 * k + a] != m - L.pack_offsets[k]) continue;  // another's row
             for (int h = 0; h < 2; ++h) {
-              const unsigned block = (L.lane_blocks[32 * k + lane] >> (16 * h)) & 0xFFFF;
-              if (block == kClusterNoBlock) continue;
+              const unsigned word = (L.lane_blocks[32 * k + lane] >> (16 * h)) & 0xFFFF;
+              if (word == kClusterNoBlock) continue;
+              const bool first_add = (word & kClusterFirstAdd) != 0;
+              EXPECT_TRUE(L.first_add_stores || !first_add);
+              const unsigned block = word & ~unsigned(kClusterFirstAdd);
               const int b = 2 * p + h;
               for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j)
-                  accumulator[9 * block + 3 * i + j] += Ke[(3 * a + i) * 24 + 3 * b + j];
+                for (int j = 0; j < 3; ++j) {
+                  double& value = accumulator[9 * block + 3 * i + j];
+                  value = (first_add ? 0.0 : value) + Ke[(3 * a + i) * 24 + 3 * b + j];
+                }
             }
             const unsigned slot = L.node_slots[8 * k + a];
             if (p < 3 && slot != kClusterNoSlot) load[3 * slot + p] += Fe[3 * a + p];
@@ -258,6 +266,53 @@ TEST(FemClusterLayout, DefaultClustersAreValidOnADistortedBox) {
   const ClusterGatherOptions symmetric{64, 1728, 128, 10, 4, true};
   expect_valid_clusters(problem, symmetric);
   expect_walk_matches_reference(problem, symmetric);
+  // ... and each block's first add a store (no zeroing between clusters).
+  const ClusterGatherOptions stores{64, 1728, 128, 10, 4, true, true};
+  expect_valid_clusters(problem, stores);
+  expect_walk_matches_reference(problem, stores);
+}
+
+// With first_add_stores, each kept block of a cluster is marked on exactly one
+// lane: the first pack, in colour order, whose lanes add to it.
+TEST(FemClusterLayout, EachBlocksFirstAddIsMarkedOnce) {
+  std::mt19937_64 rng(ppkit::testing::test_seed());
+  for (const auto& mesh : {inputs::distorted_box({9, 7, 6}, ppkit::testing::test_seed()),
+                           inputs::renumbered_box({5, 6, 4}, ppkit::testing::test_seed())}) {
+    const auto problem = make_assembly_problem(mesh, inputs::random_material(rng));
+    const auto nodes = make_node_gather_layout(problem);
+    for (const bool symmetric : {false, true}) {
+      SCOPED_TRACE(symmetric ? "symmetric blocks" : "every block kept");
+      const ClusterGatherOptions options{64, 1728, 128, 10, 4, symmetric, true};
+      const auto L = make_cluster_gather_layout(problem, nodes, options);
+      const auto unmarked =
+          make_cluster_gather_layout(problem, nodes, {64, 1728, 128, 10, 4, symmetric, false});
+      ASSERT_TRUE(L.first_add_stores);
+      ASSERT_FALSE(unmarked.first_add_stores);
+      ASSERT_EQ(L.lane_blocks.size(), unmarked.lane_blocks.size());
+      for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+        std::vector<int> marks(std::size_t(L.cluster_stored_blocks[c]), 0);
+        std::vector<char> added(marks.size(), 0);
+        for (std::int64_t k = L.colour_offsets[L.cluster_colours[c]];
+             k < L.colour_offsets[L.cluster_colours[c + 1]]; ++k)
+          for (int lane = 0; lane < 32; ++lane)
+            for (int h = 0; h < 2; ++h) {
+              const unsigned word = L.lane_blocks[32 * k + lane] >> (16 * h) & 0xFFFF;
+              const unsigned plain = unmarked.lane_blocks[32 * k + lane] >> (16 * h) & 0xFFFF;
+              if (plain == kClusterNoBlock) {
+                EXPECT_EQ(word, plain);
+                continue;
+              }
+              EXPECT_EQ(word & ~unsigned(kClusterFirstAdd), plain);
+              EXPECT_EQ((word & kClusterFirstAdd) != 0, !added[plain])
+                  << "cluster " << c << ", pack " << k << ", lane " << lane;
+              marks[plain] += (word & kClusterFirstAdd) != 0;
+              added[plain] = 1;
+            }
+        EXPECT_TRUE(std::all_of(marks.begin(), marks.end(), [](int m) { return m == 1; }))
+            << "cluster " << c;
+      }
+    }
+  }
 }
 
 // Packs on a box: an inner 4 x 4 x 4 brick's 125 elements make one pack per
@@ -344,7 +399,9 @@ TEST(FemClusterLayout, SmallClustersAreValidWithRenumberedNodes) {
                                              {16, 400, 40, 5, 2},
                                              {5, 1728, 128, 16, 4},
                                              {64, 1728, 128, 10, 4, true},
-                                             {5, 1728, 128, 16, 1, true}}) {
+                                             {5, 1728, 128, 16, 1, true},
+                                             {64, 1728, 128, 10, 4, false, true},
+                                             {5, 1728, 128, 16, 2, true, true}}) {
     SCOPED_TRACE("max_nodes " + std::to_string(options.max_nodes) + ", max_blocks " +
                  std::to_string(options.max_blocks) + ", max_pack_elements " +
                  std::to_string(options.max_pack_elements));
@@ -357,8 +414,11 @@ TEST(FemClusterLayout, ClustersAreValidAroundNodesOfHighValence) {
   std::mt19937_64 rng(ppkit::testing::test_seed());
   const auto problem = make_assembly_problem(inputs::fan_mesh(16, 2, ppkit::testing::test_seed()),
                                              inputs::random_material(rng));
-  for (const ClusterGatherOptions options :
-       {ClusterGatherOptions{}, {7, 120}, {64, 1728, 40}, {64, 1728, 40, 20, 8}}) {
+  for (const ClusterGatherOptions options : {ClusterGatherOptions{},
+                                             {7, 120},
+                                             {64, 1728, 40},
+                                             {64, 1728, 40, 20, 8},
+                                             {64, 1728, 40, 10, 4, true, true}}) {
     expect_valid_clusters(problem, options);
     expect_walk_matches_reference(problem, options);
   }
@@ -369,7 +429,8 @@ TEST(FemClusterLayout, NodesInNoElementKeepTheirRowsWritten) {
   const auto problem = make_assembly_problem(
       inputs::box_with_unused_nodes({3, 4, 2}, ppkit::testing::test_seed(), 5),
       inputs::random_material(rng));
-  for (const ClusterGatherOptions options : {ClusterGatherOptions{8, 300}, {8, 300, 128, 16, 8}}) {
+  for (const ClusterGatherOptions options :
+       {ClusterGatherOptions{8, 300}, {8, 300, 128, 16, 8}, {8, 300, 128, 16, 4, true, true}}) {
     expect_valid_clusters(problem, options);
     expect_walk_matches_reference(problem, options);
   }

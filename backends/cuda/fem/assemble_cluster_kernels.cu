@@ -154,11 +154,14 @@ __device__ __forceinline__ void add_element_products(const double* record, int p
 //     csr_pattern.hpp; value v of each row by lane v % 32), each row block
 //     from the accumulator block that keeps it, transposed where the row is
 //     the later of the two cluster nodes (ClusterGatherLayout::row_blocks),
-//     and its load; then the block zeroes the accumulator (a kept block is
-//     read by two rows) for the next cluster.
-// Warps per block, blocks per SM, and whether the layout keeps blocks of two
-// cluster nodes once (ClusterKernelShape).
-template <int Warps, int BlocksPerSm, bool KeptOnce>
+//     and its load.
+// The accumulator is never zeroed: each block's first add stores its values
+// (ClusterGatherOptions::first_add_stores), which took the zeroing pass after
+// the rows and the first add's loads away: version 15, 0.618-0.619 against
+// 0.631-0.632 ms at 64^3 and 4.79 against 5.07 ms at 128^3 on an H200
+// (docs/results/h200.md, twenty-seventh round).
+// Warps per block and blocks per SM (ClusterKernelShape).
+template <int Warps, int BlocksPerSm>
 __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
     cluster_gather_kernel(const Hex8ClusterArrays A, std::int64_t clusters) {
   constexpr int kClusterWarps = Warps, kClusterThreads = 32 * Warps;
@@ -167,9 +170,7 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
   double* load = s_cluster + load_offset(A.max_blocks);
   // Per node of the cluster: the elements that have added its blocks.
   auto* added = reinterpret_cast<int*>(s_cluster + counters_offset(A.max_blocks, A.max_nodes));
-  for (int m = threadIdx.x; m < load_offset(A.max_blocks) + 3 * A.max_nodes + 4;
-       m += kClusterThreads)
-    s_cluster[m] = 0;
+  for (int m = threadIdx.x; m < 3 * A.max_nodes + 4; m += kClusterThreads) load[m] = 0;
   for (int m = threadIdx.x; m < A.max_nodes; m += kClusterThreads) added[m] = 0;
   // The slot table (loaded at each cluster's start, read by its rows' stores).
   auto* slot_row_table =
@@ -272,18 +273,22 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
       __threadfence_block();
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        unsigned block = h == 0 ? targets & 0xFFFFu : targets >> 16;
-        block = block == kClusterNoBlock ? unsigned(A.max_blocks) : block;
+        const unsigned word = h == 0 ? targets & 0xFFFFu : targets >> 16;
+        const bool first_add = word != kClusterNoBlock && (word & kClusterFirstAdd) != 0;
+        const unsigned block =
+            word == kClusterNoBlock ? unsigned(A.max_blocks) : word & ~unsigned(kClusterFirstAdd);
         const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
         double* target = accumulator + kBlockStride * block;
-        double v[10];
+        double v[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        if (!first_add) {
 #pragma unroll
-        for (int m = 0; m < 4; ++m) {
-          const double2 pair = reinterpret_cast<const double2*>(target)[m];
-          v[2 * m] = pair.x;
-          v[2 * m + 1] = pair.y;
+          for (int m = 0; m < 4; ++m) {
+            const double2 pair = reinterpret_cast<const double2*>(target)[m];
+            v[2 * m] = pair.x;
+            v[2 * m + 1] = pair.y;
+          }
+          v[8] = target[8];
         }
-        v[8] = target[8];
 #pragma unroll
         for (int i = 0; i < 3; ++i)
 #pragma unroll
@@ -327,28 +332,19 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
                         (transposed ? 3 * jj : jj);
         const int step = transposed ? 1 : 3;
 #pragma unroll
-        for (int i = 0; i < 3; ++i) {
-          A.values[row + i * row_length + v] = value[i * step];
-          if (!KeptOnce) value[i * step] = 0;  // read by this row only
-        }
+        for (int i = 0; i < 3; ++i) A.values[row + i * row_length + v] = value[i * step];
       }
       if (lane < 3) {
         A.load[3 * node + lane] = load[3 * s + lane];
         load[3 * s + lane] = 0;
       }
     }
-    if (KeptOnce) {
-      // A kept block is read by two rows: zeroed once both are stored.
-      __syncthreads();
-      for (int m = threadIdx.x; m < kBlockStride * A.max_blocks; m += kClusterThreads)
-        accumulator[m] = 0;
-    }
   }
 }
 
-template <int Warps, int BlocksPerSm, bool KeptOnce>
+template <int Warps, int BlocksPerSm>
 void launch_shape(const Hex8ClusterArrays& a, std::int64_t clusters) {
-  const auto kernel = cluster_gather_kernel<Warps, BlocksPerSm, KeptOnce>;
+  const auto kernel = cluster_gather_kernel<Warps, BlocksPerSm>;
   const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes, a.max_row_blocks);
   PPKIT_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
@@ -386,9 +382,9 @@ void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters,
                            const ClusterKernelShape& shape) {
   if (clusters == 0) return;
   if (shape.warps == 10 && shape.blocks_per_sm == 2 && shape.symmetric_blocks)
-    launch_shape<10, 2, true>(a, clusters);
+    launch_shape<10, 2>(a, clusters);
   else if (shape.warps == 20 && shape.blocks_per_sm == 1 && !shape.symmetric_blocks)
-    launch_shape<20, 1, false>(a, clusters);
+    launch_shape<20, 1>(a, clusters);
   else
     throw Error("cuda/cluster-gather: no kernel for " + std::to_string(shape.warps) +
                     " warps and " + std::to_string(shape.blocks_per_sm) + " blocks per SM",
@@ -397,7 +393,7 @@ void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters,
 
 int cluster_gather_binary_version() {
   cudaFuncAttributes attributes{};
-  if (cudaFuncGetAttributes(&attributes, cluster_gather_kernel<20, 1, false>) != cudaSuccess) {
+  if (cudaFuncGetAttributes(&attributes, cluster_gather_kernel<20, 1>) != cudaSuccess) {
     (void)cudaGetLastError();  // not a sticky error: leave nothing for the next launch check
     return 0;
   }

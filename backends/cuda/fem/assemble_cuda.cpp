@@ -27,6 +27,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     options.colour_capacity = shape_.warps;
     options.max_pack_elements = cuda_cluster::kClusterPackElements;
     options.symmetric_blocks = shape_.symmetric_blocks;
+    options.first_add_stores = true;
     options.max_blocks =
         std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
     const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);

@@ -202,6 +202,8 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
   std::vector<int> colour_sizes;            // packs per colour
   std::vector<std::int64_t> by_colour;      // packs in colour order
   std::vector<int> emitted;                 // per cluster node: its packs emitted so far
+  std::vector<char> added;                  // per kept block: an add emitted (first_add_stores)
+  L.first_add_stores = options.first_add_stores;
   for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
     const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
     incidences.clear();
@@ -311,6 +313,7 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
       ++colour_sizes[colour];
     }
     emitted.assign(std::size_t(s1 - s0), 0);
+    added.assign(std::size_t(L.cluster_stored_blocks[c]), 0);
     by_colour.resize(packs);
     for (std::int64_t r = 0; r < packs; ++r) by_colour[r] = r;
     std::stable_sort(by_colour.begin(), by_colour.end(),
@@ -336,10 +339,14 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
           L.row_members[slots_at + inc.a] = index;
           L.node_slots[slots_at + inc.a] = std::uint8_t(inc.local_slot);
           L.node_waits[slots_at + inc.a] = std::uint8_t(emitted[inc.local_slot]++);
+          // Packs are emitted in colour order, the order of each node's
+          // adds, so a block's first add emitted is its first add made.
           const auto kept = [&](std::uint32_t row_block) {
             const std::uint16_t entry = L.row_blocks[L.row_block_offsets[c] + row_block];
-            return entry & kClusterTransposed ? std::uint32_t(kClusterNoBlock)
-                                              : std::uint32_t(entry);
+            if (entry & kClusterTransposed) return std::uint32_t(kClusterNoBlock);
+            if (!options.first_add_stores || added[entry]) return std::uint32_t(entry);
+            added[entry] = 1;
+            return std::uint32_t(entry | kClusterFirstAdd);
           };
           for (int pair = 0; pair < 4; ++pair)
             L.lane_blocks[lanes + 4 * inc.a + pair] =
@@ -349,6 +356,13 @@ ClusterGatherLayout make_cluster_gather_layout(const AssemblyProblem& p, const N
       }
       L.pack_offsets.push_back(std::int64_t(L.elements.size()));
     }
+    if (options.first_add_stores)
+      for (std::size_t block = 0; block < added.size(); ++block)
+        if (!added[block])
+          throw Error("cluster-gather: no element of cluster " + std::to_string(c) +
+                          " adds to its accumulator block " + std::to_string(block) +
+                          ", so first_add_stores would leave it unset",
+                      "a CSR pattern from the mesh's elements (csr_pattern.hpp)");
     if (packs > 0) L.colour_offsets.push_back(std::int64_t(L.pack_offsets.size()) - 1);
     L.cluster_colours.push_back(std::int64_t(L.colour_offsets.size()) - 1);
     L.max_elements = std::max(L.max_elements, int(count));

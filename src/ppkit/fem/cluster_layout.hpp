@@ -63,6 +63,11 @@ struct ClusterGatherOptions {
   // Blocks of two cluster nodes kept once (row_blocks), in the row of the
   // earlier slot: 1,260 instead of 1,728 blocks for a box's 4 x 4 x 4 brick.
   bool symmetric_blocks = false;
+  // Each accumulator block's first add (in the packs' order, which is the
+  // order of its row node's counter) marked in lane_blocks
+  // (kClusterFirstAdd): it stores its values instead of adding them, so the
+  // accumulator needs no zeroing between clusters.
+  bool first_add_stores = false;
 };
 
 // Unused entry of ClusterGatherLayout::lane_blocks / node_slots: node a of
@@ -71,6 +76,10 @@ constexpr std::uint16_t kClusterNoBlock = 0xFFFF;
 constexpr std::uint8_t kClusterNoSlot = 0xFF;
 // ClusterGatherLayout::row_blocks: the row reads the kept block transposed.
 constexpr std::uint16_t kClusterTransposed = 0x8000;
+// ClusterGatherLayout::lane_blocks (first_add_stores): the lane's add is the
+// block's first, a store. Kept blocks are numbered below 0x7FFF, so no
+// marked block reads as kClusterNoBlock.
+constexpr std::uint16_t kClusterFirstAdd = 0x8000;
 // Most colour groups of one cluster.
 constexpr int kClusterMaxColours = 256;
 
@@ -99,19 +108,21 @@ struct ClusterGatherLayout {
   // 32 per pack, one per lane 4 a + p of the kernel's tensor-core layout: the
   // accumulator blocks of (a, 2 p) (low 16 bits) and (a, 2 p + 1) (high 16
   // bits) of row a's element, kClusterNoBlock where no element of the pack
-  // has its node a in the cluster.
+  // has its node a in the cluster; | kClusterFirstAdd on each kept block's
+  // first add where first_add_stores.
   std::vector<std::uint32_t> lane_blocks;
   std::vector<std::uint8_t> node_slots;  // 8 per pack: slot of row a's node in the cluster
   // 8 per pack: how many of the cluster's packs of lower colours contain row
   // a's node (a node's packs have distinct colours), so the pack may add its
   // blocks once that many have added theirs.
   std::vector<std::uint8_t> node_waits;
-  int max_blocks = 0;      // accumulator blocks of the largest cluster
-  int max_row_blocks = 0;  // row blocks of the largest cluster
-  int max_nodes = 0;       // nodes of the largest cluster
-  int max_elements = 0;    // elements of the largest cluster
-  int max_packs = 0;       // packs of the largest cluster
-  int max_colours = 0;     // colour groups of the largest cluster
+  bool first_add_stores = false;  // ClusterGatherOptions::first_add_stores
+  int max_blocks = 0;             // accumulator blocks of the largest cluster
+  int max_row_blocks = 0;         // row blocks of the largest cluster
+  int max_nodes = 0;              // nodes of the largest cluster
+  int max_elements = 0;           // elements of the largest cluster
+  int max_packs = 0;              // packs of the largest cluster
+  int max_colours = 0;            // colour groups of the largest cluster
   std::int64_t num_clusters() const { return std::int64_t(cluster_slots.size()) - 1; }
   // Elements formed, each once per cluster it touches.
   std::int64_t num_cluster_elements() const { return std::int64_t(elements.size()); }
