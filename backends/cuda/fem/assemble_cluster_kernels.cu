@@ -59,12 +59,12 @@ __device__ __forceinline__ double body_component(const Hex8ClusterArrays& A, int
 constexpr int kBlockStride = 10;
 
 // Dynamic shared memory, in doubles: the accumulator (kBlockStride per block,
-// [kBlockStride block + 3 i + j], the cluster's nodes' column blocks in row order, then
-// a sink block for the lanes of nodes outside the cluster), the load (3 per
-// node, then a sink of 4), a counter per node of the elements that have added
-// its blocks (32-bit, rounded up to doubles).
+// [kBlockStride block + 3 i + j], the cluster's kept blocks), the load (3 per
+// node, then a sink of 4 for the lanes of nodes outside the cluster), a
+// counter per node of the elements that have added its blocks (32-bit,
+// rounded up to doubles).
 __host__ __device__ constexpr std::int64_t load_offset(int max_blocks) {
-  return kBlockStride * (std::int64_t(max_blocks) + 1);
+  return kBlockStride * std::int64_t(max_blocks);
 }
 __host__ __device__ constexpr std::int64_t counters_offset(int max_blocks, int max_nodes) {
   return (load_offset(max_blocks) + 3 * std::int64_t(max_nodes) + 4 + 1) / 2 * 2;
@@ -79,9 +79,33 @@ __host__ __device__ constexpr std::int64_t slot_table_offset(int max_blocks, int
 __host__ __device__ constexpr std::int64_t row_table_offset(int max_blocks, int max_nodes) {
   return slot_table_offset(max_blocks, max_nodes) + max_nodes + (2 * max_nodes + 1 + 1) / 2;
 }
-std::size_t shared_bytes(int max_blocks, int max_nodes, int max_row_blocks) {
-  return sizeof(double) *
-         std::size_t(row_table_offset(max_blocks, max_nodes) + (max_row_blocks + 3) / 4);
+// Then, per warp, two stages of a pack's words (kPackWords 32-bit words: its
+// lane blocks, lane nodes and 8 members), brought by cp.async a pack ahead
+// (version 16).
+constexpr int kPackWords = 32 + 32 + 8;
+__host__ __device__ constexpr std::int64_t words_offset(int max_blocks, int max_nodes,
+                                                        int max_row_blocks) {
+  return row_table_offset(max_blocks, max_nodes) + (max_row_blocks + 3) / 4;
+}
+std::size_t shared_bytes(int max_blocks, int max_nodes, int max_row_blocks, int warps) {
+  return sizeof(double) * std::size_t(words_offset(max_blocks, max_nodes, max_row_blocks)) +
+         sizeof(std::uint32_t) * 2 * kPackWords * std::size_t(warps);
+}
+
+// A 4-byte copy from global to shared memory that bypasses the registers
+// (cp.async, sm_80), and the wait for the thread's copies.
+__device__ __forceinline__ void copy_word_async(std::uint32_t* shared, const void* global) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(address), "l"(global) : "memory");
+#else
+  *shared = *static_cast<const std::uint32_t*>(global);
+#endif
+}
+__device__ __forceinline__ void wait_word_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
 }
 constexpr int kRecord = 80;  // doubles of one element's Gauss-point geometry
 
@@ -177,6 +201,10 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
       reinterpret_cast<std::int64_t*>(s_cluster + slot_table_offset(A.max_blocks, A.max_nodes));
   auto* slot_node_table = reinterpret_cast<std::int32_t*>(slot_row_table + A.max_nodes);
   std::int32_t* slot_block_table = slot_node_table + A.max_nodes;
+  std::uint32_t* const warp_words =
+      reinterpret_cast<std::uint32_t*>(s_cluster +
+                                       words_offset(A.max_blocks, A.max_nodes, A.max_row_blocks)) +
+      2 * kPackWords * (threadIdx.x / 32);
   __syncthreads();  // zeroed
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, a = lane / 4, p = lane % 4;
   // N_a and dN_a/dxi_k at this lane's Gauss points p and p + 4 (index h).
@@ -211,7 +239,7 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
         row_table[o] = A.row_blocks[first_row_block + o];
     }
 
-    // The lane words of the warp's pack are loaded a pack ahead, so only the
+    // The lane words of the warp's pack come a pack ahead, so only the
     // warp's first pack of a cluster waits on them (for elements before packs:
     // 0.759-0.762 against 0.766-0.769 ms at 64^3 on an H200, docs/results/h200.md,
     // seventeenth round): its block targets, its node word (row a's slot,
@@ -221,24 +249,32 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
     // places). Read from the layout's byte tables and pack offsets instead,
     // the words took four more loads and 176 bytes of spills, and packs of at
     // most 4 elements ran 0.697-0.710 against 0.655-0.656 ms at 64^3 on an
-    // H200 (docs/results/h200.md, twenty-fifth round, runs 1-3 and 5).
-    std::uint32_t next_targets = 0, next_node = kClusterNoSlot;
-    std::int32_t next_member = 0;   // element lane % 8 of the pack (-1: none)
-    std::int32_t next_element = 0;  // its first element
-    const auto load_words = [&](std::int64_t k) {
+    // H200 (docs/results/h200.md, twenty-fifth round, runs 1-3 and 5). Until
+    // version 15 they came into registers, and the compiler spilled one right
+    // after its load, so each pack waited for the next one's words there (8%
+    // of the stall samples); by cp.async into shared memory they take no
+    // registers and nothing spills (twenty-seventh round).
+    const auto fetch_words = [&](std::int64_t k, int stage) {
       if (k >= k1) return;
-      next_targets = A.lane_blocks[32 * k + lane];
-      next_node = A.lane_nodes[32 * k + lane];
-      next_member = A.pack_members[8 * k + (lane & 7)];
-      next_element = A.pack_members[8 * k];
+      std::uint32_t* const words = warp_words + kPackWords * stage;
+      copy_word_async(words + lane, A.lane_blocks + 32 * k + lane);
+      copy_word_async(words + 32 + lane, A.lane_nodes + 32 * k + lane);
+      if (lane < 8) copy_word_async(words + 64 + lane, A.pack_members + 8 * k + lane);
     };
-    load_words(k0 + warp);
+    int stage = 0;
+    fetch_words(k0 + warp, stage);
 #pragma unroll 1
     for (std::int64_t k = k0 + warp; k < k1; k += kClusterWarps) {
-      const std::uint32_t targets = next_targets, node = next_node;
-      const std::int32_t member = next_member;
-      const std::int32_t element = next_element;
-      load_words(k + kClusterWarps);
+      wait_word_copies();
+      __syncwarp();  // the pack's 8 members, copied by lanes 0-7
+      const std::uint32_t* const words = warp_words + kPackWords * stage;
+      const std::uint32_t targets = words[lane], node = words[32 + lane];
+      const auto member = std::int32_t(words[64 + (lane & 7)]);  // -1: none
+      const auto element = std::int32_t(words[64]);
+      // Into the other stage, last read a pack ago by every lane (the
+      // __syncwarp above orders those reads before these copies).
+      stage ^= 1;
+      fetch_words(k + kClusterWarps, stage);
       const unsigned owner = node >> 16 & 0xFFu;
       double T[3][3][2];  // T(i, j)[a][2 p + h], summed over the pack's elements
 #pragma unroll
@@ -262,9 +298,12 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
       // Wait until node a's packs of lower colours have added its blocks (no
       // other warp adds to them until this pack has: the next pack containing
       // node a waits for this one; one pack's 64 blocks are distinct). The warp polls as one, a
-      // vote per poll, and the lanes of nodes outside the cluster add into the sink block instead
-      // of branching around the adds, so the warp never diverges (a diverged warp took the slow
-      // paths of the shuffles and __syncwarp below).
+      // vote per poll, so it does not diverge while it waits (a diverged warp took the slow
+      // paths of the shuffles and __syncwarp below). The lanes of blocks the cluster does not
+      // keep (nodes outside it; the later node's copy of a block kept once) skip their adds and
+      // the warp reconverges before the shuffles: 0.591-0.594 against 0.606-0.609 ms at 64^3,
+      // 4.62 against 4.66 ms at 128^3 on an H200, where they added into a sink block
+      // (docs/results/h200.md, twenty-seventh round).
       const unsigned slot = node & 0xFFu;
       const int wait = int(node >> 8 & 0xFFu);
       while (__any_sync(0xffffffffu, p == 0 && slot != kClusterNoSlot &&
@@ -274,9 +313,9 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const unsigned word = h == 0 ? targets & 0xFFFFu : targets >> 16;
-        const bool first_add = word != kClusterNoBlock && (word & kClusterFirstAdd) != 0;
-        const unsigned block =
-            word == kClusterNoBlock ? unsigned(A.max_blocks) : word & ~unsigned(kClusterFirstAdd);
+        if (word == kClusterNoBlock) continue;
+        const bool first_add = (word & kClusterFirstAdd) != 0;
+        const unsigned block = word & ~unsigned(kClusterFirstAdd);
         const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
         double* target = accumulator + kBlockStride * block;
         double v[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -345,7 +384,7 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
 template <int Warps, int BlocksPerSm>
 void launch_shape(const Hex8ClusterArrays& a, std::int64_t clusters) {
   const auto kernel = cluster_gather_kernel<Warps, BlocksPerSm>;
-  const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes, a.max_row_blocks);
+  const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes, a.max_row_blocks, Warps);
   PPKIT_CUDA_CHECK(
       cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
   int device = 0, sms = 0, resident = 0;
@@ -373,7 +412,7 @@ ClusterKernelShape cluster_kernel_shape() {
       cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
   // A box's 64-node brick with its blocks kept once: 1,260 accumulator blocks
   // and 1,728 row blocks.
-  const long long two = 2 * ((long long)shared_bytes(1260, 64, 1728) + reserved);
+  const long long two = 2 * ((long long)shared_bytes(1260, 64, 1728, 10) + reserved);
   if (per_sm >= two) return ClusterKernelShape{10, 2, true};
   return ClusterKernelShape{20, 1, false};
 }
@@ -404,10 +443,11 @@ int cluster_block_capacity(int max_nodes) {
   int device = 0, optin = 0;
   PPKIT_CUDA_CHECK(cudaGetDevice(&device));
   PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  // shared_bytes(0, max_nodes, 0) counts the sink block already; each row
-  // block then takes at most an accumulator block and its 16-bit entry in the
-  // row table (8 bytes for the table's rounding).
-  const long long bytes = (long long)optin - (long long)shared_bytes(0, max_nodes, 0) - 8;
+  // shared_bytes(0, max_nodes, 0, 20) counts the word stages of the larger
+  // shape's 20 warps already; each row block then takes
+  // at most an accumulator block and its 16-bit entry in the row table (8
+  // bytes for the table's rounding).
+  const long long bytes = (long long)optin - (long long)shared_bytes(0, max_nodes, 0, 20) - 8;
   return bytes > 0 ? int(bytes / (kBlockStride * (long long)sizeof(double) + 2)) : 0;
 }
 
