@@ -77,7 +77,8 @@ __host__ __device__ constexpr std::int64_t slot_table_offset(int max_blocks, int
 }
 // Then the cluster's row blocks (ClusterGatherLayout::row_blocks, 16-bit).
 __host__ __device__ constexpr std::int64_t row_table_offset(int max_blocks, int max_nodes) {
-  return slot_table_offset(max_blocks, max_nodes) + max_nodes + (2 * max_nodes + 1 + 1) / 2;
+  return (slot_table_offset(max_blocks, max_nodes) + max_nodes + (2 * max_nodes + 1 + 1) / 2 + 1) /
+         2 * 2;  // 16-byte aligned for the copies
 }
 // Then, per warp, two stages of a pack's words (kPackWords 32-bit words: its
 // lane blocks, lane nodes and 8 members), brought by cp.async a pack ahead
@@ -85,7 +86,7 @@ __host__ __device__ constexpr std::int64_t row_table_offset(int max_blocks, int 
 constexpr int kPackWords = 32 + 32 + 8;
 __host__ __device__ constexpr std::int64_t words_offset(int max_blocks, int max_nodes,
                                                         int max_row_blocks) {
-  return row_table_offset(max_blocks, max_nodes) + (max_row_blocks + 3) / 4;
+  return row_table_offset(max_blocks, max_nodes) + (max_row_blocks + 16 + 7) / 8 * 2;
 }
 std::size_t shared_bytes(int max_blocks, int max_nodes, int max_row_blocks, int warps) {
   return sizeof(double) * std::size_t(words_offset(max_blocks, max_nodes, max_row_blocks)) +
@@ -100,6 +101,18 @@ __device__ __forceinline__ void copy_word_async(std::uint32_t* shared, const voi
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(address), "l"(global) : "memory");
 #else
   *shared = *static_cast<const std::uint32_t*>(global);
+#endif
+}
+template <class T>
+__device__ __forceinline__ void copy_async(T* shared, const T* global) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async sizes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(address), "l"(global),
+               "n"(int(sizeof(T)))
+               : "memory");
+#else
+  *shared = *global;
 #endif
 }
 __device__ __forceinline__ void wait_word_copies() {
@@ -216,27 +229,35 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
     __syncthreads();  // the rows of the cluster before are stored
     const std::int64_t k0 = A.colour_offsets[A.cluster_colours[c]];
     const std::int64_t k1 = A.colour_offsets[A.cluster_colours[c + 1]];
-    // The cluster's slot table into shared memory, loaded now so that the
-    // rows' stores wait for nothing (read after the barrier that ends the
-    // cluster's elements).
+    // The cluster's slot and row tables into shared memory for its rows'
+    // stores (read after the barrier that ends the cluster's elements), by
+    // cp.async, so no thread waits for them here: until version 17 each
+    // thread loaded its entries and stored them, waiting for each load (0.565-
+    // 0.566 against 0.588-0.589 ms at 64^3 on an H200 with kernel 1's 16-byte
+    // stores, 4.56 against 4.58 ms at 128^3; docs/results/h200.md,
+    // twenty-seventh round).
     const std::int64_t first_slot = A.cluster_slots[c];
     const int nodes = int(A.cluster_slots[c + 1] - first_slot);
     for (int s = threadIdx.x; s <= nodes; s += kClusterThreads) {
       if (s < nodes) {
-        slot_row_table[s] = A.slot_rows[first_slot + s];
-        slot_node_table[s] = A.node_of_slot[first_slot + s];
+        copy_async(slot_row_table + s, A.slot_rows + first_slot + s);
+        copy_async(slot_node_table + s, A.node_of_slot + first_slot + s);
         slot_block_table[s] = A.slot_blocks[first_slot + s];
       } else {
         slot_block_table[s] = A.cluster_blocks[c];
       }
     }
     {
-      // Its row blocks' places in the accumulator, read by the rows' stores.
+      // Its row blocks in 16-byte copies from the 16-byte boundary at or
+      // before its first (the table starts `head` entries in; the glue pads
+      // row_blocks so the last copy stays inside it).
       auto* row_table =
-          reinterpret_cast<std::uint16_t*>(s_cluster + row_table_offset(A.max_blocks, A.max_nodes));
+          reinterpret_cast<uint4*>(s_cluster + row_table_offset(A.max_blocks, A.max_nodes));
       const std::int64_t first_row_block = A.row_block_offsets[c];
-      for (int o = threadIdx.x; o < A.cluster_blocks[c]; o += kClusterThreads)
-        row_table[o] = A.row_blocks[first_row_block + o];
+      const int head = int(first_row_block & 7);
+      const auto* source = reinterpret_cast<const uint4*>(A.row_blocks + (first_row_block - head));
+      for (int o = threadIdx.x; o < (head + A.cluster_blocks[c] + 7) / 8; o += kClusterThreads)
+        copy_async(row_table + o, source + o);
     }
 
     // The lane words of the warp's pack come a pack ahead, so only the
@@ -350,11 +371,13 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
         atomicAdd(added + slot, 1);
       }
     }
-    __syncthreads();  // every element has added
+    wait_word_copies();  // the tables' copies (warps without packs wait here first)
+    __syncthreads();     // every element has added
     for (int m = threadIdx.x; m < nodes; m += kClusterThreads) added[m] = 0;
 
     const auto* row_table = reinterpret_cast<const std::uint16_t*>(
-        s_cluster + row_table_offset(A.max_blocks, A.max_nodes));
+                                s_cluster + row_table_offset(A.max_blocks, A.max_nodes)) +
+                            (A.row_block_offsets[c] & 7);
     for (int s = warp; s < nodes; s += kClusterWarps) {
       const std::int64_t node = slot_node_table[s], row = slot_row_table[s];
       const int first = slot_block_table[s];

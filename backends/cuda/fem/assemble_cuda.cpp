@@ -63,7 +63,13 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     }
     lane_blocks_ = Buffer<std::uint32_t>(layout.lane_blocks);
     row_block_offsets_ = Buffer<std::int64_t>(layout.row_block_offsets);
-    row_blocks_ = Buffer<std::uint16_t>(layout.row_blocks);
+    {
+      // 8 entries past the end: the kernel copies each cluster's row blocks
+      // 16 bytes at a time from the 16-byte boundary at or before its first.
+      std::vector<std::uint16_t> padded = layout.row_blocks;
+      padded.resize(padded.size() + 8, 0);
+      row_blocks_ = Buffer<std::uint16_t>(padded);
+    }
     arrays_.row_block_offsets = row_block_offsets_.data();
     arrays_.row_blocks = row_blocks_.data();
     arrays_.max_row_blocks = layout.max_row_blocks;

@@ -381,9 +381,16 @@ __global__ void __launch_bounds__(kGeometryThreads)
   }
   __syncthreads();
   const std::int64_t first = 10 * (std::int64_t(blockIdx.x) * kGeometryThreads);
-  const std::int64_t count = 10 * points - first;
-  for (int m = threadIdx.x; m < 10 * kGeometryThreads && m < count; m += kGeometryThreads)
-    geometry[first + m] = s_out[kGeometryStagingStride * (m / 10) + m % 10];
+  const std::int64_t count = 10 * points - first;  // even
+  // 16-byte stores, pairs m, m + 1 of one point's 10 values (8-byte stores:
+  // 4.58 against 4.54 ms for cuda/cluster-gather at 128^3 on an H200,
+  // docs/results/h200.md, twenty-seventh round).
+  auto* const out_pairs = reinterpret_cast<double2*>(geometry + first);
+  for (int m2 = threadIdx.x; m2 < 5 * kGeometryThreads && 2 * m2 < count; m2 += kGeometryThreads) {
+    const int m = 2 * m2;
+    const double* value = s_out + kGeometryStagingStride * (m / 10) + m % 10;
+    out_pairs[m2] = make_double2(value[0], value[1]);
+  }
 }
 
 // Kernel 2: a block of 576 threads per element, thread r*24 + c computes entry
