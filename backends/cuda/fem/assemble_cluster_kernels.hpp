@@ -25,7 +25,7 @@ namespace ppkit::fem::cuda_cluster {
 // round). Both shapes: 96 registers, 12 bytes spilled (a computed shared
 // address, not a loaded word; none in version 16, none for sm_80) (eighteenth
 // round: 20 warps 2% ahead of 16, 24 warps with 80 registers 5% behind;
-// twenty-seventh round: two blocks of 8 warps with 128 registers 8% behind
+// twenty-seventh round: two blocks of 8 warps with 128 registers 6% behind
 // two of 10).
 struct ClusterKernelShape {
   int warps = 20;

@@ -135,10 +135,10 @@ namespace ppkit::registration {
 void register_fem_cuda_variants() {
   using namespace fem::gpu_assembly;
   register_variants<fem::CudaBackend, cuda::RuntimeCalls>(cuda::cuda_variant<fem::FemAssemble>);
-  // cluster-gather: 419 / 417 M elements/s at 64^3 / 128^3 on an H200, 18-22%
-  // ahead of node-gather's 343 / 353 M in the same `compare --large` run
-  // (twenty-sixth round), which stays first for "auto": it runs on
-  // every GPU and its speed does not depend on the mesh cutting into compact
+  // cluster-gather: 442 / 462 M elements/s at 64^3 / 128^3 on an H200, 30-32%
+  // ahead of node-gather's 341 / 351 M in the same `compare --large` run
+  // (twenty-seventh round, version 16), which stays first for "auto": it runs
+  // on every GPU and its speed does not depend on the mesh cutting into compact
   // clusters (docs/fem.md, strategy (i)).
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);
   cluster.availability = cluster_gather_availability;
