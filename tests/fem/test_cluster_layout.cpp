@@ -109,7 +109,7 @@ void expect_valid_clusters(const AssemblyProblem& problem, const ClusterGatherOp
             for (int p = 0; p < 4; ++p)
               for (int h = 0; h < 2; ++h) {
                 // The lane adds block (v, w) where the accumulator keeps it
-                // untransposed (row_blocks), else into the sink.
+                // untransposed (row_blocks), else none (kClusterNoBlock).
                 std::uint32_t block = (L.lane_blocks[32 * k + 4 * a + p] >> (16 * h)) & 0xFFFF;
                 if (block != kClusterNoBlock) block &= ~std::uint32_t(kClusterFirstAdd);
                 const std::int64_t w = mesh.elements[8 * e + 2 * p + h];

@@ -25,14 +25,14 @@
 // Symmetric blocks (symmetric_blocks). Element matrices are symmetric, so
 // block (t, s) of two cluster nodes is block (s, t) transposed: the
 // accumulator keeps it once, in the row of the earlier slot, the lanes of the
-// later node's row add theirs into the sink, and the later row reads it
+// later node's row add nothing (kClusterNoBlock), and the later row reads it
 // transposed (row_blocks). A box's 4 x 4 x 4 brick keeps 1,260 blocks instead
 // of 1,728, which lets two clusters share an H200 SM (docs/fem.md, "Strategy
 // (i)").
 //
 // Packs (max_pack_elements > 1). An element with only some of its nodes in the
 // cluster fills only those rows of the kernel's tensor-core layout (lane 4 a + p:
-// rows of its node a); the others add into a sink. Elements whose cluster nodes
+// rows of its node a); the others add nothing. Elements whose cluster nodes
 // are other nodes at other local numbers a can share one product: row a of the
 // pack is formed by the element holding a (row_members), the others' rows of a
 // masked to zero, so their adds, waits and counts are made once for the pack.
