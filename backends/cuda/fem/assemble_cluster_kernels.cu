@@ -36,6 +36,7 @@
 #include <string>
 
 #include "backends/cuda/core/cuda_check.hpp"
+#include "backends/cuda/core/async_copy.cuh"
 #include "backends/cuda/core/mma_f64.cuh"
 #include "ppkit/core/error.hpp"
 #include "ppkit/fem/cluster_layout.hpp"  // kClusterNoBlock, kClusterNoSlot
@@ -44,8 +45,10 @@
 namespace ppkit::fem::cuda_cluster {
 namespace {
 
+using cuda::copy_async;   // sm_80
 using cuda::mma_m16n8k8;  // sm_90
 using cuda::mma_m8n8k4;
+using cuda::wait_all_async;  // sm_80
 
 __device__ __forceinline__ double body_component(const Hex8ClusterArrays& A, int i) {
   return i == 0 ? A.body_force[0] : (i == 1 ? A.body_force[1] : A.body_force[2]);
@@ -93,33 +96,6 @@ std::size_t shared_bytes(int max_blocks, int max_nodes, int max_row_blocks, int 
          sizeof(std::uint32_t) * 2 * kPackWords * std::size_t(warps);
 }
 
-// A 4-byte copy from global to shared memory that bypasses the registers
-// (cp.async, sm_80), and the wait for the thread's copies.
-__device__ __forceinline__ void copy_word_async(std::uint32_t* shared, const void* global) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(address), "l"(global) : "memory");
-#else
-  *shared = *static_cast<const std::uint32_t*>(global);
-#endif
-}
-template <class T>
-__device__ __forceinline__ void copy_async(T* shared, const T* global) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "cp.async sizes");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(address), "l"(global),
-               "n"(int(sizeof(T)))
-               : "memory");
-#else
-  *shared = *global;
-#endif
-}
-__device__ __forceinline__ void wait_word_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
 constexpr int kRecord = 80;  // doubles of one element's Gauss-point geometry
 
 // Adds one element's products to T(i, j)[a][2 p + h] (and its body-force
@@ -278,15 +254,17 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
     const auto fetch_words = [&](std::int64_t k, int stage) {
       if (k >= k1) return;
       std::uint32_t* const words = warp_words + kPackWords * stage;
-      copy_word_async(words + lane, A.lane_blocks + 32 * k + lane);
-      copy_word_async(words + 32 + lane, A.lane_nodes + 32 * k + lane);
-      if (lane < 8) copy_word_async(words + 64 + lane, A.pack_members + 8 * k + lane);
+      copy_async(words + lane, A.lane_blocks + 32 * k + lane);
+      copy_async(words + 32 + lane, A.lane_nodes + 32 * k + lane);
+      if (lane < 8)
+        copy_async(words + 64 + lane,
+                   reinterpret_cast<const std::uint32_t*>(A.pack_members) + 8 * k + lane);
     };
     int stage = 0;
     fetch_words(k0 + warp, stage);
 #pragma unroll 1
     for (std::int64_t k = k0 + warp; k < k1; k += kClusterWarps) {
-      wait_word_copies();
+      wait_all_async();
       __syncwarp();  // the pack's 8 members, copied by lanes 0-7
       const std::uint32_t* const words = warp_words + kPackWords * stage;
       const std::uint32_t targets = words[lane], node = words[32 + lane];
@@ -371,8 +349,8 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
         atomicAdd(added + slot, 1);
       }
     }
-    wait_word_copies();  // the tables' copies (warps without packs wait here first)
-    __syncthreads();     // every element has added
+    wait_all_async();  // the tables' copies (warps without packs wait here first)
+    __syncthreads();   // every element has added
     for (int m = threadIdx.x; m < nodes; m += kClusterThreads) added[m] = 0;
 
     const auto* row_table = reinterpret_cast<const std::uint16_t*>(

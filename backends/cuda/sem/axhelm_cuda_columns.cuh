@@ -44,6 +44,7 @@
 // two share is in axhelm_gpu_columns.cuh.
 #include <cuda_runtime.h>
 
+#include "backends/cuda/core/async_copy.cuh"
 #include "backends/cuda/sem/axhelm_gpu_columns.cuh"
 
 namespace ppkit::sem::columns {
@@ -124,32 +125,14 @@ __device__ __forceinline__ double row_dot_registers(const double* row, const dou
   return even + odd;
 }
 
-// Asynchronous global -> shared copies (cp.async, sm_80+): the geometric
+// Asynchronous global -> shared copies (async_copy.cuh): the geometric
 // factors of the next k-slices travel while the current slice is contracted,
 // without holding them in registers (6 doubles = 12 registers per slice in
 // flight). Each thread copies and later reads only its own values, so
 // cp.async.wait_group is the only synchronisation they need.
-__device__ __forceinline__ void copy_async8(double* shared_dst, const double* src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;"
-               :
-               : "r"(unsigned(__cvta_generic_to_shared(shared_dst))), "l"(src)
-               : "memory");
-#else
-  *shared_dst = __ldg(src);
-#endif
-}
-__device__ __forceinline__ void commit_async() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-template <int PENDING>
-__device__ __forceinline__ void wait_async() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
-#endif
-}
+using cuda::commit_async;
+using cuda::copy_async;
+using cuda::wait_async;
 
 // Slices of factors in shared memory: the one being used and one ahead
 // (Nq < 8: the slices are short and blocks hold several elements) or two
@@ -246,10 +229,10 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
       double(&stage)[7][EPB * NQ2] = s_stage[k % STAGES];
       if (load_all) {
 #pragma unroll
-        for (int f = 0; f < 6; ++f) copy_async8(&stage[f][tid], factors + f * NP + k * NQ2);
-        if (helmholtz) copy_async8(&stage[6][tid], factors + 6 * NP + k * NQ2);
+        for (int f = 0; f < 6; ++f) copy_async(&stage[f][tid], factors + f * NP + k * NQ2);
+        if (helmholtz) copy_async(&stage[6][tid], factors + 6 * NP + k * NQ2);
       } else if (GEOM == Geometry::partial && load_scale) {
-        copy_async8(&stage[0][tid], scales + k * NQ2);
+        copy_async(&stage[0][tid], scales + k * NQ2);
       }
     }
     commit_async();  // one group per slice, empty past the last
