@@ -151,8 +151,11 @@ __device__ __forceinline__ void add_element_products(const double* record, int p
 // Persistent blocks (a grid of the device's resident blocks), cluster after
 // cluster in the layout's order, W = Warps warps each (ClusterKernelShape).
 // Per cluster:
-//  1. its slot table (each node's CSR row, node number and first row block)
-//     and its row table come into shared memory for the rows' stores;
+//  1. each warp forms its first pack (step 2) while other warps may still
+//     store the rows of the cluster before, then meets them at a barrier;
+//     the cluster's slot table (each node's CSR row, node number and first
+//     row block) and its row table then come into shared memory for the
+//     rows' stores;
 //  2. warp w forms packs w, w + W, ... in colour order (lane 4 a + p:
 //     blocks (a, 2 p), (a, 2 p + 1) of row a's element), each of the pack's
 //     elements whole from its geometry record (kernel 1's, 640 B) read from
@@ -202,28 +205,28 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
   hex8_gauss_shape(a, p + 4, N[1], dN[1]);
 
   for (std::int64_t c = blockIdx.x; c < clusters; c += gridDim.x) {
-    __syncthreads();  // the rows of the cluster before are stored
     const std::int64_t k0 = A.colour_offsets[A.cluster_colours[c]];
     const std::int64_t k1 = A.colour_offsets[A.cluster_colours[c + 1]];
-    // The cluster's slot and row tables into shared memory for its rows'
-    // stores (read after the barrier that ends the cluster's elements), by
-    // cp.async, so no thread waits for them here: until version 17 each
-    // thread loaded its entries and stored them, waiting for each load (0.565-
-    // 0.566 against 0.588-0.589 ms at 64^3 on an H200 with kernel 1's 16-byte
-    // stores, 4.56 against 4.58 ms at 128^3; docs/results/h200.md,
-    // twenty-seventh round).
     const std::int64_t first_slot = A.cluster_slots[c];
     const int nodes = int(A.cluster_slots[c + 1] - first_slot);
-    for (int s = threadIdx.x; s <= nodes; s += kClusterThreads) {
-      if (s < nodes) {
-        copy_async(slot_row_table + s, A.slot_rows + first_slot + s);
-        copy_async(slot_node_table + s, A.node_of_slot + first_slot + s);
-        slot_block_table[s] = A.slot_blocks[first_slot + s];
-      } else {
-        slot_block_table[s] = A.cluster_blocks[c];
+    // The cluster's slot and row tables into shared memory for its rows'
+    // stores by cp.async, once every thread has stored the rows of the
+    // cluster before (each thread calls this once per cluster, after the
+    // barrier that ends those rows), so no thread waits for them here: until
+    // version 17 each thread loaded its entries and stored them, waiting for
+    // each load (0.565-0.566 against 0.588-0.589 ms at 64^3 on an H200 with
+    // kernel 1's 16-byte stores, 4.56 against 4.58 ms at 128^3;
+    // docs/results/h200.md, twenty-seventh round).
+    const auto copy_tables = [&] {
+      for (int s = threadIdx.x; s <= nodes; s += kClusterThreads) {
+        if (s < nodes) {
+          copy_async(slot_row_table + s, A.slot_rows + first_slot + s);
+          copy_async(slot_node_table + s, A.node_of_slot + first_slot + s);
+          slot_block_table[s] = A.slot_blocks[first_slot + s];
+        } else {
+          slot_block_table[s] = A.cluster_blocks[c];
+        }
       }
-    }
-    {
       // Its row blocks in 16-byte copies from the 16-byte boundary at or
       // before its first (the table starts `head` entries in; the glue pads
       // row_blocks so the last copy stays inside it).
@@ -234,7 +237,20 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
       const auto* source = reinterpret_cast<const uint4*>(A.row_blocks + (first_row_block - head));
       for (int o = threadIdx.x; o < (head + A.cluster_blocks[c] + 7) / 8; o += kClusterThreads)
         copy_async(row_table + o, source + o);
-    }
+    };
+    // The barrier between the rows of the cluster before and this cluster's
+    // adds and tables (barrier 1; __syncthreads is barrier 0): each warp
+    // reaches it once per cluster, after forming its first pack (or at once
+    // without one), so that pack's record loads and products overlap the
+    // other warps' rows. Version 18: 0.550-0.552 against 0.562-0.565 ms at
+    // 64^3 and 4.43 against 4.57 ms at 128^3 on an H200 for a __syncthreads at
+    // the cluster's start (docs/results/h200.md, twenty-eighth round).
+    bool before_barrier = true;
+    const auto pass_barrier = [&] {
+      asm volatile("barrier.sync 1, %0;" ::"r"(kClusterThreads) : "memory");
+      before_barrier = false;
+      copy_tables();
+    };
 
     // The lane words of the warp's pack come a pack ahead, so only the
     // warp's first pack of a cluster waits on them (for elements before packs:
@@ -294,6 +310,7 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
         add_element_products(
             A.geometry + kRecord * std::int64_t(__shfl_sync(0xffffffffu, member, index)), p,
             owner == unsigned(index), N, dN, T, weight);
+      if (before_barrier) pass_barrier();
       // Wait until node a's packs of lower colours have added its blocks (no
       // other warp adds to them until this pack has: the next pack containing
       // node a waits for this one; one pack's 64 blocks are distinct). The warp polls as one, a
@@ -349,8 +366,9 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
         atomicAdd(added + slot, 1);
       }
     }
-    wait_all_async();  // the tables' copies (warps without packs wait here first)
-    __syncthreads();   // every element has added
+    if (before_barrier) pass_barrier();  // a warp without packs in this cluster
+    wait_all_async();                    // the tables' copies
+    __syncthreads();                     // every element has added
     for (int m = threadIdx.x; m < nodes; m += kClusterThreads) added[m] = 0;
 
     const auto* row_table = reinterpret_cast<const std::uint16_t*>(

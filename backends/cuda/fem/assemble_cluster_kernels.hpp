@@ -22,8 +22,8 @@ namespace ppkit::fem::cuda_cluster {
 // 0.658-0.661 ms at 64^3 and 5.02 against 5.07 ms at 128^3 on an H200 for one
 // cluster of 20 warps with every block kept (version 13); kept once with one
 // cluster of 20 warps, 0.722-0.728 ms (docs/results/h200.md, twenty-sixth
-// round). Both shapes: 96 registers, 12 bytes spilled (a computed shared
-// address, not a loaded word; none in version 16, none for sm_80) (eighteenth
+// round). Both shapes: 96 registers, none spilled (version 18; 12 bytes, a
+// computed shared address, in version 17; none for sm_80) (eighteenth
 // round: 20 warps 2% ahead of 16, 24 warps with 80 registers 5% behind;
 // twenty-seventh round: two blocks of 8 warps with 128 registers 6% behind
 // two of 10).

@@ -32,7 +32,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
         std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
     const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
     clusters_ = layout.num_clusters();
-    inputs_.upload(p, nodes.element_coordinates, p.mesh.elements, element_arrays_);
+    inputs_.upload(p, {}, p.mesh.elements, element_arrays_);
     geometry_ = Buffer<double>(80 * std::size_t(elements_));
     node_of_slot_ = Buffer<std::int32_t>(layout.node_of_slot);
     cluster_slots_ = Buffer<std::int64_t>(layout.cluster_slots);
@@ -107,7 +107,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
       row_block_offsets_;
   Buffer<std::uint16_t> slot_blocks_, row_blocks_;
   Buffer<std::uint32_t> lane_blocks_, lane_nodes_;
-  Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
+  Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order nodes
   Hex8ClusterArrays arrays_;
 };
 
@@ -135,9 +135,9 @@ namespace ppkit::registration {
 void register_fem_cuda_variants() {
   using namespace fem::gpu_assembly;
   register_variants<fem::CudaBackend, cuda::RuntimeCalls>(cuda::cuda_variant<fem::FemAssemble>);
-  // cluster-gather: 442 / 462 M elements/s at 64^3 / 128^3 on an H200, 30-32%
-  // ahead of node-gather's 341 / 351 M in the same `compare --large` run
-  // (twenty-seventh round, version 16), which stays first for "auto": it runs
+  // cluster-gather: 483 / 478 M elements/s at 64^3 / 128^3 on an H200, 38% /
+  // 34% ahead of node-gather's 350 / 358 M in the same `compare --large` run
+  // (twenty-eighth round, version 18), which stays first for "auto": it runs
   // on every GPU and its speed does not depend on the mesh cutting into compact
   // clusters (docs/fem.md, strategy (i)).
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);

@@ -334,7 +334,12 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 // ---- (e) two kernels -----------------------------------------------------------
 // Kernel 1 (also (h)'s and (i)'s): one thread per (element, Gauss point) writes
 // the inverse Jacobian (9) and |J| w (1) to global memory:
-// geometry[10 (8 e + q) + m]. The natural derivatives come from the Gauss
+// geometry[10 (8 e + q) + m]. It reads the element's 8 nodes and their
+// coordinates from the mesh's (3 per node, shared by the node's elements)
+// rather than the element's own 24-coordinate copy: 57.5 against 69.4 us at
+// 64^3 on an H200 (Nsight Compute, clocks not controlled), cuda/cluster-gather
+// 0.550-0.552 against 0.562-0.565 ms at 64^3 and 4.48 against 4.57 ms at
+// 128^3 (docs/results/h200.md, twenty-eighth round). The natural derivatives come from the Gauss
 // point's 12 shape-function products in registers (Hex8GaussProducts, the
 // node a compile-time constant), and a block's 1,280 results are staged in
 // shared memory at an odd stride (11 doubles: the 8-byte stores of a half-warp
@@ -354,16 +359,19 @@ __global__ void __launch_bounds__(kGeometryThreads)
     const std::int64_t e = t / 8;
     const int q = int(t % 8);
     const Hex8GaussProducts shape(q);  // 8 dN_a/dxi_k at Gauss point q
-    const auto* x = reinterpret_cast<const double2*>(A.coordinates + 24 * e);  // 16-byte aligned
+    // The element's 8 nodes (two 16-byte loads), then each node's 3
+    // coordinates: 32 bytes and coordinates its neighbours read too, instead
+    // of the element's own 192 bytes.
+    const auto* node_pairs = reinterpret_cast<const int4*>(A.nodes + 8 * e);  // 16-byte aligned
+    const int4 low = node_pairs[0], high = node_pairs[1];
+    const std::int32_t node_of[8] = {low.x, low.y, low.z, low.w, high.x, high.y, high.z, high.w};
     double J[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};  // [3 k + i] = dx_i / dxi_k
     hex8_for_each_node([&](auto node) {
       constexpr int a = decltype(node)::value;
       const double dN[3] = {shape.scaled_derivative<a, 0>(), shape.scaled_derivative<a, 1>(),
                             shape.scaled_derivative<a, 2>()};
-      // Node a's coordinates are doubles 3a .. 3a + 2 of the element's 24.
-      const double2 first = x[3 * a / 2], second = x[(3 * a + 2) / 2];
-      const double xa[3] = {a % 2 == 0 ? first.x : first.y, a % 2 == 0 ? first.y : second.x,
-                            a % 2 == 0 ? second.x : second.y};
+      const double* x = A.node_coordinates + 3 * std::int64_t(node_of[a]);
+      const double xa[3] = {x[0], x[1], x[2]};
 #pragma unroll
       for (int k = 0; k < 3; ++k)
 #pragma unroll

@@ -16,6 +16,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "backends/cuda/fem/assemble_gpu_kernels.hpp"
@@ -58,12 +59,14 @@ inline std::array<int, 64> block_order(Strategy s) {
 }
 
 // What every run uploads besides its layout: coordinates and nodes in the
-// layout's element order, the outputs (poisoned with NaN until the first run,
-// so a variant that never ran fails verification), the shape tables and the
-// material, each also set in the kernels' argument struct `arrays`.
+// layout's element order (no element coordinates for the gather runs, whose
+// kernel 1 reads the mesh's node coordinates), the outputs (poisoned with NaN
+// until the first run, so a variant that never ran fails verification), the
+// shape tables and the material, each also set in the kernels' argument
+// struct `arrays`.
 template <class Backend, class Calls>
 struct ElementInputs {
-  DeviceBuffer<double, Calls> coordinates, values, load;
+  DeviceBuffer<double, Calls> coordinates, node_coordinates, values, load;
   DeviceBuffer<std::int32_t, Calls> nodes;
 
   template <class Arrays>
@@ -80,6 +83,11 @@ struct ElementInputs {
     Hex8Kernels<Backend>::upload_shape_tables(dN.data(), N.data());
     arrays.coordinates = coordinates.data();
     arrays.nodes = nodes.data();
+    if constexpr (std::is_same_v<Arrays, Hex8AssemblyArrays>) {
+      // Kernel 1 ((e), (h), (i)) reads each element's nodes' coordinates.
+      node_coordinates = DeviceBuffer<double, Calls>(p.mesh.coordinates);
+      arrays.node_coordinates = node_coordinates.data();
+    }
     arrays.values = values.data();
     arrays.load = load.data();
     arrays.lambda = p.material.lambda();
@@ -292,7 +300,7 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
   explicit NodeGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
     const NodeGatherLayout layout = make_node_gather_layout(p);
     nodes_ = layout.num_nodes();
-    inputs_.upload(p, layout.element_coordinates, p.mesh.elements, element_arrays_);
+    inputs_.upload(p, {}, p.mesh.elements, element_arrays_);
     geometry_ = Buffer<double>(80 * std::size_t(elements_));
     node_of_slot_ = Buffer<std::int32_t>(layout.node_of_slot);
     incidences_ = Buffer<std::int32_t>(layout.incidences);
@@ -323,7 +331,7 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
   Buffer<std::int32_t> node_of_slot_, incidences_;
   Buffer<std::int64_t> incidence_offsets_, row_offsets_;
   Buffer<std::uint16_t> incidence_blocks_;
-  Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order coordinates
+  Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order nodes
   Hex8GatherArrays arrays_;
 };
 

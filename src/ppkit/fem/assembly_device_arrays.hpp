@@ -7,8 +7,9 @@
 namespace ppkit::fem {
 
 struct Hex8AssemblyArrays {
-  const double* coordinates = nullptr;            // 24 per element
+  const double* coordinates = nullptr;            // 24 per element (kernel 1 reads none)
   const std::int32_t* nodes = nullptr;            // 8 per element
+  const double* node_coordinates = nullptr;       // 3 per node, the mesh's (kernel 1's input)
   const std::int64_t* block_positions = nullptr;  // 64 per element, in the kernel's block order
   const std::int64_t* row_offsets = nullptr;      // CSR row offsets
   double* values = nullptr;                       // CSR values (accumulated into)
