@@ -339,16 +339,16 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 // rather than the element's own 24-coordinate copy: 57.5 against 69.4 us at
 // 64^3 on an H200 (Nsight Compute, clocks not controlled), cuda/cluster-gather
 // 0.550-0.552 against 0.562-0.565 ms at 64^3 and 4.48 against 4.57 ms at
-// 128^3 (docs/results/h200.md, twenty-eighth round). The natural derivatives come from the Gauss
-// point's 12 shape-function products in registers (Hex8GaussProducts, the
-// node a compile-time constant), and a block's 1,280 results are staged in
-// shared memory at an odd stride (11 doubles: the 8-byte stores of a half-warp
-// fall on distinct bank pairs) and stored contiguously (each thread's own 10
-// doubles, 80 B apart, would leave partial sectors). Reading the derivatives
-// from a shared table (72 loads a thread, 4-way bank conflicts) and staging at
-// a stride of 10 kept the L1/shared pipe 96% busy: 120 against 77 us at 64^3
-// under Nsight Compute on an H200 (L1 61% busy, DRAM 52%; docs/results/h200.md,
-// eighteenth round).
+// 128^3 (docs/results/h200.md, twenty-eighth round). The natural derivatives
+// come from the Gauss point's 12 shape-function products in registers
+// (Hex8GaussProducts, the node a compile-time constant), and a block's 1,280
+// results are staged in shared memory at an odd stride (11 doubles: the 8-byte
+// stores of a half-warp fall on distinct bank pairs) and stored contiguously
+// (each thread's own 10 doubles, 80 B apart, would leave partial sectors).
+// Reading the derivatives from a shared table (72 loads a thread, 4-way bank
+// conflicts) and staging at a stride of 10 kept the L1/shared pipe 96% busy:
+// 120 against 77 us at 64^3 under Nsight Compute on an H200 (L1 61% busy, DRAM
+// 52%; docs/results/h200.md, eighteenth round).
 constexpr int kGeometryThreads = 128;
 constexpr int kGeometryStagingStride = 11;
 __global__ void __launch_bounds__(kGeometryThreads)

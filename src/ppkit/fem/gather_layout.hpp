@@ -24,8 +24,8 @@
 namespace ppkit::fem {
 
 struct NodeGatherLayout {
-  std::vector<double> element_coordinates;  // 24 per element, input order (Kokkos kernel 1's input)
-  std::vector<std::int32_t> node_of_slot;   // node of each warp slot (Morton order of nodes)
+  std::vector<double> element_coordinates;      // 24 per element, input order (Kokkos kernel 1)
+  std::vector<std::int32_t> node_of_slot;       // node of each warp slot (Morton order of nodes)
   std::vector<std::int64_t> incidence_offsets;  // slot k: incidences [offsets[k], offsets[k+1])
   std::vector<std::int32_t> incidences;         // 8 * element + the node's local index in it
   std::vector<std::uint16_t> incidence_blocks;  // 8 per incidence: column block of local node b
