@@ -242,9 +242,10 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
     // adds and tables (barrier 1; __syncthreads is barrier 0): each warp
     // reaches it once per cluster, after forming its first pack (or at once
     // without one), so that pack's record loads and products overlap the
-    // other warps' rows. Version 18: 0.550-0.552 against 0.562-0.565 ms at
-    // 64^3 and 4.43 against 4.57 ms at 128^3 on an H200 for a __syncthreads at
-    // the cluster's start (docs/results/h200.md, twenty-eighth round).
+    // other warps' rows. On version 17 alone (part of version 18): 0.550-0.552
+    // against 0.562-0.565 ms at 64^3 and 4.43 against 4.57 ms at 128^3 on an
+    // H200 for a __syncthreads at the cluster's start (docs/results/h200.md,
+    // twenty-eighth round, run 1).
     bool before_barrier = true;
     const auto pass_barrier = [&] {
       asm volatile("barrier.sync 1, %0;" ::"r"(kClusterThreads) : "memory");
