@@ -27,6 +27,7 @@
 #define PPKIT_FEM_GPU_CHECK_LAUNCH() PPKIT_HIP_CHECK_LAUNCH()
 #define PPKIT_FEM_SHAPE_TABLES hip_shape_tables
 #else
+#include "backends/cuda/core/async_copy.cuh"  // bulk_store
 #include "backends/cuda/core/cuda_check.hpp"
 #define PPKIT_FEM_GPU_CHECK_LAUNCH() PPKIT_CUDA_CHECK_LAUNCH()
 #define PPKIT_FEM_SHAPE_TABLES cuda_shape_tables
@@ -341,20 +342,29 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 // 0.550-0.552 against 0.562-0.565 ms at 64^3 and 4.48 against 4.57 ms at
 // 128^3 (docs/results/h200.md, twenty-eighth round). The natural derivatives
 // come from the Gauss point's 12 shape-function products in registers
-// (Hex8GaussProducts, the node a compile-time constant), and a block's 1,280
-// results are staged in shared memory at an odd stride (11 doubles: the 8-byte
-// stores of a half-warp fall on distinct bank pairs) and stored contiguously
-// (each thread's own 10 doubles, 80 B apart, would leave partial sectors).
-// Reading the derivatives from a shared table (72 loads a thread, 4-way bank
-// conflicts) and staging at a stride of 10 kept the L1/shared pipe 96% busy:
-// 120 against 77 us at 64^3 under Nsight Compute on an H200 (L1 61% busy, DRAM
-// 52%; docs/results/h200.md, eighteenth round).
+// (Hex8GaussProducts, the node a compile-time constant). A block's 1,280
+// results are staged in shared memory in their global order (each thread's
+// 10 doubles as 5 16-byte stores: 8 consecutive threads' stores, 80 B apart,
+// fall on distinct 16-byte bank groups) and stored contiguously: on sm_90 by
+// one bulk copy per block (async_copy.cuh), elsewhere by 16-byte stores. The
+// bulk copy took 52.5-53.3 against 55.5-57.8 us at 64^3 under Nsight Compute
+// on an H200 for 16-byte stores by every thread from a staging at a stride of
+// 11 doubles (cuda/cluster-gather 0.537-0.541 against 0.542-0.545 ms at 64^3,
+// 4.30-4.37 against 4.35-4.41 ms at 128^3; blocks of 256 threads 56 us, of 64
+// threads 51-52 us and the same assembly time; docs/results/h200.md,
+// thirtieth round, runs 3-4). Each thread storing its own 10 doubles straight
+// from registers, 80 B apart, leaves partial sectors: 97-99 us (thirtieth
+// round). Reading the derivatives from a shared table (72 loads a thread,
+// 4-way bank conflicts) and staging with 8-byte stores at a stride of 10 kept
+// the L1/shared pipe 96% busy: 120 against 77 us at 64^3 under Nsight Compute
+// on an H200 (L1 61% busy, DRAM 52%; docs/results/h200.md, eighteenth round).
 constexpr int kGeometryThreads = 128;
-constexpr int kGeometryStagingStride = 11;
 __global__ void __launch_bounds__(kGeometryThreads)
     gauss_geometry_kernel(Hex8AssemblyArrays A, double* geometry, std::int64_t points) {
-  __shared__ double s_out[kGeometryStagingStride * kGeometryThreads];
-  const std::int64_t t = std::int64_t(blockIdx.x) * kGeometryThreads + threadIdx.x;
+  __shared__ __align__(16) double2 s_records[5 * kGeometryThreads];
+  const std::int64_t first =
+      std::int64_t(blockIdx.x) * kGeometryThreads;  // the block's first point
+  const std::int64_t t = first + threadIdx.x;
   if (t < points) {
     const std::int64_t e = t / 8;
     const int q = int(t % 8);
@@ -380,25 +390,32 @@ __global__ void __launch_bounds__(kGeometryThreads)
 #pragma unroll
     for (int m = 0; m < 9; ++m) J[m] *= 0.125;
     const double det = det3(J), inv_det = 1.0 / det;
-    double* out = s_out + kGeometryStagingStride * threadIdx.x;
+    double record[10];
 #pragma unroll
     for (int i = 0; i < 3; ++i)
 #pragma unroll
-      for (int k = 0; k < 3; ++k) out[3 * i + k] = inverse_entry(J, inv_det, i, k);
-    out[9] = det;  // Gauss weights are 1
+      for (int k = 0; k < 3; ++k) record[3 * i + k] = inverse_entry(J, inv_det, i, k);
+    record[9] = det;  // Gauss weights are 1
+#pragma unroll
+    for (int m = 0; m < 5; ++m)
+      s_records[5 * threadIdx.x + m] = make_double2(record[2 * m], record[2 * m + 1]);
   }
+  const int block_points =
+      int(points - first < kGeometryThreads ? points - first : kGeometryThreads);
+  auto* const out = reinterpret_cast<double2*>(geometry + 10 * first);
+#if !defined(PPKIT_GPU_HIP)
+  if constexpr (cuda::kBulkStores) {
+    cuda::bulk_store_fence();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      cuda::bulk_store(out, s_records, 80u * unsigned(block_points));
+      cuda::bulk_store_wait_read();  // the staging stays until read
+    }
+    return;
+  }
+#endif
   __syncthreads();
-  const std::int64_t first = 10 * (std::int64_t(blockIdx.x) * kGeometryThreads);
-  const std::int64_t count = 10 * points - first;  // even
-  // 16-byte stores, pairs m, m + 1 of one point's 10 values (8-byte stores:
-  // 4.58 against 4.54 ms for cuda/cluster-gather at 128^3 on an H200,
-  // docs/results/h200.md, twenty-seventh round).
-  auto* const out_pairs = reinterpret_cast<double2*>(geometry + first);
-  for (int m2 = threadIdx.x; m2 < 5 * kGeometryThreads && 2 * m2 < count; m2 += kGeometryThreads) {
-    const int m = 2 * m2;
-    const double* value = s_out + kGeometryStagingStride * (m / 10) + m % 10;
-    out_pairs[m2] = make_double2(value[0], value[1]);
-  }
+  for (int m = threadIdx.x; m < 5 * block_points; m += kGeometryThreads) out[m] = s_records[m];
 }
 
 // Kernel 2: a block of 576 threads per element, thread r*24 + c computes entry
