@@ -26,6 +26,48 @@ std::string device_description() {
          std::to_string(p.major) + std::to_string(p.minor) + ")";
 }
 
+LaunchGraph::~LaunchGraph() { release(); }
+
+void LaunchGraph::begin_capture() {
+  // A blocking stream: the replays wait for work on the legacy default stream
+  // (the inputs' uploads and fills) and it for them, as launches there would.
+  PPKIT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamDefault));
+  const cudaError_t status = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
+  if (status != cudaSuccess) release();
+  PPKIT_CUDA_CHECK(status);
+}
+
+void LaunchGraph::end_capture() {
+  cudaGraph_t graph = nullptr;
+  cudaError_t status = cudaStreamEndCapture(stream_, &graph);
+  if (status == cudaSuccess) {
+    status = cudaGraphInstantiate(&exec_, graph, 0);
+    (void)cudaGraphDestroy(graph);
+  }
+  if (status != cudaSuccess) release();
+  PPKIT_CUDA_CHECK(status);
+}
+
+void LaunchGraph::abandon_capture() noexcept {
+  cudaGraph_t graph = nullptr;
+  if (cudaStreamEndCapture(stream_, &graph) == cudaSuccess && graph) (void)cudaGraphDestroy(graph);
+  (void)cudaGetLastError();  // the capture's error, reported by the exception
+  release();
+}
+
+void LaunchGraph::release() noexcept {
+  if (exec_) (void)cudaGraphExecDestroy(exec_);
+  if (stream_) (void)cudaStreamDestroy(stream_);
+  exec_ = nullptr;
+  stream_ = nullptr;
+}
+
+void LaunchGraph::run_and_wait() {
+  if (!exec_) return;
+  PPKIT_CUDA_CHECK(cudaGraphLaunch(exec_, stream_));
+  PPKIT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
 namespace {
 nlohmann::json describe_cuda() {
   nlohmann::json j;

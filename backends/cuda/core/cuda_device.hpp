@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/cuda/core/cuda_check.hpp"
@@ -38,6 +39,53 @@ struct RuntimeCalls {
 
 template <class T>
 using DeviceBuffer = ppkit::DeviceBuffer<T, RuntimeCalls>;
+
+// A fixed sequence of kernel launches captured once into a CUDA graph and
+// replayed on a stream of its own (CUDA C++ Programming Guide, "CUDA Graphs"):
+// one call and one submission per replay instead of one per kernel, for
+// prepared runs that launch the same kernels with the same arguments every
+// time. The launches must not synchronise or allocate.
+class LaunchGraph {
+ public:
+  LaunchGraph() = default;
+  // Captures what launches(stream) enqueues on `stream`, a cudaStream_t
+  // passed as void* (the launch helpers' type).
+  template <class Launches>
+  explicit LaunchGraph(Launches&& launches) {
+    begin_capture();  // on failure it holds nothing
+    try {
+      launches(static_cast<void*>(stream_));
+    } catch (...) {
+      abandon_capture();
+      throw;
+    }
+    end_capture();  // on failure it holds nothing
+  }
+  LaunchGraph(LaunchGraph&& other) noexcept { swap(other); }
+  LaunchGraph& operator=(LaunchGraph&& other) noexcept {
+    LaunchGraph(std::move(other)).swap(*this);
+    return *this;
+  }
+  LaunchGraph(const LaunchGraph&) = delete;
+  LaunchGraph& operator=(const LaunchGraph&) = delete;
+  ~LaunchGraph();
+
+  // Replays the launches and waits for them to finish; nothing if none were
+  // captured.
+  void run_and_wait();
+
+ private:
+  void begin_capture();
+  void end_capture();
+  void abandon_capture() noexcept;
+  void release() noexcept;
+  void swap(LaunchGraph& other) noexcept {
+    std::swap(stream_, other.stream_);
+    std::swap(exec_, other.exec_);
+  }
+  cudaStream_t stream_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
 
 // Fills the common fields of a CUDA variant of any operation.
 template <class Op>

@@ -402,7 +402,7 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
 }
 
 template <int Warps, int BlocksPerSm>
-void launch_shape(const Hex8ClusterArrays& a, std::int64_t clusters) {
+void launch_shape(const Hex8ClusterArrays& a, std::int64_t clusters, cudaStream_t stream) {
   const auto kernel = cluster_gather_kernel<Warps, BlocksPerSm>;
   const std::size_t shared = shared_bytes(a.max_blocks, a.max_nodes, a.max_row_blocks, Warps);
   PPKIT_CUDA_CHECK(
@@ -417,7 +417,7 @@ void launch_shape(const Hex8ClusterArrays& a, std::int64_t clusters) {
                     " bytes of shared memory, more than the device gives one block",
                 "clusters built with cluster_block_capacity()");
   const std::int64_t blocks = std::min<std::int64_t>(clusters, std::int64_t(sms) * resident);
-  kernel<<<unsigned(blocks), 32 * Warps, shared>>>(a, clusters);
+  kernel<<<unsigned(blocks), 32 * Warps, shared, stream>>>(a, clusters);
   PPKIT_CUDA_CHECK_LAUNCH();
 }
 
@@ -438,12 +438,13 @@ ClusterKernelShape cluster_kernel_shape() {
 }
 
 void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters,
-                           const ClusterKernelShape& shape) {
+                           const ClusterKernelShape& shape, void* stream) {
   if (clusters == 0) return;
+  const auto on = static_cast<cudaStream_t>(stream);
   if (shape.warps == 10 && shape.blocks_per_sm == 2 && shape.symmetric_blocks)
-    launch_shape<10, 2>(a, clusters);
+    launch_shape<10, 2>(a, clusters, on);
   else if (shape.warps == 20 && shape.blocks_per_sm == 1 && !shape.symmetric_blocks)
-    launch_shape<20, 1>(a, clusters);
+    launch_shape<20, 1>(a, clusters, on);
   else
     throw Error("cuda/cluster-gather: no kernel for " + std::to_string(shape.warps) +
                     " warps and " + std::to_string(shape.blocks_per_sm) + " blocks per SM",

@@ -50,10 +50,11 @@ ClusterKernelShape cluster_kernel_shape();
 constexpr int kClusterPackElements = 4;
 
 // Persistent blocks take the clusters in order; a.geometry from
-// Hex8Kernels::launch_gauss_geometry. Throws ppkit::Error if a cluster needs
-// more shared memory than the device gives one block.
+// Hex8Kernels::launch_gauss_geometry. On `stream` (a cudaStream_t; null: the
+// default stream). Throws ppkit::Error if a cluster needs more shared memory
+// than the device gives one block.
 void launch_cluster_gather(const Hex8ClusterArrays& a, std::int64_t clusters,
-                           const ClusterKernelShape& shape);
+                           const ClusterKernelShape& shape, void* stream = nullptr);
 
 // The compute capability (major * 10 + minor) of the kernel code the current
 // device would run, or 0 when this build holds none for it.

@@ -14,7 +14,11 @@ namespace {
 
 // (i) cluster gather: kernel 1 ((e)'s) stores the Gauss-point geometry of the
 // input-order elements, kernel 2 (a block per node cluster at a time) writes
-// every CSR value and load entry once (no zeroing).
+// every CSR value and load entry once (no zeroing). Both are captured once
+// into a CUDA graph (cuda::LaunchGraph; version 20): 0.532-0.539 against
+// 0.538-0.539 ms at 64^3 on an H200 for the two launches on the default
+// stream, 4.33 against 4.31 ms at 128^3 (docs/results/h200.md, thirty-first
+// round, run 3; 0.5-1.3% at 64^3 and none at 128^3 in four such runs).
 class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   using Kernels = Hex8Kernels<CudaBackend>;
   template <class T>
@@ -87,13 +91,13 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     copy_outputs_and_material(element_arrays_, arrays_);
     arrays_.max_blocks = layout.max_blocks;
     arrays_.max_nodes = layout.max_nodes;
+    launches_ = cuda::LaunchGraph([this](void* stream) {
+      Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_, stream);
+      cuda_cluster::launch_cluster_gather(arrays_, clusters_, shape_, stream);
+    });
   }
 
-  void run() override {
-    Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_);
-    cuda_cluster::launch_cluster_gather(arrays_, clusters_, shape_);
-    Kernels::synchronize();
-  }
+  void run() override { launches_.run_and_wait(); }
 
   AssemblyResult result() override { return inputs_.download(); }
 
@@ -109,6 +113,7 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   Buffer<std::uint32_t> lane_blocks_, lane_nodes_;
   Hex8AssemblyArrays element_arrays_;  // kernel 1's inputs: input-order nodes
   Hex8ClusterArrays arrays_;
+  cuda::LaunchGraph launches_;  // kernels 1 and 2 with the arguments above
 };
 
 // fp64 mma.sync needs compute capability 8.0 and kernel code built for it.

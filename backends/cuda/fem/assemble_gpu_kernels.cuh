@@ -1040,9 +1040,14 @@ void Hex8Kernels<Backend>::launch_warp_8tpr(const Hex8AssemblyArrays& a, std::in
 
 template <class Backend>
 void Hex8Kernels<Backend>::launch_gauss_geometry(const Hex8AssemblyArrays& a, double* geometry,
-                                                 std::int64_t elements) {
+                                                 std::int64_t elements, void* stream) {
   if (elements <= 0) return;
-  gauss_geometry_kernel<<<blocks_for(8 * elements, kGeometryThreads), kGeometryThreads>>>(
+#if defined(PPKIT_GPU_HIP)
+  const auto on = static_cast<hipStream_t>(stream);
+#else
+  const auto on = static_cast<cudaStream_t>(stream);
+#endif
+  gauss_geometry_kernel<<<blocks_for(8 * elements, kGeometryThreads), kGeometryThreads, 0, on>>>(
       a, geometry, 8 * elements);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }

@@ -39,8 +39,9 @@ struct Hex8Kernels {
   static void launch_warp_8tpr(const Hex8AssemblyArrays& a, std::int64_t first, std::int64_t count);
   // (e) kernel 1 for all elements: inverse Jacobian + |J| w of every Gauss point into
   // geometry[10 (8 e + q) + m] (80 doubles per element).
+  // On `stream` (a cudaStream_t or hipStream_t; null: the default stream).
   static void launch_gauss_geometry(const Hex8AssemblyArrays& a, double* geometry,
-                                    std::int64_t elements);
+                                    std::int64_t elements, void* stream = nullptr);
   // (e) kernel 2: 576 threads (one block) per element, one per entry; canonical block order.
   static void launch_entries(const Hex8AssemblyArrays& a, const double* geometry,
                              std::int64_t first, std::int64_t count);
