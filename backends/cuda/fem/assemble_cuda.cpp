@@ -18,7 +18,7 @@ namespace {
 // into a CUDA graph (cuda::LaunchGraph; version 20): 0.532-0.539 against
 // 0.538-0.539 ms at 64^3 on an H200 for the two launches on the default
 // stream, 4.33 against 4.31 ms at 128^3 (docs/results/h200.md, thirty-first
-// round, run 3; 0.5-1.3% at 64^3 and none at 128^3 in four such runs).
+// round, run 3; 0.5-1.3% at 64^3 and none at 128^3 in five such runs).
 class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
   using Kernels = Hex8Kernels<CudaBackend>;
   template <class T>
