@@ -312,13 +312,36 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
             A.geometry + kRecord * std::int64_t(__shfl_sync(0xffffffffu, member, index)), p,
             owner == unsigned(index), N, dN, T, weight);
       if (before_barrier) pass_barrier();
+      // The pack's blocks K = lambda T + mu T^T + mu tr(T) I (the isotropic
+      // D of B^T D B in T's terms) and node a's body force, formed before the
+      // wait, so that only the adds lie between it and the count that the
+      // packs after this one wait for (version 21): 0.527-0.529 against
+      // 0.529-0.530 ms at 64^3 and 4.24-4.25 against 4.28-4.30 ms at 128^3 on
+      // an H200 for K formed after the wait, 164.8 against 166.5 M warp
+      // instructions (docs/results/h200.md, thirty-first round, run 5). Formed
+      // before the barrier above instead, K spilled 28 bytes.
+      double K[2][9];
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
+#pragma unroll
+        for (int i = 0; i < 3; ++i)
+#pragma unroll
+          for (int j = 0; j < 3; ++j)
+            K[h][3 * i + j] = i == j ? (A.lambda + A.mu) * T[i][i][h] + A.mu * trace
+                                     : A.lambda * T[i][j][h] + A.mu * T[j][i][h];
+      }
+      // Body force of node a: the sum over its 4 lanes' Gauss points.
+      weight += __shfl_xor_sync(0xffffffffu, weight, 1);
+      weight += __shfl_xor_sync(0xffffffffu, weight, 2);
+      const double node_force = weight * body_component(A, p);
       // Wait until node a's packs of lower colours have added its blocks (no
       // other warp adds to them until this pack has: the next pack containing
       // node a waits for this one; one pack's 64 blocks are distinct). The warp polls as one, a
       // vote per poll, so it does not diverge while it waits (a diverged warp took the slow
       // paths of the shuffles and __syncwarp below). The lanes of blocks the cluster does not
       // keep (nodes outside it; the later node's copy of a block kept once) skip their adds and
-      // the warp reconverges before the shuffles: 0.591-0.594 against 0.606-0.609 ms at 64^3,
+      // the warp reconverges before its count: 0.591-0.594 against 0.606-0.609 ms at 64^3,
       // 4.62 against 4.66 ms at 128^3 on an H200, where they added into a sink block
       // (docs/results/h200.md, twenty-seventh round).
       const unsigned slot = node & 0xFFu;
@@ -333,7 +356,6 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
         if (word == kClusterNoBlock) continue;
         const bool first_add = (word & kClusterFirstAdd) != 0;
         const unsigned block = word & ~unsigned(kClusterFirstAdd);
-        const double trace = T[0][0][h] + T[1][1][h] + T[2][2][h];
         double* target = accumulator + kBlockStride * block;
         double v[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
         if (!first_add) {
@@ -346,21 +368,13 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
           v[8] = target[8];
         }
 #pragma unroll
-        for (int i = 0; i < 3; ++i)
-#pragma unroll
-          for (int j = 0; j < 3; ++j)
-            v[3 * i + j] += i == j ? (A.lambda + A.mu) * T[i][i][h] + A.mu * trace
-                                   : A.lambda * T[i][j][h] + A.mu * T[j][i][h];
+        for (int m = 0; m < 9; ++m) v[m] += K[h][m];
 #pragma unroll
         for (int m = 0; m < 4; ++m)
           reinterpret_cast<double2*>(target)[m] = make_double2(v[2 * m], v[2 * m + 1]);
         target[8] = v[8];
       }
-      // Body force of node a: the sum over its 4 lanes' Gauss points.
-      weight += __shfl_xor_sync(0xffffffffu, weight, 1);
-      weight += __shfl_xor_sync(0xffffffffu, weight, 2);
-      load[slot != kClusterNoSlot ? 3 * slot + p : 3 * A.max_nodes + p] +=
-          weight * body_component(A, p);
+      load[slot != kClusterNoSlot ? 3 * slot + p : 3 * A.max_nodes + p] += node_force;
       __syncwarp();  // the warp's adds to node a's blocks, then its count
       if (p == 0 && slot != kClusterNoSlot) {
         __threadfence_block();
