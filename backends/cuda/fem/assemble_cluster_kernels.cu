@@ -339,9 +339,9 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
       // other warp adds to them until this pack has: the next pack containing
       // node a waits for this one; one pack's 64 blocks are distinct). The warp polls as one, a
       // vote per poll, so it does not diverge while it waits (a diverged warp took the slow
-      // paths of the shuffles and __syncwarp below). The lanes of blocks the cluster does not
-      // keep (nodes outside it; the later node's copy of a block kept once) skip their adds and
-      // the warp reconverges before its count: 0.591-0.594 against 0.606-0.609 ms at 64^3,
+      // paths of the shuffles and __syncwarp then after the adds). The lanes of blocks the cluster
+      // does not keep (nodes outside it; the later node's copy of a block kept once) skip their
+      // adds and the warp reconverges before its count: 0.591-0.594 against 0.606-0.609 ms at 64^3,
       // 4.62 against 4.66 ms at 128^3 on an H200, where they added into a sink block
       // (docs/results/h200.md, twenty-seventh round).
       const unsigned slot = node & 0xFFu;
