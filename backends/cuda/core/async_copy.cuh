@@ -46,39 +46,4 @@ __device__ __forceinline__ void wait_all_async() {
 #endif
 }
 
-// Bulk stores from shared to global memory by the tensor memory accelerator
-// (PTX ISA, "cp.async.bulk", sm_90 and newer): one thread moves a block's
-// staged output in one instruction, the threads' stores having been made
-// visible to it first (bulk_store_fence() by each storing thread, then a
-// barrier). Both addresses 16-byte aligned, bytes a multiple of 16. The
-// shared source must stay until bulk_store_wait_read() in the issuing thread
-// returns. Compiled for an older target, there is no bulk store: callers
-// take their own path there (kBulkStores).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-constexpr bool kBulkStores = true;
-#else
-constexpr bool kBulkStores = false;
-#endif
-
-__device__ __forceinline__ void bulk_store_fence() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void bulk_store(void* global, const void* shared, unsigned bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(global),
-               "r"(unsigned(__cvta_generic_to_shared(shared))), "r"(bytes)
-               : "memory");
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void bulk_store_wait_read() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-#endif
-}
-
 }  // namespace ppkit::cuda

@@ -27,7 +27,6 @@
 #define PPKIT_FEM_GPU_CHECK_LAUNCH() PPKIT_HIP_CHECK_LAUNCH()
 #define PPKIT_FEM_SHAPE_TABLES hip_shape_tables
 #else
-#include "backends/cuda/core/async_copy.cuh"  // bulk_store
 #include "backends/cuda/core/cuda_check.hpp"
 #define PPKIT_FEM_GPU_CHECK_LAUNCH() PPKIT_CUDA_CHECK_LAUNCH()
 #define PPKIT_FEM_SHAPE_TABLES cuda_shape_tables
@@ -346,7 +345,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 // results are staged in shared memory in their global order (each thread's
 // 10 doubles as 5 16-byte stores: 8 consecutive threads' stores, 80 B apart,
 // fall on distinct 16-byte bank groups) and stored contiguously: on sm_90 by
-// one bulk copy per block (async_copy.cuh), elsewhere by 16-byte stores. The
+// one bulk copy per block (gpu_portability.hpp), elsewhere by 16-byte stores. The
 // bulk copy took 52.5-53.3 against 55.5-57.8 us at 64^3 under Nsight Compute
 // on an H200 for 16-byte stores by every thread from a staging at a stride of
 // 11 doubles (cuda/cluster-gather 0.537-0.541 against 0.542-0.545 ms at 64^3,
@@ -403,19 +402,17 @@ __global__ void __launch_bounds__(kGeometryThreads)
   const int block_points =
       int(points - first < kGeometryThreads ? points - first : kGeometryThreads);
   auto* const out = reinterpret_cast<double2*>(geometry + 10 * first);
-#if !defined(PPKIT_GPU_HIP)
-  if constexpr (cuda::kBulkStores) {
-    cuda::bulk_store_fence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      cuda::bulk_store(out, s_records, 80u * unsigned(block_points));
-      cuda::bulk_store_wait_read();  // the staging stays until read
-    }
-    return;
+#if defined(PPKIT_GPU_BULK_COPY)
+  gpu::bulk_store_fence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    gpu::bulk_copy_to_global(out, s_records, 80u * unsigned(block_points));
+    gpu::bulk_copy_wait_read();  // the staging stays until read
   }
-#endif
+#else
   __syncthreads();
   for (int m = threadIdx.x; m < 5 * block_points; m += kGeometryThreads) out[m] = s_records[m];
+#endif
 }
 
 // Kernel 2: a block of 576 threads per element, thread r*24 + c computes entry

@@ -206,6 +206,29 @@ __device__ __forceinline__ void bulk_barrier_wait(unsigned long long* barrier, u
         : "memory");
   } while (!done);
 }
+// The other direction: one thread stores a block's output, staged in shared
+// memory, to global memory in one bulk copy (cp.async.bulk.global.shared::cta).
+// Each thread that wrote the staging first makes its writes visible to the
+// copy engine (bulk_store_fence), then the block meets at a barrier, then one
+// thread calls bulk_copy_to_global and, before the staging may be reused or
+// the block exits, bulk_copy_wait_read. Both addresses 16-byte aligned, bytes
+// a multiple of 16.
+__device__ __forceinline__ void bulk_store_fence() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+__device__ __forceinline__ void bulk_copy_to_global(void* destination, const void* source,
+                                                    unsigned bytes) {
+  const unsigned from = static_cast<unsigned>(__cvta_generic_to_shared(source));
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(destination),
+               "r"(from), "r"(bytes)
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+// Waits until this thread's bulk copies to global memory have read their
+// shared-memory sources.
+__device__ __forceinline__ void bulk_copy_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
 #endif
 
 }  // namespace ppkit::gpu
