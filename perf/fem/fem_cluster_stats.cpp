@@ -11,6 +11,8 @@
 //   ppkit_fem_cluster_stats 64 --pack-elements 8  # elements packed by cluster rows
 //   ppkit_fem_cluster_stats 64 --colour-capacity 10 --pack-elements 4 --symmetric-blocks 1
 //                                                 # cuda/cluster-gather's own setting
+//   ppkit_fem_cluster_stats 64 --colour-capacity 10 --pack-elements 4 --symmetric-blocks 1
+//   --first-add-stores 1 --bank-stride 10         # and its accumulator's wavefronts
 //
 // --group G counts the elements around each run of G consecutive clusters once,
 // as G thread blocks of one Hopper thread-block cluster sharing their
@@ -18,13 +20,20 @@
 // formations per element such a kernel needs, and the share of their blocks it
 // adds into another block's accumulator (docs/fem.md, "Strategy (i)": such
 // kernels were built and measured 2x slower than one block per cluster).
+//
+// --bank-stride S counts the shared-memory wavefronts of cuda/cluster-gather's
+// accesses to its accumulator with blocks S doubles apart (cluster_banks.hpp),
+// in the layout's numbering and renumbered for the banks, and the
+// renumbering's time.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
 
+#include "ppkit/fem/cluster_banks.hpp"
 #include "ppkit/fem/cluster_layout.hpp"
 
 namespace {
@@ -34,7 +43,7 @@ int usage(const char* message) {
                "ppkit_fem_cluster_stats: %s\n"
                "usage: ppkit_fem_cluster_stats N [--perturbation P] [--max-nodes M] "
                "[--max-blocks B] [--max-elements E] [--colour-capacity C] [--pack-elements P] "
-               "[--symmetric-blocks 0|1] [--group G]\n"
+               "[--symmetric-blocks 0|1] [--first-add-stores 0|1] [--group G] [--bank-stride S]\n"
                "  N: elements per side of the box (1..256); P: node moves in edges (0..0.15, "
                "default 0.15)\n",
                message);
@@ -49,7 +58,7 @@ int main(int argc, char** argv) {
   const int n = std::atoi(argv[1]);
   if (n < 1 || n > 256) return usage("N is out of range");
   double perturbation = 0.15;
-  int group = 1;
+  int group = 1, bank_stride = 0;
   ClusterGatherOptions options;
   for (int k = 2; k < argc; k += 2) {
     if (k + 1 >= argc) return usage((std::string("missing the value of ") + argv[k]).c_str());
@@ -71,6 +80,10 @@ int main(int argc, char** argv) {
       options.symmetric_blocks = value != 0;
     else if (name == "--group")
       group = int(value);
+    else if (name == "--first-add-stores")
+      options.first_add_stores = value != 0;
+    else if (name == "--bank-stride")
+      bank_stride = int(value);
     else
       return usage(("unknown option " + name).c_str());
   }
@@ -81,7 +94,7 @@ int main(int argc, char** argv) {
     spec.perturbation = perturbation;
     spec.seed = 2019;
     const AssemblyProblem problem = make_assembly_problem(make_box_mesh(spec), Material{});
-    const ClusterGatherLayout L =
+    ClusterGatherLayout L =
         make_cluster_gather_layout(problem, make_node_gather_layout(problem), options);
     const double elements = double(problem.mesh.num_elements());
     const double groups = double(L.colour_offsets.size() - 1);
@@ -142,6 +155,19 @@ int main(int argc, char** argv) {
           "add, %.1f%% go to another cluster of the group than the forming one\n",
           group, formations, double(formations) / elements,
           100.0 * double(remote) / double(local + remote));
+    }
+    if (bank_stride != 0) {
+      const AccumulatorWavefronts before = count_accumulator_wavefronts(L, bank_stride);
+      const auto start = std::chrono::steady_clock::now();
+      renumber_accumulator_blocks(L, bank_stride);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const AccumulatorWavefronts after = count_accumulator_wavefronts(L, bank_stride);
+      std::printf(
+          "accumulator wavefronts (blocks %d doubles apart): adds %.2f M, rows %.2f M in the "
+          "layout's numbering; %.2f M, %.2f M renumbered for the banks (%.2f s)\n",
+          bank_stride, double(before.adds) / 1e6, double(before.rows) / 1e6,
+          double(after.adds) / 1e6, double(after.rows) / 1e6, seconds);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ppkit_fem_cluster_stats: %s\n", e.what());

@@ -6,15 +6,19 @@
 // the layout exactly as the kernel walks it (cluster by cluster, colour by
 // colour, pack by pack, lane 4 a + p adding blocks (a, 2 p) and (a, 2 p + 1)
 // of row a's element) with the serial reference element matrices, against the
-// reference assembly.
+// reference assembly. The accumulator's block numbers chosen for the shared-
+// memory banks (cluster_banks.hpp) are checked the same way, and their
+// wavefronts against a bank-by-bank simulation of the kernel's accesses.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <set>
 
 #include "fem_test_problems.hpp"
 #include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
+#include "ppkit/fem/cluster_banks.hpp"
 #include "ppkit/fem/cluster_layout.hpp"
 #include "ppkit/fem/factored_layout.hpp"  // lattice_morton_node_order
 
@@ -505,6 +509,178 @@ TEST(FemClusterLayout, RejectsOptionsOutOfRangeAndNodesLargerThanTheAccumulator)
     EXPECT_NE(std::string(e.what()).find("lies in 32 elements"), std::string::npos) << e.what();
   }
   EXPECT_NO_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 32}));
+}
+
+// Shared-memory wavefronts of the cluster kernel's accesses to the accumulator
+// (cluster_banks.hpp), bank by bank: block x at byte 8 * stride * x, 32 banks
+// of 4 bytes; a pass takes as many wavefronts as the most distinct 4-byte
+// words it asks of one bank.
+struct SimulatedPass {
+  std::vector<std::int64_t> bytes;  // each access's first byte
+  int width = 0;
+  std::int64_t wavefronts() const {
+    std::map<int, std::set<std::int64_t>> words;  // bank -> its distinct words
+    for (const std::int64_t first : bytes)
+      for (std::int64_t word = first / 4; word < (first + width) / 4; ++word)
+        words[int(word % 32)].insert(word);
+    std::size_t most = 0;
+    for (const auto& [bank, set] : words) most = std::max(most, set.size());
+    return std::int64_t(most);
+  }
+};
+
+std::int64_t simulated_wavefronts(const ClusterGatherLayout& L, int stride) {
+  std::int64_t total = 0;
+  for (std::int64_t c = 0; c < L.num_clusters(); ++c) {
+    // The adds: lane 4 a + p's block of each half word, 16-byte pieces by
+    // quarter warps (stores; loads where the add is not the block's first),
+    // the 9th value's 8 bytes by half warps.
+    for (std::int64_t k = L.colour_offsets[L.cluster_colours[c]];
+         k < L.colour_offsets[L.cluster_colours[c + 1]]; ++k)
+      for (int h = 0; h < 2; ++h)
+        for (const bool loads : {false, true}) {
+          for (int piece = 0; piece < 5; ++piece) {
+            const int lanes = piece < 4 ? 8 : 16;
+            for (int first_lane = 0; first_lane < 32; first_lane += lanes) {
+              SimulatedPass pass;
+              pass.width = piece < 4 ? 16 : 8;
+              for (int lane = first_lane; lane < first_lane + lanes; ++lane) {
+                const unsigned word = L.lane_blocks[32 * k + lane] >> (16 * h) & 0xFFFF;
+                if (word == kClusterNoBlock || (loads && (word & kClusterFirstAdd))) continue;
+                pass.bytes.push_back(8 * stride * std::int64_t(word & ~kClusterFirstAdd) +
+                                     16 * piece);
+              }
+              total += pass.wavefronts();
+            }
+          }
+        }
+    // The rows: value (i, v) of a node's rows by lane v % 32, a half warp a pass.
+    const std::int64_t s0 = L.cluster_slots[c], s1 = L.cluster_slots[c + 1];
+    for (std::int64_t s = s0; s < s1; ++s) {
+      const int first = L.slot_blocks[s];
+      const int length = 3 * ((s + 1 < s1 ? L.slot_blocks[s + 1] : L.cluster_blocks[c]) - first);
+      for (int i = 0; i < 3; ++i)
+        for (int start = 0; start < length; start += 16) {
+          SimulatedPass pass;
+          pass.width = 8;
+          for (int v = start; v < std::min(length, start + 16); ++v) {
+            const std::uint16_t entry = L.row_blocks[L.row_block_offsets[c] + first + v / 3];
+            const std::int64_t block = entry & ~kClusterTransposed;
+            const int value = entry & kClusterTransposed ? 3 * (v % 3) + i : 3 * i + v % 3;
+            pass.bytes.push_back(8 * (stride * block + value));
+          }
+          total += pass.wavefronts();
+        }
+    }
+  }
+  return total;
+}
+
+// Renumbered, each cluster's blocks are a permutation of the old ones: the same
+// lanes add, the same adds are first, the same row values read transposed.
+void expect_cluster_permutations(const ClusterGatherLayout& before,
+                                 const ClusterGatherLayout& after) {
+  ASSERT_EQ(before.lane_blocks.size(), after.lane_blocks.size());
+  ASSERT_EQ(before.row_blocks.size(), after.row_blocks.size());
+  EXPECT_EQ(before.max_blocks, after.max_blocks);
+  for (std::int64_t c = 0; c < before.num_clusters(); ++c) {
+    const int n = before.cluster_stored_blocks[c];
+    std::vector<int> number(std::size_t(n), -1);
+    const auto maps = [&](unsigned old_block, unsigned new_block) {
+      ASSERT_LT(old_block, unsigned(n));
+      ASSERT_LT(new_block, unsigned(n));
+      if (number[old_block] < 0) number[old_block] = int(new_block);
+      EXPECT_EQ(number[old_block], int(new_block)) << "cluster " << c << ", block " << old_block;
+    };
+    for (std::int64_t k = 32 * before.colour_offsets[before.cluster_colours[c]];
+         k < 32 * before.colour_offsets[before.cluster_colours[c + 1]]; ++k)
+      for (int h = 0; h < 2; ++h) {
+        const unsigned x = before.lane_blocks[k] >> (16 * h) & 0xFFFF;
+        const unsigned y = after.lane_blocks[k] >> (16 * h) & 0xFFFF;
+        ASSERT_EQ(x == kClusterNoBlock, y == kClusterNoBlock);
+        if (x == kClusterNoBlock) continue;
+        ASSERT_EQ(x & kClusterFirstAdd, y & kClusterFirstAdd);
+        maps(x & ~kClusterFirstAdd, y & ~kClusterFirstAdd);
+      }
+    for (std::int64_t o = before.row_block_offsets[c]; o < before.row_block_offsets[c + 1]; ++o) {
+      ASSERT_EQ(before.row_blocks[o] & kClusterTransposed,
+                after.row_blocks[o] & kClusterTransposed);
+      maps(before.row_blocks[o] & ~kClusterTransposed, after.row_blocks[o] & ~kClusterTransposed);
+    }
+    std::vector<int> sorted = number;
+    std::sort(sorted.begin(), sorted.end());
+    for (int b = 0; b < n; ++b)
+      ASSERT_EQ(sorted[b], b) << "cluster " << c << " is not a permutation";
+  }
+}
+
+// cuda/cluster-gather's options and accumulator stride (assemble_cuda.cpp,
+// assemble_cluster_kernels.hpp).
+const ClusterGatherOptions kCudaClusterOptions{64, 1728, 128, 10, 4, true, true};
+constexpr int kCudaBlockStride = 10;
+
+TEST(FemClusterBanks, RenumberedBlocksAreAPermutationThatAssemblesTheReference) {
+  std::mt19937_64 rng(ppkit::testing::test_seed());
+  for (const auto& mesh : {inputs::distorted_box({9, 7, 6}, ppkit::testing::test_seed()),
+                           inputs::renumbered_box({5, 6, 4}, ppkit::testing::test_seed()),
+                           inputs::fan_mesh(16, 2, ppkit::testing::test_seed())}) {
+    const auto problem = make_assembly_problem(mesh, inputs::random_material(rng));
+    const auto nodes = make_node_gather_layout(problem);
+    for (const ClusterGatherOptions& options :
+         {kCudaClusterOptions, ClusterGatherOptions{16, 400, 40, 3, 4, true, true},
+          ClusterGatherOptions{64, 1728, 128, 20, 4, false, true}}) {
+      const ClusterGatherLayout before = make_cluster_gather_layout(problem, nodes, options);
+      ClusterGatherLayout after = before;
+      renumber_accumulator_blocks(after, kCudaBlockStride);
+      expect_cluster_permutations(before, after);
+      EXPECT_LE(assembly_relative_error(assemble_by_clusters(problem, after),
+                                        assemble_reference(problem)),
+                1e-12);
+      if (HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(FemClusterBanks, CountsMatchABankSimulationAndRenumberingLessensThem) {
+  const unsigned seed = ppkit::testing::test_seed();
+  // A box (its clusters of a few shapes take the swaps), the same box with
+  // its nodes numbered at random (shapes of one cluster: the greedy numbering
+  // alone) and a fan (nodes in up to 32 elements).
+  struct Case {
+    HexMesh mesh;
+    double most_kept;  // of the wavefronts before
+  };
+  for (const Case& test : {Case{inputs::distorted_box({12, 12, 12}, seed), 0.85},
+                           Case{inputs::renumbered_box({12, 12, 12}, seed), 0.85},
+                           Case{inputs::fan_mesh(16, 2, seed), 0.95}}) {
+    const auto problem = make_assembly_problem(test.mesh, Material{});
+    const ClusterGatherLayout before =
+        make_cluster_gather_layout(problem, make_node_gather_layout(problem), kCudaClusterOptions);
+    ClusterGatherLayout after = before;
+    renumber_accumulator_blocks(after, kCudaBlockStride);
+    const std::int64_t simulated_before = simulated_wavefronts(before, kCudaBlockStride);
+    const std::int64_t simulated_after = simulated_wavefronts(after, kCudaBlockStride);
+    const AccumulatorWavefronts counted_before =
+        count_accumulator_wavefronts(before, kCudaBlockStride);
+    const AccumulatorWavefronts counted_after =
+        count_accumulator_wavefronts(after, kCudaBlockStride);
+    EXPECT_EQ(counted_before.adds + counted_before.rows, simulated_before);
+    EXPECT_EQ(counted_after.adds + counted_after.rows, simulated_after);
+    EXPECT_LE(double(simulated_after), test.most_kept * double(simulated_before))
+        << simulated_before << " -> " << simulated_after;
+  }
+}
+
+TEST(FemClusterBanks, RejectsStridesWithoutABankModel) {
+  const auto problem = make_assembly_problem(
+      inputs::distorted_box({4, 4, 4}, ppkit::testing::test_seed()), Material{});
+  ClusterGatherLayout L =
+      make_cluster_gather_layout(problem, make_node_gather_layout(problem), kCudaClusterOptions);
+  for (const int stride : {0, 8, 9, 11}) {
+    EXPECT_THROW(renumber_accumulator_blocks(L, stride), ppkit::Error) << stride;
+    EXPECT_THROW(count_accumulator_wavefronts(L, stride), ppkit::Error) << stride;
+  }
+  EXPECT_NO_THROW(renumber_accumulator_blocks(L, 12));
 }
 
 }  // namespace

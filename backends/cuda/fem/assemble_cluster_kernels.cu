@@ -54,12 +54,7 @@ __device__ __forceinline__ double body_component(const Hex8ClusterArrays& A, int
   return i == 0 ? A.body_force[0] : (i == 1 ? A.body_force[1] : A.body_force[2]);
 }
 
-// A block's 9 values padded to 10 doubles, so that each block starts on a
-// 16-byte boundary and its read-modify-write takes 5 loads and 5 stores
-// (4 of 16 bytes) instead of 9 and 9: 0.701-0.704 against 0.722-0.725 ms at
-// 64^3, 5.37 against 5.55 ms at 128^3 on an H200 (docs/results/h200.md,
-// nineteenth round); the accumulator grows from 124 to 138 KB.
-constexpr int kBlockStride = 10;
+constexpr int kBlockStride = kClusterBlockStride;  // assemble_cluster_kernels.hpp
 
 // Dynamic shared memory, in doubles: the accumulator (kBlockStride per block,
 // [kBlockStride block + 3 i + j], the cluster's kept blocks), the load (3 per

@@ -49,6 +49,15 @@ ClusterKernelShape cluster_kernel_shape();
 // (docs/results/h200.md, twenty-fifth round).
 constexpr int kClusterPackElements = 4;
 
+// Doubles per accumulator block in shared memory: its 9 values padded to 10,
+// so that each block starts on a 16-byte boundary and its read-modify-write
+// takes 5 loads and 5 stores (4 of 16 bytes) instead of 9 and 9: 0.701-0.704
+// against 0.722-0.725 ms at 64^3, 5.37 against 5.55 ms at 128^3 on an H200
+// (docs/results/h200.md, nineteenth round); the accumulator grows from 124 to
+// 138 KB. The layout's block numbers are chosen for this stride
+// (renumber_accumulator_blocks, cluster_banks.hpp).
+constexpr int kClusterBlockStride = 10;
+
 // Persistent blocks take the clusters in order; a.geometry from
 // Hex8Kernels::launch_gauss_geometry. On `stream` (a cudaStream_t; null: the
 // default stream). Throws ppkit::Error if a cluster needs more shared memory

@@ -7,6 +7,7 @@
 #include "backends/cuda/core/cuda_device.hpp"
 #include "backends/cuda/fem/assemble_cluster_kernels.hpp"
 #include "backends/cuda/fem/assemble_gpu_runs.hpp"
+#include "ppkit/fem/cluster_banks.hpp"
 #include "ppkit/fem/cluster_layout.hpp"
 
 namespace ppkit::fem::gpu_assembly {
@@ -34,7 +35,13 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     options.first_add_stores = true;
     options.max_blocks =
         std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
-    const ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
+    ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
+    // Block numbers chosen for the shared-memory banks (cluster_banks.hpp;
+    // version 22): 0.505-0.509 against 0.528 ms at 64^3 and 4.12 against
+    // 4.26-4.27 ms at 128^3 on an H200, the cluster kernel's shared stores in
+    // 13.6 M wavefronts against 20.7 M, its shared loads in 25.9 M against
+    // 29.7 M (docs/results/h200.md, thirty-second round, run 2).
+    renumber_accumulator_blocks(layout, cuda_cluster::kClusterBlockStride);
     clusters_ = layout.num_clusters();
     inputs_.upload(p, {}, p.mesh.elements, element_arrays_);
     geometry_ = Buffer<double>(80 * std::size_t(elements_));
