@@ -226,6 +226,14 @@ AssemblyProblem distorted_problem(std::array<int, 3> n) {
   return make_assembly_problem(inputs::distorted_box(n, ppkit::testing::test_seed()), material);
 }
 
+// A distorted box, a box with its nodes numbered at random and a fan (a node
+// in 32 elements), each from the test's seed.
+std::vector<HexMesh> layout_test_meshes() {
+  const unsigned seed = ppkit::testing::test_seed();
+  return {inputs::distorted_box({9, 7, 6}, seed), inputs::renumbered_box({5, 6, 4}, seed),
+          inputs::fan_mesh(16, 2, seed)};
+}
+
 // The kernel's schedule on the host: `warps` warps take the cluster's
 // packs round-robin in colour order; a warp adds its pack once every
 // cluster node of it has node_waits packs added. Every cluster must finish
@@ -462,9 +470,7 @@ TEST(FemClusterLayout, MovedNodesKeepTheLatticeOrderAndItsBricks) {
 
 TEST(FemClusterLayout, WarpsOrderedByNodeCountsFinishEveryCluster) {
   std::mt19937_64 rng(ppkit::testing::test_seed());
-  for (const auto& mesh : {inputs::distorted_box({9, 7, 6}, ppkit::testing::test_seed()),
-                           inputs::renumbered_box({5, 6, 4}, ppkit::testing::test_seed()),
-                           inputs::fan_mesh(16, 2, ppkit::testing::test_seed())}) {
+  for (const HexMesh& mesh : layout_test_meshes()) {
     const auto problem = make_assembly_problem(mesh, inputs::random_material(rng));
     const auto nodes = make_node_gather_layout(problem);
     // The defaults, small clusters, and cuda/cluster-gather's own setting (colour
@@ -621,9 +627,7 @@ constexpr int kCudaBlockStride = 10;
 
 TEST(FemClusterBanks, RenumberedBlocksAreAPermutationThatAssemblesTheReference) {
   std::mt19937_64 rng(ppkit::testing::test_seed());
-  for (const auto& mesh : {inputs::distorted_box({9, 7, 6}, ppkit::testing::test_seed()),
-                           inputs::renumbered_box({5, 6, 4}, ppkit::testing::test_seed()),
-                           inputs::fan_mesh(16, 2, ppkit::testing::test_seed())}) {
+  for (const HexMesh& mesh : layout_test_meshes()) {
     const auto problem = make_assembly_problem(mesh, inputs::random_material(rng));
     const auto nodes = make_node_gather_layout(problem);
     for (const ClusterGatherOptions& options :

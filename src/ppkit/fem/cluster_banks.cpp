@@ -75,23 +75,17 @@ void collect_passes(const ClusterGatherLayout& L, std::int64_t c, ClusterPasses&
       const auto half = [&](int lane) {
         return L.lane_blocks[std::size_t(32 * k + lane)] >> (16 * h) & 0xFFFFu;
       };
-      // A block's first 8 values in 4 16-byte pieces, a quarter warp a pass:
-      // the stores, then the loads (not made by a block's first add).
-      for (int loads = 0; loads < 2; ++loads)
-        for (int quarter = 0; quarter < 4; ++quarter) {
-          for (int lane = 8 * quarter; lane < 8 * quarter + 8; ++lane)
-            if (is_add(half(lane)) && !(loads && (half(lane) & kClusterFirstAdd)))
-              P.add(block_of_add(half(lane)), 0);
-          P.close(16, 4, false);
-        }
-      // Its 9th value, 8 bytes, a half warp a pass.
-      for (int loads = 0; loads < 2; ++loads)
-        for (int part = 0; part < 2; ++part) {
-          for (int lane = 16 * part; lane < 16 * part + 16; ++lane)
-            if (is_add(half(lane)) && !(loads && (half(lane) & kClusterFirstAdd)))
-              P.add(block_of_add(half(lane)), 64);
-          P.close(8, 1, false);
-        }
+      // A block's first 8 values in 4 16-byte pieces, a quarter warp a pass,
+      // and its 9th value, 8 bytes, a half warp a pass: the stores, then the
+      // loads (not made by a block's first add).
+      for (const int width : {16, 8})
+        for (int loads = 0; loads < 2; ++loads)
+          for (int first = 0; first < 32; first += kPassBytes / width) {
+            for (int lane = first; lane < first + kPassBytes / width; ++lane)
+              if (is_add(half(lane)) && !(loads && (half(lane) & kClusterFirstAdd)))
+                P.add(block_of_add(half(lane)), width == 16 ? 0 : 64);
+            P.close(width, width == 16 ? 4 : 1, false);
+          }
     }
   // The rows: value v of row i of a node by lane v % 32, 8 bytes, a half warp
   // a pass (value (i, jj) of a block at 3 i + jj, of a transposed one at
