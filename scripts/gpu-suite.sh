@@ -13,6 +13,7 @@ stages=${*:-info tests compare-default compare-large bench}
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PPKIT_CLI="$bundle/bin/ppkit"  # the CLI the reliability tests start (not the build's path)
 export OMP_PROC_BIND=spread OMP_PLACES=threads
 
 # NVIDIA's OpenCL driver needs an ICD entry; a loader comes from the node or the .deb.

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <filesystem>
 #include <thread>
@@ -30,11 +31,18 @@ namespace {
 namespace fs = std::filesystem;
 using namespace ppkit;
 
+// The CLI under test: PPKIT_CLI where set (a build moved elsewhere, such as
+// scripts/gpu-bundle.sh's bundle on a GPU node), else the one this build made.
+std::string cli_path() {
+  const char* moved = std::getenv("PPKIT_CLI");
+  return moved != nullptr && *moved != '\0' ? moved : PPKIT_CLI_PATH;
+}
+
 // Starts the CLI with `args`, stdout and stderr to `log`, and the test's
 // environment plus `extra_environment` ("NAME=value" entries).
 pid_t spawn(std::vector<std::string> args, const std::string& log,
             std::vector<std::string> extra_environment = {}) {
-  args.insert(args.begin(), PPKIT_CLI_PATH);
+  args.insert(args.begin(), cli_path());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -73,7 +81,7 @@ bool run_and_kill(const std::vector<std::string>& args, const std::string& check
                   const std::string& log, std::string& why) {
   const pid_t pid = spawn(args, log);
   if (pid < 0) {
-    why = "cannot start " + std::string(PPKIT_CLI_PATH);
+    why = "cannot start " + cli_path() + " (PPKIT_CLI names the ppkit executable of a moved build)";
     return false;
   }
   const auto start = std::chrono::steady_clock::now();
