@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ppkit/core/error.hpp"
@@ -171,7 +172,6 @@ class BankPlacement {
 
   int period() const { return period_; }
   int residue(int b) const { return residue_[b]; }
-  int blocks() const { return int(residue_.size()); }
 
   // Total wavefronts of the placed blocks.
   long long wavefronts() const {

@@ -10,8 +10,8 @@
 //    the block's first;
 //  - the rows: a warp per cluster node reads value v of each of its 3 rows by
 //    lane v % 32, from the block row_blocks names (transposed where marked).
-// Two lanes of one pass whose different addresses fall on one bank take two
-// passes (a bank conflict). Block numbers are a cluster's own, so any
+// Two lanes of one pass whose different addresses fall on one bank make the
+// pass take two wavefronts (a bank conflict). Block numbers are a cluster's own, so any
 // permutation of them within a cluster leaves every sum and its order as it
 // was; renumber_accumulator_blocks picks one that spreads each pass over the
 // banks.
