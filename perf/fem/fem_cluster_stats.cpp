@@ -159,15 +159,16 @@ int main(int argc, char** argv) {
     if (bank_stride != 0) {
       const AccumulatorWavefronts before = count_accumulator_wavefronts(L, bank_stride);
       const auto start = std::chrono::steady_clock::now();
-      renumber_accumulator_blocks(L, bank_stride);
+      const std::int64_t shapes = renumber_accumulator_blocks(L, bank_stride);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const AccumulatorWavefronts after = count_accumulator_wavefronts(L, bank_stride);
       std::printf(
           "accumulator wavefronts (blocks %d doubles apart): adds %.2f M, rows %.2f M in the "
-          "layout's numbering; %.2f M, %.2f M renumbered for the banks (%.2f s)\n",
+          "layout's numbering; %.2f M, %.2f M renumbered for the banks (%lld cluster shapes, "
+          "%.2f s)\n",
           bank_stride, double(before.adds) / 1e6, double(before.rows) / 1e6,
-          double(after.adds) / 1e6, double(after.rows) / 1e6, seconds);
+          double(after.adds) / 1e6, double(after.rows) / 1e6, (long long)shapes, seconds);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ppkit_fem_cluster_stats: %s\n", e.what());

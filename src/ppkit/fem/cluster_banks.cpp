@@ -19,7 +19,7 @@ constexpr int kPassBytes = 128;  // one shared-memory pass: 32 banks of 4 bytes
 // (a box has a few dozen shapes), and at most this many in all, so that a mesh
 // whose clusters all differ takes the greedy numbering alone. On the
 // benchmark's 64^3 box the adds' wavefronts go from 31.7 M to 20.6 M and the
-// rows' from 10.2 M to 9.6 M in 0.7 s (ppkit_fem_cluster_stats, --bank-stride
+// rows' from 10.2 M to 9.6 M in 0.6 s (ppkit_fem_cluster_stats, --bank-stride
 // 10); a first form of the search with 400 swaps per block measured no faster
 // than with 50 on an H200 (docs/results/h200.md, thirty-second round, run 1).
 constexpr long long kSwapsPerBlock = 50;
@@ -324,7 +324,7 @@ AccumulatorWavefronts count_accumulator_wavefronts(const ClusterGatherLayout& L,
   return count;
 }
 
-void renumber_accumulator_blocks(ClusterGatherLayout& L, int block_stride) {
+std::int64_t renumber_accumulator_blocks(ClusterGatherLayout& L, int block_stride) {
   check_stride(block_stride);
   // Clusters of one shape (a box's bricks) have the same passes: each shape's
   // numbering is found once. Shapes of more than one cluster, the most
@@ -381,6 +381,7 @@ void renumber_accumulator_blocks(ClusterGatherLayout& L, int block_stride) {
       L.row_blocks[o] = std::uint16_t((L.row_blocks[o] & kClusterTransposed) |
                                       number[L.row_blocks[o] & ~kClusterTransposed]);
   }
+  return std::int64_t(shapes.size());
 }
 
 }  // namespace ppkit::fem

@@ -33,8 +33,9 @@ AccumulatorWavefronts count_accumulator_wavefronts(const ClusterGatherLayout& L,
 // Renumbers the accumulator blocks of each cluster of L (lane_blocks and
 // row_blocks, a permutation of [0, cluster_stored_blocks[c]), so max_blocks is
 // unchanged) to lessen the wavefronts above. block_stride: doubles per block,
-// even and at least 10 (16-byte aligned blocks of 9 values). Throws
-// ppkit::Error for any other stride.
-void renumber_accumulator_blocks(ClusterGatherLayout& L, int block_stride);
+// even and at least 10 (16-byte aligned blocks of 9 values). Returns the
+// number of cluster shapes it numbered (clusters of one shape share their
+// numbering). Throws ppkit::Error for any other stride.
+std::int64_t renumber_accumulator_blocks(ClusterGatherLayout& L, int block_stride);
 
 }  // namespace ppkit::fem
