@@ -1,6 +1,18 @@
-/* ppkit C API: for host codes in C, Fortran (through ISO_C_BINDING) or C++
- * that do not want C++ types at the boundary. Every function returns 0 on
- * success and non-zero on failure; ppkit_last_error() then says why. */
+/* ppkit C API: for host codes in C, Fortran (through ISO_C_BINDING, module
+ * `ppkit`) or C++ that do not want C++ types at the boundary.
+ *
+ * Every function returns 0 on success and non-zero on failure;
+ * ppkit_last_error() then says why, for every function of every workload
+ * (ppkit_fem_last_error and the others return the same message). Call
+ * ppkit_init() first: functions that need the runtime refuse before it and
+ * after ppkit_finalize().
+ *
+ * Operators are opaque handles (ppkit_sem_axhelm, ...): created once from a
+ * problem, applied many times to the caller's arrays, destroyed. A handle is
+ * a number, never reused: a call on a destroyed handle, or on one released by
+ * ppkit_finalize, fails with a message instead of touching freed memory.
+ * Arrays passed to an operator are tagged PPKIT_MEM_HOST or PPKIT_MEM_DEVICE
+ * (docs/embedding.md). */
 #ifndef PPKIT_H
 #define PPKIT_H
 
@@ -10,9 +22,16 @@
 extern "C" {
 #endif
 
+/* Where an array lives. PPKIT_MEM_DEVICE is the memory of the operator's
+ * device (CUDA or HIP device memory for GPU variants, host memory for CPU
+ * variants): no copy is made. PPKIT_MEM_HOST arrays given to a device
+ * operator are copied to the device and back on each call. */
+enum { PPKIT_MEM_HOST = 0, PPKIT_MEM_DEVICE = 1 };
+
 /* Initialises ppkit (and Kokkos, unless the host code already did). */
 int ppkit_init(void);
-/* Finalises what ppkit_init initialised; Kokkos only if ppkit owns it. */
+/* Releases every live handle's device data, then finalises what ppkit_init
+ * initialised (Kokkos only if ppkit owns it). Handles stay invalid after it. */
 int ppkit_finalize(void);
 /* "MAJOR.MINOR.PATCH" */
 const char* ppkit_version(void);
@@ -21,6 +40,14 @@ const char* ppkit_version(void);
 int ppkit_info_json(char* buffer, size_t capacity, size_t* required);
 /* The message of the last failed call on this thread ("" if none). */
 const char* ppkit_last_error(void);
+
+/* Memory helpers for host codes without a GPU runtime of their own (Fortran):
+ * bytes in `memory` (PPKIT_MEM_DEVICE: the current CUDA/HIP device), freed by
+ * ppkit_free; copies between any two of them. */
+int ppkit_malloc(size_t bytes, int memory, void** pointer);
+int ppkit_free(void* pointer);
+int ppkit_memcpy(void* destination, int destination_memory, const void* source, int source_memory,
+                 size_t bytes);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 /* ppkit SEM C API: the matrix-free spectral-element Helmholtz operator
- * (axhelm) on caller arrays in host memory. Call ppkit_init() first. Every
- * function returns 0 on success and non-zero on failure; ppkit_sem_last_error()
- * then says why.
+ * (axhelm). A ppkit_sem_axhelm handle holds the geometry on its device and
+ * is applied many times to the caller's arrays (ppkit_sem_axhelm_apply);
+ * ppkit_sem_axhelm() is the one-shot convenience on host arrays. Call
+ * ppkit_init() first. Every function returns 0 on success and non-zero on
+ * failure; ppkit_last_error() (or ppkit_sem_last_error(), the same) says why.
  *
  * Layouts (Nq = order + 1, Np = Nq^3, local node n = i + Nq (j + Nq k)):
  *   vertices  [E][8][3]  corner v = a + 2b + 4c at (r,s,t) = (2a-1, 2b-1, 2c-1)
@@ -11,6 +13,8 @@
 #define PPKIT_SEM_H
 
 #include <stddef.h>
+
+#include "ppkit.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,11 +38,49 @@ typedef struct ppkit_sem_axhelm_args {
   const char* variant;
 } ppkit_sem_axhelm_args;
 
-/* The message of the last failed ppkit_sem_* call on this thread ("" if none). */
+/* The message of the last failed ppkit call on this thread ("" if none);
+ * the same as ppkit_last_error(). */
 const char* ppkit_sem_last_error(void);
 
-/* y = A x on every element (inputs are copied to the device on each call). */
+/* y = A x on every element, on host arrays: creates an operator, copies x to
+ * its device and y back, destroys it. For repeated use create a handle. */
 int ppkit_sem_axhelm(const ppkit_sem_axhelm_args* args);
+
+/* ---- the operator as a handle ------------------------------------------- */
+typedef struct ppkit_sem_axhelm_t* ppkit_sem_axhelm_handle;
+
+typedef struct ppkit_sem_axhelm_mesh {
+  int order;                      /* N, 1..15 (native GPU kernels: 1..9) */
+  long long elements;             /* E >= 1 */
+  int ncol;                       /* 1 or 3 fields per application */
+  int helmholtz;                  /* 0: Poisson; 1: lambda0 A + lambda1 M */
+  const double* vertices;         /* host memory, copied; may be NULL if factors are given */
+  const double* factors;          /* host memory, copied; NULL: from vertices (trilinear) */
+  const unsigned char* trilinear; /* [E] or NULL, as in ppkit_sem_axhelm_args */
+  const char* variant;            /* as in ppkit_sem_axhelm_args; NULL means "auto" */
+} ppkit_sem_axhelm_mesh;
+
+/* Uploads the geometry once; *handle receives the operator. */
+int ppkit_sem_axhelm_create(const ppkit_sem_axhelm_mesh* mesh, ppkit_sem_axhelm_handle* handle);
+/* y = A x (Poisson; the lambdas are ignored) or y = lambda0 A x + lambda1 M x
+ * (Helmholtz), x and y [ncol][E][Np] in `memory` (PPKIT_MEM_DEVICE: the
+ * operator's own memory, no copy; PPKIT_MEM_HOST: copied there and back).
+ * stream: a cudaStream_t / hipStream_t to queue on, or NULL (default
+ * stream); with PPKIT_MEM_DEVICE the call may return before y is written:
+ * ppkit_sem_axhelm_wait, or later work on the same stream, sees it. */
+int ppkit_sem_axhelm_apply(ppkit_sem_axhelm_handle handle, const double* x, double* y, int memory,
+                           double lambda0, double lambda1, void* stream);
+/* Waits for the applications queued on stream (NULL: the default stream). */
+int ppkit_sem_axhelm_wait(ppkit_sem_axhelm_handle handle, void* stream);
+/* The operator's sizes and where its data lives; any pointer may be NULL.
+ * *size: values of x and y (ncol E Np); *memory_kind: 0 host, 1 CUDA, 2 HIP;
+ * *device: the device ordinal (-1 on the host); variant: its name, NUL-
+ * terminated, cut to capacity. */
+int ppkit_sem_axhelm_info(ppkit_sem_axhelm_handle handle, long long* size, int* memory_kind,
+                          int* device, char* variant, size_t capacity);
+/* Frees the operator (NULL accepted; a handle already released by
+ * ppkit_finalize is accepted). */
+int ppkit_sem_axhelm_destroy(ppkit_sem_axhelm_handle handle);
 
 /* GLL nodes [N+1], weights [N+1] and derivative matrix [(N+1)^2] (row-major,
  * D[i][j] = l_j'(x_i)) of order N = 1..15. */

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ppkit/core/data_location.hpp"
+#include "ppkit/core/device_memory.hpp"
 #include "ppkit/core/info.hpp"
 
 namespace ppkit::cuda {
@@ -100,5 +102,53 @@ nlohmann::json describe_cuda() {
 }  // namespace ppkit::cuda
 
 namespace ppkit::registration {
-void register_core_cuda_info() { register_backend_info("cuda", cuda::describe_cuda); }
+void register_core_cuda_info() {
+  register_backend_info("cuda", cuda::describe_cuda);
+  // Where a caller's pointer lives, for the operators' argument checks
+  // (data_location.hpp). Unregistered host memory is reported as host.
+  add_pointer_inspector([](const void* p) -> std::optional<DataLocation> {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+      (void)cudaGetLastError();  // clear the sticky-free error for the next call
+      return std::nullopt;
+    }
+    switch (a.type) {
+      case cudaMemoryTypeDevice:
+        return DataLocation{MemoryKind::cuda, a.device};
+      case cudaMemoryTypeManaged:
+        return DataLocation{MemoryKind::managed, a.device};
+      case cudaMemoryTypeHost:
+      case cudaMemoryTypeUnregistered:
+        return DataLocation{MemoryKind::host, -1};
+    }
+    return std::nullopt;
+  });
+  // Allocation and copies for the C, Fortran and Python APIs (device_memory.hpp).
+  DeviceMemoryCalls calls;
+  calls.allocate = [](std::size_t bytes, int) {  // on the current device
+    void* p = nullptr;
+    PPKIT_CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
+  };
+  calls.release = [](void* p, int) { (void)cudaFree(p); };
+  calls.to_device = [](void* dst, const void* src, std::size_t bytes, int) {
+    PPKIT_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  };
+  calls.to_host = [](void* dst, const void* src, std::size_t bytes, int) {
+    PPKIT_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+  };
+  calls.device_to_device = [](void* dst, const void* src, std::size_t bytes, int) {
+    PPKIT_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+  };
+  calls.current_device = [] {
+    int count = 0, device = -1;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0 ||
+        cudaGetDevice(&device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return -1;
+    }
+    return device;
+  };
+  add_device_memory_calls(MemoryKind::cuda, calls);
+}
 }  // namespace ppkit::registration

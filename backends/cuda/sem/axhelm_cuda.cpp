@@ -80,6 +80,14 @@ void CudaAxhelmBackend::check_supported(const AxhelmProblem& p, CudaKernel kerne
 
 void CudaAxhelmBackend::check_launch() { PPKIT_CUDA_CHECK_LAUNCH(); }
 void CudaAxhelmBackend::synchronize() { PPKIT_CUDA_CHECK(cudaDeviceSynchronize()); }
+void CudaAxhelmBackend::synchronize(void* stream) {
+  PPKIT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+}
+DataLocation CudaAxhelmBackend::memory() {
+  int device = 0;
+  PPKIT_CUDA_CHECK(cudaGetDevice(&device));
+  return DataLocation{MemoryKind::cuda, device};
+}
 
 namespace {
 

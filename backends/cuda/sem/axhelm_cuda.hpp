@@ -41,7 +41,7 @@ void set_constants_columns_partial(int nq, const double* derivative, const doubl
 void launch_columns_stored(const AxhelmKernelArgs& args);
 // Trilinear elements (factor_slot < 0) recompute G from their vertices (cuda/trilinear).
 void launch_columns_recompute(const AxhelmKernelArgs& args);
-// Trilinear elements load lambda0 w/|J| per node (node_scale) and recompute the
+// Trilinear elements load w/|J| per node (node_scale) and recompute the
 // cofactors (cuda/trilinear-partial).
 void launch_columns_partial(const AxhelmKernelArgs& args);
 

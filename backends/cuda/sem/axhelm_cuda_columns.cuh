@@ -299,11 +299,14 @@ void launch_columns_nq(const AxhelmKernelArgs& a) {
   const dim3 block(NQ, NQ, EPB);
   const unsigned grid = unsigned((a.elements + EPB - 1) / EPB);
   if (a.global_of_local)  // one field (AxhelmKernelArgs)
-    axhelm_columns_kernel<NQ, 1, GEOM, d_in_registers(GEOM, NQ, 1), true><<<grid, block>>>(a);
+    axhelm_columns_kernel<NQ, 1, GEOM, d_in_registers(GEOM, NQ, 1), true>
+        <<<grid, block, 0, static_cast<cudaStream_t>(a.stream)>>>(a);
   else if (a.ncol == 3)
-    axhelm_columns_kernel<NQ, 3, GEOM, d_in_registers(GEOM, NQ, 3)><<<grid, block>>>(a);
+    axhelm_columns_kernel<NQ, 3, GEOM, d_in_registers(GEOM, NQ, 3)>
+        <<<grid, block, 0, static_cast<cudaStream_t>(a.stream)>>>(a);
   else
-    axhelm_columns_kernel<NQ, 1, GEOM, d_in_registers(GEOM, NQ, 1)><<<grid, block>>>(a);
+    axhelm_columns_kernel<NQ, 1, GEOM, d_in_registers(GEOM, NQ, 1)>
+        <<<grid, block, 0, static_cast<cudaStream_t>(a.stream)>>>(a);
 }
 
 // Nq = 2..10 (N = 1..9, compiled_max_nq); other Nq are rejected by the glue.

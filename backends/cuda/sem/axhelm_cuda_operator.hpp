@@ -30,6 +30,8 @@ struct CudaAxhelmBackend {
   static void check_supported(const AxhelmProblem& p, CudaKernel kernel);
   static void check_launch();
   static void synchronize();
+  static void synchronize(void* stream);  // cudaStream_t
+  static DataLocation memory();           // the current CUDA device
 };
 
 using CudaAxhelmOperator = DeviceAxhelmOperator<CudaAxhelmBackend>;

@@ -593,11 +593,14 @@ void launch(const AxhelmKernelArgs& a) {
   const unsigned grid = unsigned((a.elements + warps_per_block - 1) / warps_per_block);
   if (a.global_of_local)  // one field (AxhelmKernelArgs)
     axhelm_mma_kernel<1, kTensorT, true>
-        <<<grid, 32 * warps_per_block, warps_per_block * 512 * sizeof(double)>>>(a);
+        <<<grid, 32 * warps_per_block, warps_per_block * 512 * sizeof(double),
+           static_cast<cudaStream_t>(a.stream)>>>(a);
   else if (a.ncol == 3)
-    axhelm_mma_kernel<3, kTensorT, false><<<grid, 32 * warps_per_block>>>(a);
+    axhelm_mma_kernel<3, kTensorT, false>
+        <<<grid, 32 * warps_per_block, 0, static_cast<cudaStream_t>(a.stream)>>>(a);
   else
-    axhelm_mma_kernel<1, kTensorT, false><<<grid, 32 * warps_per_block>>>(a);
+    axhelm_mma_kernel<1, kTensorT, false>
+        <<<grid, 32 * warps_per_block, 0, static_cast<cudaStream_t>(a.stream)>>>(a);
 }
 
 }  // namespace
@@ -614,11 +617,14 @@ template <bool kHelmholtz>
 void launch_pairs(const AxhelmKernelArgs& a) {
   const unsigned grid = unsigned(a.elements);
   if (a.global_of_local)
-    axhelm_mma_pairs_kernel<1, true, kHelmholtz><<<grid, 32, 512 * sizeof(double)>>>(a);
+    axhelm_mma_pairs_kernel<1, true, kHelmholtz>
+        <<<grid, 32, 512 * sizeof(double), static_cast<cudaStream_t>(a.stream)>>>(a);
   else if (a.ncol == 3)
-    axhelm_mma_pairs_kernel<3, false, kHelmholtz><<<grid, 32>>>(a);
+    axhelm_mma_pairs_kernel<3, false, kHelmholtz>
+        <<<grid, 32, 0, static_cast<cudaStream_t>(a.stream)>>>(a);
   else
-    axhelm_mma_pairs_kernel<1, false, kHelmholtz><<<grid, 32>>>(a);
+    axhelm_mma_pairs_kernel<1, false, kHelmholtz>
+        <<<grid, 32, 0, static_cast<cudaStream_t>(a.stream)>>>(a);
 }
 
 void launch_trilinear_wmma_m16(const AxhelmKernelArgs& a) {

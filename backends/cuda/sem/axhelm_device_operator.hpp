@@ -16,6 +16,8 @@
 //     static void check_supported(const AxhelmProblem&, Kernel);  // throws
 //     static void check_launch();               // throws on a launch error
 //     static void synchronize();                // waits for the device
+//     static void synchronize(void* stream);    // waits for one stream
+//     static DataLocation memory();             // where its buffers live
 //   };
 #include <fmt/format.h>
 
@@ -86,15 +88,16 @@ class AxhelmDeviceGeometry {
     vertices_ = DeviceBuffer<double, Calls>(p.vertices);
     derivative_ = DeviceBuffer<double, Calls>(p.derivative);
     if (geometry == AxhelmGeometry::partial) {
-      // Partial recompute (Cao et al., section 3.3): lambda0 w / |J| per node,
-      // from the set-up's w|J| (GeomFactor GWJ): lambda0 w^2 / (w|J|).
+      // Partial recompute (Cao et al., section 3.3): w / |J| per node, from
+      // the set-up's w|J| (GeomFactor GWJ): w^2 / (w|J|); the kernel scales
+      // it by lambda0, so one operator serves every lambda0.
       const int nq = p.nq(), np = p.np();
       std::vector<double> scale(std::size_t(p.elements) * np);
       for (std::int64_t e = 0; e < p.elements; ++e)
         for (int n = 0; n < np; ++n) {
           const double w = p.weights[n % nq] * p.weights[(n / nq) % nq] * p.weights[n / (nq * nq)];
           scale[std::size_t(e) * np + n] =
-              p.lambda0 * w * w / p.factors[(std::size_t(e) * factors_per_node + GWJ) * np + n];
+              w * w / p.factors[(std::size_t(e) * factors_per_node + GWJ) * np + n];
         }
       node_scale_ = DeviceBuffer<double, Calls>(scale);
     } else {
@@ -155,16 +158,31 @@ class DeviceAxhelmOperator {
   // kernels; AxhelmKernelArgs::global_of_local).
   void apply(const double* x, double* y, const int* global_of_local = nullptr,
              double* dot_sums = nullptr) {
+    const AxhelmKernelArgs& a = geometry_.args();
+    apply(x, y, a.lambda0, a.lambda1, nullptr, global_of_local, dot_sums);
+  }
+  // As above with the Helmholtz coefficients of this application, queued on
+  // `stream` (a cudaStream_t / hipStream_t; nullptr: the default stream).
+  void apply(const double* x, double* y, double lambda0, double lambda1, void* stream,
+             const int* global_of_local = nullptr, double* dot_sums = nullptr) {
     const KernelEntry entry = Backend::entry(kernel_);
     const void*& owner = owners()[entry.table];
     if (owner != this) {
+      // Kernels of the previous owner may still read the tables on another
+      // stream: let them finish before the tables change.
+      Backend::synchronize();
       entry.set_constants(geometry_.args().nq, derivative_.data(), nodes_.data(), weights_.data());
       Backend::check_launch();
       owner = this;
     }
     AxhelmKernelArgs a = geometry_.args();
+    if (a.helmholtz) {
+      a.lambda0 = lambda0;
+      a.lambda1 = lambda1;
+    }
     a.x = x;
     a.y = y;
+    a.stream = stream;
     a.global_of_local = global_of_local;
     a.dot_sums = dot_sums;
     entry.launch(a);
@@ -182,9 +200,10 @@ class DeviceAxhelmOperator {
 };
 
 // A prepared sem.axhelm run: x uploaded, y poisoned (NaN), run() applies the
-// operator once and waits for it.
+// operator once and waits for it. Prepared with an empty x it is only the
+// operator (AxhelmApplier) on the caller's device arrays.
 template <class Backend>
-class DeviceAxhelmRun final : public PreparedRun<SemAxhelm::Result> {
+class DeviceAxhelmRun final : public PreparedRun<SemAxhelm::Result>, public AxhelmApplier {
  public:
   DeviceAxhelmRun(const AxhelmProblem& p, typename Backend::Kernel kernel)
       : op_(p, kernel), x_(p.x), y_(p.x.size()) {
@@ -192,10 +211,17 @@ class DeviceAxhelmRun final : public PreparedRun<SemAxhelm::Result> {
     Backend::synchronize();
   }
   void run() override {
+    require(x_.size() > 0, operator_only_run);
     op_.apply(x_.data(), y_.data());
     Backend::synchronize();
   }
   SemAxhelm::Result result() override { return y_.download(); }
+
+  void apply(const double* x, double* y, double lambda0, double lambda1, void* stream) override {
+    op_.apply(x, y, lambda0, lambda1, stream);
+  }
+  void wait(void* stream) override { Backend::synchronize(stream); }
+  DataLocation memory() const override { return Backend::memory(); }
 
  private:
   DeviceAxhelmOperator<Backend> op_;

@@ -78,7 +78,7 @@ __device__ __forceinline__ void metric(double scale, const double ar[3], const d
 // Geometric factors of node (i, j, k) of a column: lambda0 G in g and
 // lambda1 w|J| in mass. Stored elements take them from stored(f) (f = 0..6,
 // the GeomFactor order); recomputing elements rebuild them from the column's
-// terms, where for Geometry::partial stored(0) is lambda0 w/|J|. divide(x, d)
+// terms, where for Geometry::partial stored(0) is w/|J|. divide(x, d)
 // is x / d as each vendor computes it best.
 template <Geometry GEOM, int K, class Stored, class Divide>
 __device__ __forceinline__ void node_factors(bool recompute, bool helmholtz, const Column& column,
@@ -93,7 +93,7 @@ __device__ __forceinline__ void node_factors(bool recompute, bool helmholtz, con
     double ar[3], as[3], at[3];
     const double det = column.cofactors(c_nodes[K], ar, as, at);
     const double w = wij * c_weights[K];
-    const double scale = GEOM == Geometry::partial ? stored(0) : divide(lambda0 * w, det);
+    const double scale = GEOM == Geometry::partial ? lambda0 * stored(0) : divide(lambda0 * w, det);
     metric(scale, ar, as, at, g);
     mass = lambda1 * w * det;
   }

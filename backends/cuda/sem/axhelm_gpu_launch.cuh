@@ -10,9 +10,9 @@ void launch_nq(const AxhelmKernelArgs& a) {
   const dim3 block(NQ, NQ);
   const unsigned grid = unsigned(a.elements);
   if (a.ncol == 3)
-    axhelm_kernel<NQ, 3, RECOMPUTE><<<grid, block>>>(a);
+    axhelm_kernel<NQ, 3, RECOMPUTE><<<grid, block, 0, static_cast<gpu::Stream>(a.stream)>>>(a);
   else
-    axhelm_kernel<NQ, 1, RECOMPUTE><<<grid, block>>>(a);
+    axhelm_kernel<NQ, 1, RECOMPUTE><<<grid, block, 0, static_cast<gpu::Stream>(a.stream)>>>(a);
 }
 
 template <bool RECOMPUTE>

@@ -34,6 +34,13 @@
 
 namespace ppkit::gpu {
 
+// The native stream type kernels launch on (AxhelmKernelArgs::stream holds one as void*).
+#if defined(PPKIT_GPU_HIP)
+using Stream = hipStream_t;
+#else
+using Stream = cudaStream_t;
+#endif
+
 // Lanes that execute in lockstep and exchange registers by shuffles. Both the
 // host pass and the device pass of a HIP translation unit must agree on it,
 // since the host side sizes launches with it: ppkit's AMD targets (gfx906,

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ppkit/core/data_location.hpp"
+#include "ppkit/core/device_memory.hpp"
 #include "ppkit/core/info.hpp"
 
 namespace ppkit::hip {
@@ -85,5 +87,51 @@ nlohmann::json describe_hip() {
 }  // namespace ppkit::hip
 
 namespace ppkit::registration {
-void register_core_hip_info() { register_backend_info("hip", hip::describe_hip); }
+void register_core_hip_info() {
+  register_backend_info("hip", hip::describe_hip);
+  // Where a caller's pointer lives, for the operators' argument checks
+  // (data_location.hpp). HIP 6 renamed memoryType to type.
+  add_pointer_inspector([](const void* p) -> std::optional<DataLocation> {
+    hipPointerAttribute_t a{};
+    if (hipPointerGetAttributes(&a, p) != hipSuccess) {
+      (void)hipGetLastError();  // unregistered host memory on older runtimes
+      return std::nullopt;
+    }
+#if HIP_VERSION_MAJOR >= 6
+    const hipMemoryType type = a.type;
+#else
+    const hipMemoryType type = a.memoryType;
+#endif
+    if (a.isManaged) return DataLocation{MemoryKind::managed, a.device};
+    if (type == hipMemoryTypeDevice) return DataLocation{MemoryKind::hip, a.device};
+    return DataLocation{MemoryKind::host, -1};
+  });
+  // Allocation and copies for the C, Fortran and Python APIs (device_memory.hpp).
+  DeviceMemoryCalls calls;
+  calls.allocate = [](std::size_t bytes, int) {  // on the current device
+    void* p = nullptr;
+    PPKIT_HIP_CHECK(hipMalloc(&p, bytes));
+    return p;
+  };
+  calls.release = [](void* p, int) { (void)hipFree(p); };
+  calls.to_device = [](void* dst, const void* src, std::size_t bytes, int) {
+    PPKIT_HIP_CHECK(hipMemcpy(dst, src, bytes, hipMemcpyHostToDevice));
+  };
+  calls.to_host = [](void* dst, const void* src, std::size_t bytes, int) {
+    PPKIT_HIP_CHECK(hipMemcpy(dst, src, bytes, hipMemcpyDeviceToHost));
+  };
+  calls.device_to_device = [](void* dst, const void* src, std::size_t bytes, int) {
+    PPKIT_HIP_CHECK(hipMemcpy(dst, src, bytes, hipMemcpyDeviceToDevice));
+  };
+  calls.current_device = [] {
+    int count = 0, device = -1;
+    if (hipGetDeviceCount(&count) != hipSuccess || count == 0 ||
+        hipGetDevice(&device) != hipSuccess) {
+      (void)hipGetLastError();
+      return -1;
+    }
+    return device;
+  };
+  add_device_memory_calls(MemoryKind::hip, calls);
+}
 }  // namespace ppkit::registration

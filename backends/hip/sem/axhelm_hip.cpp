@@ -67,6 +67,14 @@ struct HipAxhelmBackend {
   }
   static void check_launch() { PPKIT_HIP_CHECK_LAUNCH(); }
   static void synchronize() { PPKIT_HIP_CHECK(hipDeviceSynchronize()); }
+  static void synchronize(void* stream) {
+    PPKIT_HIP_CHECK(hipStreamSynchronize(static_cast<hipStream_t>(stream)));
+  }
+  static DataLocation memory() {
+    int device = 0;
+    PPKIT_HIP_CHECK(hipGetDevice(&device));
+    return DataLocation{MemoryKind::hip, device};
+  }
 };
 
 using HipAxhelm = DeviceAxhelmRun<HipAxhelmBackend>;

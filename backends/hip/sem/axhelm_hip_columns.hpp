@@ -117,7 +117,8 @@ __global__ void __launch_bounds__(hip_block_threads(NQ))
     wij = c_weights[i] * c_weights[j];
   }
   // What a node of this thread's column loads, one k-slice ahead in
-  // registers: 6 (7) stored factors, or for partial recompute lambda0 w/|J|.
+  // registers: 6 (7) stored factors, or for partial recompute w/|J| (the kernel scales it by
+  // lambda0).
   const bool load_all = !recompute && valid;
   const bool load_scale = GEOM == Geometry::partial && recompute && valid;
   const double* factors = a.factors + (load_all ? slot : 0) * 7 * NP + t;
@@ -168,9 +169,11 @@ void launch_columns_hip_nq(const AxhelmKernelArgs& a) {
   const dim3 block(NQ, NQ, EPB);
   const unsigned grid = unsigned((a.elements + EPB - 1) / EPB);
   if (a.ncol == 3)
-    axhelm_columns_hip_kernel<NQ, 3, GEOM><<<grid, block>>>(a);
+    axhelm_columns_hip_kernel<NQ, 3, GEOM>
+        <<<grid, block, 0, static_cast<hipStream_t>(a.stream)>>>(a);
   else
-    axhelm_columns_hip_kernel<NQ, 1, GEOM><<<grid, block>>>(a);
+    axhelm_columns_hip_kernel<NQ, 1, GEOM>
+        <<<grid, block, 0, static_cast<hipStream_t>(a.stream)>>>(a);
 }
 
 // Nq = 2..10 (N = 1..9, compiled_max_nq); other Nq are rejected by the glue.

@@ -1,5 +1,5 @@
 // HIP register-column axhelm kernels (axhelm_hip_columns.hpp) with
-// Geometry::partial: trilinear elements load lambda0 w/|J| (hip/trilinear-partial).
+// Geometry::partial: trilinear elements load w/|J| (hip/trilinear-partial).
 // One translation unit per geometry mode, each with its own constant tables.
 #include "backends/hip/sem/axhelm_hip.hpp"
 #include "backends/hip/sem/axhelm_hip_columns.hpp"

@@ -216,9 +216,9 @@ void set_constants_mfma(int nq, const double* derivative, const double* nodes,
 void launch_trilinear_mfma(const AxhelmKernelArgs& a) {
   const unsigned grid = unsigned(a.elements);
   if (a.ncol == 3)
-    axhelm_mfma_kernel<3><<<grid, kNq2>>>(a);
+    axhelm_mfma_kernel<3><<<grid, kNq2, 0, static_cast<hipStream_t>(a.stream)>>>(a);
   else
-    axhelm_mfma_kernel<1><<<grid, kNq2>>>(a);
+    axhelm_mfma_kernel<1><<<grid, kNq2, 0, static_cast<hipStream_t>(a.stream)>>>(a);
 }
 
 }  // namespace ppkit::sem::hip_kernels

@@ -2,25 +2,12 @@
 #include <algorithm>
 #include <string>
 
+#include "ppkit/core/c_api_support.hpp"
 #include "ppkit/fem/assemble.hpp"
+#include "ppkit.h"
 #include "ppkit_fem.h"
 
 namespace {
-thread_local std::string last_fem_error;
-
-template <class F>
-int guarded(F&& f) {
-  try {
-    last_fem_error.clear();
-    f();
-    return 0;
-  } catch (const std::exception& e) {
-    last_fem_error = e.what();
-  } catch (...) {
-    last_fem_error = "unknown error";
-  }
-  return 1;
-}
 
 ppkit::fem::HexMesh mesh_from(int64_t num_nodes, const double* coordinates, int64_t num_elements,
                               const int32_t* connectivity) {
@@ -37,31 +24,36 @@ ppkit::fem::HexMesh mesh_from(int64_t num_nodes, const double* coordinates, int6
 }
 }  // namespace
 
+using ppkit::c_api::guarded;
+
 extern "C" {
 
 int ppkit_fem_csr_size(int64_t num_nodes, int64_t num_elements, const int32_t* connectivity,
                        int64_t* num_rows, int64_t* num_nonzeros) {
-  return guarded([&] {
-    auto mesh = mesh_from(num_nodes, nullptr, num_elements, connectivity);
-    for (std::int64_t e = 0; e < num_elements; ++e)
-      for (int a = 0; a < 8; ++a) {
-        const auto v = mesh.elements[8 * e + a];
-        ppkit::require(v >= 0 && v < num_nodes,
-                       "element " + std::to_string(e) + " refers to node " + std::to_string(v) +
-                           ", which does not exist",
-                       "0.." + std::to_string(num_nodes - 1));
-      }
-    const auto pattern = ppkit::fem::build_csr_pattern(mesh);
-    if (num_rows) *num_rows = pattern.num_rows;
-    if (num_nonzeros) *num_nonzeros = pattern.num_nonzeros();
-  });
+  return guarded(
+      "ppkit_fem_csr_size",
+      [&] {
+        auto mesh = mesh_from(num_nodes, nullptr, num_elements, connectivity);
+        for (std::int64_t e = 0; e < num_elements; ++e)
+          for (int a = 0; a < 8; ++a) {
+            const auto v = mesh.elements[8 * e + a];
+            ppkit::require(v >= 0 && v < num_nodes,
+                           "element " + std::to_string(e) + " refers to node " + std::to_string(v) +
+                               ", which does not exist",
+                           "0.." + std::to_string(num_nodes - 1));
+          }
+        const auto pattern = ppkit::fem::build_csr_pattern(mesh);
+        if (num_rows) *num_rows = pattern.num_rows;
+        if (num_nonzeros) *num_nonzeros = pattern.num_nonzeros();
+      },
+      false);
 }
 
 int ppkit_fem_assemble(int64_t num_nodes, const double* coordinates, int64_t num_elements,
                        const int32_t* connectivity, double youngs_modulus, double poisson_ratio,
                        const double* body_force, const char* variant, int64_t* row_offsets,
                        int32_t* column_indices, double* values, double* load) {
-  return guarded([&] {
+  return guarded("ppkit_fem_assemble", [&] {
     ppkit::require(coordinates != nullptr, "coordinates are NULL", "3 values per node");
     ppkit::require(row_offsets && column_indices && values && load, "an output array is NULL",
                    "caller-owned arrays sized by ppkit_fem_csr_size");
@@ -73,9 +65,9 @@ int ppkit_fem_assemble(int64_t num_nodes, const double* coordinates, int64_t num
         mesh_from(num_nodes, coordinates, num_elements, connectivity), material);
     const auto& v = ppkit::Registry<ppkit::fem::FemAssemble>::find(variant ? variant : "auto");
     const auto availability = v.availability();
-    ppkit::require(availability.available,
-                   "variant '" + v.name + "' cannot run: " + availability.reason,
-                   "call ppkit_init() first, or name an available variant");
+    ppkit::require(
+        availability.available, "variant '" + v.name + "' cannot run: " + availability.reason,
+        "an available variant: " + ppkit::Registry<ppkit::fem::FemAssemble>::joined_names(true));
     auto run = v.prepare(problem);
     run->run();
     const auto result = run->result();
@@ -87,6 +79,6 @@ int ppkit_fem_assemble(int64_t num_nodes, const double* coordinates, int64_t num
   });
 }
 
-const char* ppkit_fem_last_error(void) { return last_fem_error.c_str(); }
+const char* ppkit_fem_last_error(void) { return ppkit_last_error(); }
 
 }  // extern "C"

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ppkit/core/data_location.hpp"
 #include "ppkit/core/registry.hpp"
 #include "ppkit/sem/box_mesh.hpp"
 
@@ -47,6 +48,29 @@ struct SemAxhelm {
   using Problem = AxhelmProblem;
   using Result = std::vector<double>;  // Y: [ncol][E * Np]
 };
+
+// The operator side of every sem.axhelm variant (sem::Axhelm, the C handles,
+// axhelm_operator.hpp): each variant's prepared run implements it. Prepared
+// on a problem whose x is empty, a run uploads only the geometry and is an
+// operator on the caller's arrays; its run() and result() then refuse.
+class AxhelmApplier {
+ public:
+  virtual ~AxhelmApplier() = default;
+  // Queues y = lambda0 A x + lambda1 M x (Poisson: y = A x; lambdas are used
+  // by Helmholtz problems only) on arrays of ncol * E * Np values in
+  // memory(). stream: the native stream to queue on (cudaStream_t,
+  // hipStream_t; nullptr: the default stream), nullptr on the host.
+  virtual void apply(const double* x, double* y, double lambda0, double lambda1,
+                     void* stream) = 0;
+  // Waits for the work queued on stream.
+  virtual void wait(void* stream) = 0;
+  // Where x and y must live.
+  virtual DataLocation memory() const = 0;
+};
+
+// The message run() gives on a run prepared as an operator.
+constexpr const char* operator_only_run =
+    "this sem.axhelm run was prepared as an operator (no x): call apply()";
 
 struct AxhelmSettings {
   Equation equation = Equation::poisson;

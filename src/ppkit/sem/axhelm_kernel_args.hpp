@@ -15,9 +15,10 @@ struct AxhelmKernelArgs {
   const long long* factor_slot = nullptr;  // [E]: slot in factors, or -1: recompute (trilinear)
   const double* vertices = nullptr;        // [E][8][3]
   const double* derivative = nullptr;      // [Nq][Nq] D, row-major (register-column kernels)
-  const double* node_scale = nullptr;      // [E][Nq^3] lambda0 w/|J| (partial recompute)
+  const double* node_scale = nullptr;      // [E][Nq^3] w/|J| (partial recompute)
   const double* x = nullptr;
   double* y = nullptr;
+  void* stream = nullptr;  // cudaStream_t / hipStream_t to launch on; nullptr: the default
   // Set: the assembled operator (the CUDA Nekbone on assembled vectors), one
   // field: x and y are vectors of global nodes, x read at local node l's
   // global node g = global_of_local[l], and each local result added to y at

@@ -94,11 +94,11 @@ struct GatheredInput {
 // or a GatheredInput, y a View or an AssembledOutput (one field).
 template <class Exec, class Input, class Output>
 void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, const Input& x,
-                        const Output& y) {
+                        const Output& y, const Exec& exec = Exec()) {
   // GPU spaces, N = 1..9: the register-column kernel (axhelm_kokkos_columns.hpp).
   if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
                                             typename Exec::memory_space>::accessible) {
-    if (kokkos_columns::apply_columns<Exec>(m, x, y)) return;
+    if (kokkos_columns::apply_columns(exec, m, x, y)) return;
   }
   using Policy = Kokkos::TeamPolicy<Exec>;
   using Member = typename Policy::member_type;
@@ -256,21 +256,22 @@ void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, 
   };
 
   const int league = int(m.elements);
-  Policy probe(league, 1);
+  Policy probe(exec, league, 1);
   probe.set_scratch_size(level, Kokkos::PerTeam(scratch_bytes));
   const int team_max = probe.team_size_max(body, Kokkos::ParallelForTag());
   const int team_size = team_max < nq2 ? team_max : nq2;
-  Policy policy(league, team_size);
+  Policy policy(exec, league, team_size);
   policy.set_scratch_size(level, Kokkos::PerTeam(scratch_bytes));
   Kokkos::parallel_for("ppkit::sem::axhelm", policy, body);
 }
 
-// y = A x, x and y local vectors ([ncol][E * Np]).
+// y = A x, x and y local vectors ([ncol][E * Np]), queued on exec.
 template <class Exec>
 void apply_axhelm(const AxhelmDeviceMesh<typename Exec::memory_space>& m,
                   const Kokkos::View<const double*, typename Exec::memory_space>& x,
-                  const Kokkos::View<double*, typename Exec::memory_space>& y) {
-  apply_axhelm_input<Exec>(m, x, y);
+                  const Kokkos::View<double*, typename Exec::memory_space>& y,
+                  const Exec& exec = Exec()) {
+  apply_axhelm_input<Exec>(m, x, y, exec);
 }
 
 // y = A Q x: x a vector of global nodes, read at every local node through

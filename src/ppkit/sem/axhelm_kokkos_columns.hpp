@@ -125,7 +125,7 @@ constexpr bool d_in_registers = NCOL == 1 ? !MAY_RECOMPUTE && NQ >= 8 : NQ == 8;
 // MAY_RECOMPUTE: the mesh has elements that rebuild their factors (without
 // them the recompute path and its per-column registers are compiled out).
 template <int NQ, int NCOL, bool MAY_RECOMPUTE, class Exec, class Mesh, class XView, class YView>
-void apply(const Mesh& m, const XView& x, const YView& y) {
+void apply(const Exec& exec, const Mesh& m, const XView& x, const YView& y) {
   constexpr int NQ2 = NQ * NQ, NP = NQ2 * NQ, S = row_stride(NQ);
   // Registers: as the CUDA kernels (128 per thread for one field; with D in
   // registers 168 at Nq = 8, 255 above; 255 for three fields).
@@ -292,7 +292,7 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
     }
   };
 
-  Policy policy(int(m.elements), NQ2);
+  Policy policy(exec, int(m.elements), NQ2);
   policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
   Kokkos::parallel_for("ppkit::sem::axhelm_columns", policy, body);
 }
@@ -301,48 +301,48 @@ void apply(const Mesh& m, const XView& x, const YView& y) {
 // other than Views (AssembledOutput) hold one field: no three-field kernels
 // are compiled for them.
 template <int NQ, class Exec, class Mesh, class XView, class YView>
-bool apply_nq(const Mesh& m, const XView& x, const YView& y) {
+bool apply_nq(const Exec& exec, const Mesh& m, const XView& x, const YView& y) {
   constexpr bool three_fields = Kokkos::is_view<XView>::value && Kokkos::is_view<YView>::value;
   if (m.any_recompute) {
     if constexpr (three_fields)
       if (m.ncol == 3) {
-        apply<NQ, 3, true, Exec>(m, x, y);
+        apply<NQ, 3, true>(exec, m, x, y);
         return true;
       }
-    apply<NQ, 1, true, Exec>(m, x, y);
+    apply<NQ, 1, true>(exec, m, x, y);
   } else {
     if constexpr (three_fields)
       if (m.ncol == 3) {
-        apply<NQ, 3, false, Exec>(m, x, y);
+        apply<NQ, 3, false>(exec, m, x, y);
         return true;
       }
-    apply<NQ, 1, false, Exec>(m, x, y);
+    apply<NQ, 1, false>(exec, m, x, y);
   }
   return true;
 }
 
 // Dispatch on Nq (2..10) and ncol; returns false for other Nq.
 template <class Exec, class Mesh, class XView, class YView>
-bool apply_columns(const Mesh& m, const XView& x, const YView& y) {
+bool apply_columns(const Exec& exec, const Mesh& m, const XView& x, const YView& y) {
   switch (m.nq) {
     case 2:
-      return apply_nq<2, Exec>(m, x, y);
+      return apply_nq<2>(exec, m, x, y);
     case 3:
-      return apply_nq<3, Exec>(m, x, y);
+      return apply_nq<3>(exec, m, x, y);
     case 4:
-      return apply_nq<4, Exec>(m, x, y);
+      return apply_nq<4>(exec, m, x, y);
     case 5:
-      return apply_nq<5, Exec>(m, x, y);
+      return apply_nq<5>(exec, m, x, y);
     case 6:
-      return apply_nq<6, Exec>(m, x, y);
+      return apply_nq<6>(exec, m, x, y);
     case 7:
-      return apply_nq<7, Exec>(m, x, y);
+      return apply_nq<7>(exec, m, x, y);
     case 8:
-      return apply_nq<8, Exec>(m, x, y);
+      return apply_nq<8>(exec, m, x, y);
     case 9:
-      return apply_nq<9, Exec>(m, x, y);
+      return apply_nq<9>(exec, m, x, y);
     case 10:
-      return apply_nq<10, Exec>(m, x, y);
+      return apply_nq<10>(exec, m, x, y);
     default:
       return false;
   }

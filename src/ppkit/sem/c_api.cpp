@@ -1,140 +1,160 @@
-// The SEM C API (include/ppkit_sem.h).
+// The SEM C API (include/ppkit_sem.h): handles over ppkit::sem::Axhelm.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
+#include "ppkit/core/c_api_support.hpp"
+#include "ppkit/core/device_memory.hpp"
 #include "ppkit/core/error.hpp"
-#include "ppkit/sem/axhelm.hpp"
-#include "ppkit/sem/geometry.hpp"
+#include "ppkit/sem/axhelm_operator.hpp"
 #include "ppkit/sem/gll.hpp"
 #include "ppkit_sem.h"
 
 namespace ppkit::sem {
 namespace {
-// The message of the last failed ppkit_sem_* call on this thread
-// (ppkit_sem_last_error; core's ppkit_last_error storage is private to core).
 
-thread_local std::string sem_error;
+constexpr const char* kHandleKind = "ppkit_sem_axhelm";
 
-template <class F>
-int guarded(F&& f) {
-  try {
-    sem_error.clear();
-    f();
-    return 0;
-  } catch (const std::exception& e) {
-    sem_error = e.what();
-  } catch (...) {
-    sem_error = "unknown error";
+struct AxhelmHandle final : c_api::HandleObject {
+  explicit AxhelmHandle(Axhelm axhelm) : op(std::move(axhelm)) {}
+  Axhelm op;
+  // Device copies of host-tagged arrays (PPKIT_MEM_HOST on a device
+  // operator), allocated at the first such call and kept.
+  ArrayIn<double> staged_x, staged_y;
+};
+
+Axhelm make_operator(const ppkit_sem_axhelm_mesh& m) {
+  AxhelmMesh mesh;
+  mesh.order = m.order;
+  mesh.elements = m.elements;
+  mesh.vertices = m.vertices;
+  mesh.factors = m.factors;
+  mesh.trilinear = m.trilinear;
+  AxhelmOptions options;
+  options.ncol = m.ncol;
+  options.equation = m.helmholtz ? Equation::helmholtz : Equation::poisson;
+  options.variant = m.variant ? m.variant : "auto";
+  return Axhelm(mesh, options);
+}
+
+void apply_tagged(AxhelmHandle& h, const double* x, double* y, int memory, double lambda0,
+                  double lambda1, void* stream) {
+  require(memory == PPKIT_MEM_HOST || memory == PPKIT_MEM_DEVICE,
+          fmt::format("memory = {}", memory), "PPKIT_MEM_HOST (0) or PPKIT_MEM_DEVICE (1)");
+  const DataLocation where = h.op.memory();
+  const std::size_t n = std::size_t(h.op.size()), bytes = n * sizeof(double);
+  if (memory == PPKIT_MEM_DEVICE || where.kind == MemoryKind::host) {
+    h.op.apply(x, y, lambda0, lambda1, stream);
+    return;
   }
-  return 1;
-}
-
-std::vector<double> coordinates_from_vertices(int order, long long elements,
-                                              const double* vertices) {
-  const GllRule gll = make_gll_rule(order);
-  const int nq = gll.nq(), np = nq * nq * nq;
-  const std::size_t stride = std::size_t(elements) * np;
-  std::vector<double> coords(3 * stride);
-  for (long long e = 0; e < elements; ++e)
-    for (int k = 0; k < nq; ++k)
-      for (int j = 0; j < nq; ++j)
-        for (int i = 0; i < nq; ++i) {
-          double x[3];
-          trilinear_point(vertices + e * 24, gll.nodes[i], gll.nodes[j], gll.nodes[k], x);
-          const std::size_t l = std::size_t(e) * np + i + nq * (j + nq * k);
-          for (int d = 0; d < 3; ++d) coords[d * stride + l] = x[d];
-        }
-  return coords;
-}
-
-const Variant<SemAxhelm>& choose_variant(const char* requested) {
-  const std::string name = requested ? requested : "auto";
-  if (name == "auto" || name.find('/') != std::string::npos) return Registry<SemAxhelm>::find(name);
-  const Variant<SemAxhelm>* best = nullptr;
-  for (const auto& v : Registry<SemAxhelm>::all())
-    if (v.strategy == name && v.availability().available &&
-        (!best || v.preference > best->preference))
-      best = &v;
-  if (!best)
-    throw Error("no available sem.axhelm variant has strategy '" + name + "'",
-                "auto, stored, trilinear, trilinear-partial, trilinear-wmma or one of " +
-                    Registry<SemAxhelm>::joined_names());
-  return *best;
+  check_pointer(x, n, DataLocation{MemoryKind::host, -1}, "x");
+  check_pointer(y, n, DataLocation{MemoryKind::host, -1}, "y");
+  if (!h.staged_x.data()) {
+    h.staged_x = ArrayIn<double>(where, n);
+    h.staged_y = ArrayIn<double>(where, n);
+  }
+  copy_to(where, h.staged_x.data(), x, bytes);
+  h.op.apply(h.staged_x.data(), h.staged_y.data(), lambda0, lambda1, stream);
+  h.op.wait(stream);
+  copy_from(where, y, h.staged_y.data(), bytes);
 }
 
 }  // namespace
-
 }  // namespace ppkit::sem
+
+using ppkit::c_api::guarded;
 
 extern "C" {
 
-const char* ppkit_sem_last_error(void) { return ppkit::sem::sem_error.c_str(); }
+const char* ppkit_sem_last_error(void) { return ppkit_last_error(); }
 
 int ppkit_sem_gll(int order, double* nodes, double* weights, double* derivative) {
   using namespace ppkit::sem;
-  return guarded([&] {
-    const GllRule rule = make_gll_rule(order);
-    if (nodes) std::copy(rule.nodes.begin(), rule.nodes.end(), nodes);
-    if (weights) std::copy(rule.weights.begin(), rule.weights.end(), weights);
-    if (derivative) std::copy(rule.derivative.begin(), rule.derivative.end(), derivative);
-  });
+  return guarded(
+      "ppkit_sem_gll",
+      [&] {
+        const GllRule rule = make_gll_rule(order);
+        if (nodes) std::copy(rule.nodes.begin(), rule.nodes.end(), nodes);
+        if (weights) std::copy(rule.weights.begin(), rule.weights.end(), weights);
+        if (derivative) std::copy(rule.derivative.begin(), rule.derivative.end(), derivative);
+      },
+      false);
 }
 
 int ppkit_sem_trilinear_factors(int order, long long elements, const double* vertices,
                                 double* factors) {
   using namespace ppkit::sem;
-  return guarded([&] {
-    ppkit::require(elements > 0, fmt::format("{} elements", elements), "E >= 1");
-    ppkit::require(vertices && factors, "vertices and factors must not be NULL");
-    const auto f = compute_geometric_factors(order, elements,
-                                             coordinates_from_vertices(order, elements, vertices));
-    std::copy(f.begin(), f.end(), factors);
+  return guarded(
+      "ppkit_sem_trilinear_factors",
+      [&] {
+        ppkit::require(elements > 0, fmt::format("elements = {}", elements), "E >= 1");
+        ppkit::require(vertices && factors, "vertices or factors is NULL",
+                       "host arrays of E * 24 and E * 7 * (N+1)^3 values");
+        const auto f = trilinear_geometric_factors(order, elements, vertices);
+        std::copy(f.begin(), f.end(), factors);
+      },
+      false);
+}
+
+int ppkit_sem_axhelm_create(const ppkit_sem_axhelm_mesh* mesh, ppkit_sem_axhelm_handle* handle) {
+  using namespace ppkit::sem;
+  return guarded("ppkit_sem_axhelm_create", [&] {
+    ppkit::require(handle != nullptr, "handle is NULL", "the address of a handle to set");
+    *handle = nullptr;
+    ppkit::require(mesh != nullptr, "mesh is NULL", "a ppkit_sem_axhelm_mesh");
+    auto object = std::make_unique<AxhelmHandle>(make_operator(*mesh));
+    *handle = static_cast<ppkit_sem_axhelm_handle>(ppkit::c_api::add_handle(std::move(object)));
   });
+}
+
+int ppkit_sem_axhelm_apply(ppkit_sem_axhelm_handle handle, const double* x, double* y, int memory,
+                           double lambda0, double lambda1, void* stream) {
+  using namespace ppkit::sem;
+  return guarded("ppkit_sem_axhelm_apply", [&] {
+    auto& h = ppkit::c_api::lookup<AxhelmHandle>(handle, "handle", kHandleKind);
+    apply_tagged(h, x, y, memory, lambda0, lambda1, stream);
+  });
+}
+
+int ppkit_sem_axhelm_wait(ppkit_sem_axhelm_handle handle, void* stream) {
+  using namespace ppkit::sem;
+  return guarded("ppkit_sem_axhelm_wait", [&] {
+    ppkit::c_api::lookup<AxhelmHandle>(handle, "handle", kHandleKind).op.wait(stream);
+  });
+}
+
+int ppkit_sem_axhelm_info(ppkit_sem_axhelm_handle handle, long long* size, int* memory_kind,
+                          int* device, char* variant, size_t capacity) {
+  using namespace ppkit::sem;
+  return guarded("ppkit_sem_axhelm_info", [&] {
+    const Axhelm& op = ppkit::c_api::lookup<AxhelmHandle>(handle, "handle", kHandleKind).op;
+    if (size) *size = op.size();
+    if (memory_kind) *memory_kind = int(op.memory().kind);
+    if (device) *device = op.memory().device;
+    if (variant && capacity > 0) {
+      const std::size_t n = std::min(capacity - 1, op.variant().size());
+      std::memcpy(variant, op.variant().data(), n);
+      variant[n] = '\0';
+    }
+  });
+}
+
+int ppkit_sem_axhelm_destroy(ppkit_sem_axhelm_handle handle) {
+  return guarded(
+      "ppkit_sem_axhelm_destroy",
+      [&] { ppkit::c_api::remove_handle(handle, "handle", ppkit::sem::kHandleKind); }, false);
 }
 
 int ppkit_sem_axhelm(const ppkit_sem_axhelm_args* a) {
   using namespace ppkit::sem;
-  return guarded([&] {
-    ppkit::require(a != nullptr, "ppkit_sem_axhelm: args is NULL");
-    require_valid_order(a->order);
-    ppkit::require(a->elements > 0, fmt::format("{} elements", a->elements), "E >= 1");
-    ppkit::require(a->ncol == 1 || a->ncol == 3, fmt::format("ncol = {}", a->ncol), "1 or 3");
-    ppkit::require(a->x && a->y, "x and y must not be NULL");
-    ppkit::require(a->vertices || a->factors, "give vertices, factors or both");
-    AxhelmProblem p;
-    p.order = a->order;
-    p.elements = a->elements;
-    p.ncol = a->ncol;
-    p.equation = a->helmholtz ? Equation::helmholtz : Equation::poisson;
-    p.lambda0 = a->helmholtz ? a->lambda0 : 1.0;
-    p.lambda1 = a->helmholtz ? a->lambda1 : 0.0;
-    const GllRule gll = make_gll_rule(a->order);
-    p.nodes = gll.nodes;
-    p.weights = gll.weights;
-    p.derivative = gll.derivative;
-    const std::size_t E = a->elements, np = p.np();
-    if (a->vertices)
-      p.vertices.assign(a->vertices, a->vertices + E * 24);
-    else
-      p.vertices.assign(E * 24, 0.0);
-    p.trilinear.assign(E, a->vertices ? 1 : 0);
-    if (a->trilinear) p.trilinear.assign(a->trilinear, a->trilinear + E);
-    if (a->factors)
-      p.factors.assign(a->factors, a->factors + E * factors_per_node * np);
-    else
-      p.factors = compute_geometric_factors(
-          a->order, a->elements, coordinates_from_vertices(a->order, a->elements, a->vertices));
-    p.x.assign(a->x, a->x + a->ncol * E * np);
-    const auto& variant = choose_variant(a->variant);
-    const auto avail = variant.availability();
-    ppkit::require(avail.available, "variant " + variant.name + " cannot run: " + avail.reason);
-    auto run = variant.prepare(p);
-    run->run();
-    const auto y = run->result();
-    std::copy(y.begin(), y.end(), a->y);
+  return guarded("ppkit_sem_axhelm", [&] {
+    ppkit::require(a != nullptr, "args is NULL", "a ppkit_sem_axhelm_args");
+    ppkit_sem_axhelm_mesh mesh{a->order,    a->elements, a->ncol,      a->helmholtz,
+                               a->vertices, a->factors,  a->trilinear, a->variant};
+    AxhelmHandle h(make_operator(mesh));
+    apply_tagged(h, a->x, a->y, PPKIT_MEM_HOST, a->lambda0, a->lambda1, nullptr);
   });
 }
 

@@ -4,61 +4,55 @@
 #include <memory>
 #include <string>
 
+#include "ppkit/core/c_api_support.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/sph/cases.hpp"
 #include "ppkit/sph/probes.hpp"
 #include "ppkit/sph/simulation.hpp"
+#include "ppkit.h"
 #include "ppkit_sph.h"
 
-struct ppkit_sph_simulation {
+namespace {
+// The object behind a ppkit_sph_simulation* handle (a number in the handle
+// table, c_api_support.hpp, never an address of this struct).
+struct SphSimulation final : ppkit::c_api::HandleObject {
   ppkit::sph::Case c;
   std::unique_ptr<ppkit::sph::Solver> solver;
 };
 
-namespace {
-thread_local std::string last_sph_error;
-
-template <class F>
-int guarded(F&& f) {
-  try {
-    last_sph_error.clear();
-    f();
-    return 0;
-  } catch (const std::exception& e) {
-    last_sph_error = e.what();
-  } catch (...) {
-    last_sph_error = "unknown error";
-  }
-  return 1;
-}
-
-void require_simulation(const ppkit_sph_simulation* s) {
-  ppkit::require(s != nullptr && s->solver != nullptr, "simulation is NULL",
-                 "a simulation from ppkit_sph_dambreak_create");
+SphSimulation& simulation_of(const ppkit_sph_simulation* s) {
+  return ppkit::c_api::lookup<SphSimulation>(const_cast<void*>(static_cast<const void*>(s)),
+                                             "simulation", "ppkit_sph_dambreak");
 }
 }  // namespace
+
+using ppkit::c_api::guarded;
 
 extern "C" {
 
 int ppkit_sph_dambreak_defaults(ppkit_sph_dambreak_options* options) {
-  return guarded([&] {
-    ppkit::require(options != nullptr, "options is NULL", "a ppkit_sph_dambreak_options to fill");
-    const ppkit::sph::CaseOptions d;
-    options->dp = d.dp;
-    options->tank_height = d.tank_height;
-    options->h_over_dp = d.h_over_dp;
-    options->c0_coefficient = d.c0_coefficient;
-    options->alpha = d.alpha;
-    options->delta = d.delta;
-    options->cfl = d.cfl;
-    options->reorder_every = 1;
-    options->variant = nullptr;
-  });
+  return guarded(
+      "ppkit_sph_dambreak_defaults",
+      [&] {
+        ppkit::require(options != nullptr, "options is NULL",
+                       "a ppkit_sph_dambreak_options to fill");
+        const ppkit::sph::CaseOptions d;
+        options->dp = d.dp;
+        options->tank_height = d.tank_height;
+        options->h_over_dp = d.h_over_dp;
+        options->c0_coefficient = d.c0_coefficient;
+        options->alpha = d.alpha;
+        options->delta = d.delta;
+        options->cfl = d.cfl;
+        options->reorder_every = 1;
+        options->variant = nullptr;
+      },
+      false);
 }
 
 int ppkit_sph_dambreak_create(const ppkit_sph_dambreak_options* options,
                               ppkit_sph_simulation** simulation) {
-  return guarded([&] {
+  return guarded("ppkit_sph_dambreak_create", [&] {
     ppkit::require(options != nullptr && simulation != nullptr, "options or simulation is NULL",
                    "options filled by ppkit_sph_dambreak_defaults and a place for the result");
     *simulation = nullptr;
@@ -73,32 +67,36 @@ int ppkit_sph_dambreak_create(const ppkit_sph_dambreak_options* options,
     o.alpha = options->alpha;
     o.delta = options->delta;
     o.cfl = options->cfl;
-    auto s = std::make_unique<ppkit_sph_simulation>();
+    auto s = std::make_unique<SphSimulation>();
     s->c = ppkit::sph::make_spheric_dambreak(o);
     s->solver = ppkit::sph::make_solver(options->variant ? options->variant : "auto", s->c,
                                         ppkit::sph::ReorderPolicy{options->reorder_every});
-    *simulation = s.release();
+    *simulation = static_cast<ppkit_sph_simulation*>(ppkit::c_api::add_handle(std::move(s)));
   });
 }
 
-void ppkit_sph_destroy(ppkit_sph_simulation* simulation) { delete simulation; }
+void ppkit_sph_destroy(ppkit_sph_simulation* simulation) {
+  (void)guarded(
+      "ppkit_sph_destroy",
+      [&] { ppkit::c_api::remove_handle(simulation, "simulation", "ppkit_sph_dambreak"); }, false);
+}
 
 int ppkit_sph_particle_count(const ppkit_sph_simulation* simulation, int64_t* total,
                              int64_t* fluid) {
-  return guarded([&] {
-    require_simulation(simulation);
-    if (total) *total = int64_t(simulation->c.particles.size());
-    if (fluid) *fluid = int64_t(simulation->c.particles.count(ppkit::sph::kFluid));
+  return guarded("ppkit_sph_particle_count", [&] {
+    auto& sim = simulation_of(simulation);
+    if (total) *total = int64_t(sim.c.particles.size());
+    if (fluid) *fluid = int64_t(sim.c.particles.count(ppkit::sph::kFluid));
   });
 }
 
 int ppkit_sph_advance(ppkit_sph_simulation* simulation, double t_end, int64_t max_steps,
                       int64_t* steps_done) {
   int64_t done = 0;
-  const int status = guarded([&] {
-    require_simulation(simulation);
+  const int status = guarded("ppkit_sph_advance", [&] {
+    auto& sim = simulation_of(simulation);
     ppkit::require(std::isfinite(t_end), "t_end is not finite", "an end time in seconds");
-    auto& solver = *simulation->solver;
+    auto& solver = *sim.solver;
     while (solver.time() < t_end - 1e-12 && (max_steps < 0 || done < max_steps)) {
       solver.step();
       ++done;
@@ -110,21 +108,20 @@ int ppkit_sph_advance(ppkit_sph_simulation* simulation, double t_end, int64_t ma
 
 int ppkit_sph_status(const ppkit_sph_simulation* simulation, double* time, int64_t* steps,
                      int64_t* escaped) {
-  return guarded([&] {
-    require_simulation(simulation);
-    if (time) *time = simulation->solver->time();
-    if (steps) *steps = simulation->solver->steps_done();
-    if (escaped) *escaped = simulation->solver->escaped();
+  return guarded("ppkit_sph_status", [&] {
+    auto& sim = simulation_of(simulation);
+    if (time) *time = sim.solver->time();
+    if (steps) *steps = sim.solver->steps_done();
+    if (escaped) *escaped = sim.solver->escaped();
   });
 }
 
 int ppkit_sph_probes(ppkit_sph_simulation* simulation, double heights[4], double pressures[8]) {
-  return guarded([&] {
-    require_simulation(simulation);
-    const auto& p = simulation->c.params;
-    const auto sample =
-        ppkit::sph::measure_probes(ppkit::sph::spheric_test2_probes(p), p,
-                                   simulation->solver->state(), simulation->solver->time());
+  return guarded("ppkit_sph_probes", [&] {
+    auto& sim = simulation_of(simulation);
+    const auto& p = sim.c.params;
+    const auto sample = ppkit::sph::measure_probes(ppkit::sph::spheric_test2_probes(p), p,
+                                                   sim.solver->state(), sim.solver->time());
     if (heights) std::copy(sample.height.begin(), sample.height.end(), heights);
     if (pressures) std::copy(sample.pressure.begin(), sample.pressure.end(), pressures);
   });
@@ -132,9 +129,9 @@ int ppkit_sph_probes(ppkit_sph_simulation* simulation, double heights[4], double
 
 int ppkit_sph_state(ppkit_sph_simulation* simulation, float* x, float* y, float* z, float* vx,
                     float* vy, float* vz, float* density, uint8_t* kind) {
-  return guarded([&] {
-    require_simulation(simulation);
-    ppkit::sph::Particles s = simulation->solver->state();
+  return guarded("ppkit_sph_state", [&] {
+    auto& sim = simulation_of(simulation);
+    ppkit::sph::Particles s = sim.solver->state();
     s.sort_by_id();
     auto put = [](const std::vector<float>& from, float* to) {
       if (to) std::copy(from.begin(), from.end(), to);
@@ -150,6 +147,6 @@ int ppkit_sph_state(ppkit_sph_simulation* simulation, float* x, float* y, float*
   });
 }
 
-const char* ppkit_sph_last_error(void) { return last_sph_error.c_str(); }
+const char* ppkit_sph_last_error(void) { return ppkit_last_error(); }
 
 }  // extern "C"
