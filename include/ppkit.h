@@ -49,6 +49,13 @@ int ppkit_free(void* pointer);
 int ppkit_memcpy(void* destination, int destination_memory, const void* source, int source_memory,
                  size_t bytes);
 
+/* The vector operations of a host code's own Krylov solver on arrays in an
+ * operator's memory: *result = x . y, and y <- alpha x + beta y, over n
+ * doubles that live where the runtime says x lives (host memory where it
+ * cannot tell). Both wait for completion. */
+int ppkit_dot(size_t n, const double* x, const double* y, double* result);
+int ppkit_axpby(size_t n, double alpha, const double* x, double beta, double* y);
+
 #ifdef __cplusplus
 }
 #endif

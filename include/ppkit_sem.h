@@ -90,6 +90,19 @@ int ppkit_sem_gll(int order, double* nodes, double* weights, double* derivative)
 int ppkit_sem_trilinear_factors(int order, long long elements, const double* vertices,
                                 double* factors);
 
+/* ---- gather-scatter (direct stiffness summation) ------------------------- */
+typedef struct ppkit_sem_gather_scatter_t* ppkit_sem_gather_scatter_handle;
+
+/* u <- Q Q^T u on arrays of E Np local nodes in the memory of the operator
+ * `like`: global_ids [E Np] (host memory, copied) give each local node's
+ * global node, 0..global_count-1. Needs a Kokkos with the backend of that
+ * memory (ppkit_last_error says so otherwise). */
+int ppkit_sem_gather_scatter_create(ppkit_sem_axhelm_handle like, const long long* global_ids,
+                                    long long global_count,
+                                    ppkit_sem_gather_scatter_handle* handle);
+int ppkit_sem_dssum(ppkit_sem_gather_scatter_handle handle, double* u, void* stream);
+int ppkit_sem_gather_scatter_destroy(ppkit_sem_gather_scatter_handle handle);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 #include "ppkit/core/device_memory.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/sem/axhelm_operator.hpp"
+#include "ppkit/sem/gather_scatter.hpp"
 #include "ppkit_fem.h"
 #include "ppkit_sem.h"
 
@@ -177,11 +178,14 @@ TEST(SemAxhelmOperator, RefusesBadMeshesAndNames) {
     return "";
   };
   AxhelmMesh m = mesh_of(p);
-  EXPECT_NE(message_of(m, {1, Equation::poisson, "no-such/variant"}).find("unknown variant"),
+  EXPECT_NE(message_of(m, {1, Equation::poisson, "no-such/variant", std::nullopt})
+                .find("unknown variant"),
             std::string::npos);
-  EXPECT_NE(message_of(m, {1, Equation::poisson, "no-such-strategy"}).find("strategy"),
+  EXPECT_NE(
+      message_of(m, {1, Equation::poisson, "no-such-strategy", std::nullopt}).find("strategy"),
+      std::string::npos);
+  EXPECT_NE(message_of(m, {2, Equation::poisson, "auto", std::nullopt}).find("ncol = 2"),
             std::string::npos);
-  EXPECT_NE(message_of(m, {2, Equation::poisson, "auto"}).find("ncol = 2"), std::string::npos);
   AxhelmMesh none = m;
   none.vertices = nullptr;
   none.factors = nullptr;
@@ -280,6 +284,75 @@ TEST(SemAxhelmHandle, ErrorsNameTheArgumentAndFinalizeReleasesHandles) {
   EXPECT_EQ(ppkit_sem_axhelm_destroy(h), 0);  // accepted, nothing left to free
   ASSERT_EQ(ppkit_finalize(), 0);
   ASSERT_EQ(ppkit_init(), 0);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(SemGatherScatter, DssumMatchesTheSerialReferenceAndVectorOpsTheHostLoops) {
+  BoxMeshSpec spec;
+  spec.order = 3;
+  spec.ex = 3;
+  spec.ey = 2;
+  spec.ez = 2;
+  spec.seed = test_seed();
+  const BoxMesh mesh = make_box_mesh(spec);
+  std::mt19937_64 rng(test_seed() + 3);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<double> u(mesh.local_count());
+  for (double& v : u) v = uniform(rng);
+  const ppkit::DataLocation host{ppkit::MemoryKind::host, -1};
+  const GatherScatter gs(mesh.global_ids.data(), mesh.local_count(), mesh.global_count, host);
+  std::vector<double> summed = u;
+  gs.dssum(summed.data());
+  gs.wait();
+  EXPECT_LE(relative_l2_error(summed, dssum_reference(mesh.global_ids, mesh.global_count, u)),
+            1e-15);
+  EXPECT_THROW(gs.dssum(nullptr), ppkit::Error);
+  std::vector<std::int64_t> bad = mesh.global_ids;
+  bad[5] = mesh.global_count;  // out of range
+  EXPECT_THROW(GatherScatter(bad.data(), mesh.local_count(), mesh.global_count, host),
+               ppkit::Error);
+
+  // ppkit_dot and ppkit_axpby on host arrays against plain loops.
+  ASSERT_EQ(ppkit_init(), 0);
+  std::vector<double> x = u, y = summed;
+  double expected = 0, got = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) expected += x[i] * y[i];
+  ASSERT_EQ(ppkit_dot(x.size(), x.data(), y.data(), &got), 0) << ppkit_last_error();
+  EXPECT_NEAR(got, expected, 1e-12 * std::fabs(expected) + 1e-14);
+  std::vector<double> want(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) want[i] = 0.5 * x[i] - 2.0 * y[i];
+  ASSERT_EQ(ppkit_axpby(x.size(), 0.5, x.data(), -2.0, y.data()), 0) << ppkit_last_error();
+  EXPECT_LE(relative_l2_error(y, want), 1e-15);
+  EXPECT_NE(ppkit_dot(x.size(), x.data(), nullptr, &got), 0);
+  EXPECT_NE(std::string(ppkit_last_error()).find("y is NULL"), std::string::npos);
+
+  // The C handle, in the memory of an axhelm operator.
+  const AxhelmProblem p = make_axhelm_problem(mesh, AxhelmSettings{}, test_seed());
+  ppkit_sem_axhelm_mesh m{p.order,           p.elements, 1,       0,
+                          p.vertices.data(), nullptr,    nullptr, "kokkos-serial/stored"};
+  ppkit_sem_axhelm_handle a = nullptr;
+  ASSERT_EQ(ppkit_sem_axhelm_create(&m, &a), 0) << ppkit_last_error();
+  ppkit_sem_gather_scatter_handle g = nullptr;
+  static_assert(sizeof(long long) == sizeof(std::int64_t));
+  ASSERT_EQ(
+      ppkit_sem_gather_scatter_create(a, reinterpret_cast<const long long*>(mesh.global_ids.data()),
+                                      mesh.global_count, &g),
+      0)
+      << ppkit_last_error();
+  std::vector<double> c = u;
+  ASSERT_EQ(ppkit_sem_dssum(g, c.data(), nullptr), 0) << ppkit_last_error();
+  EXPECT_LE(relative_l2_error(c, summed), 1e-15);
+  EXPECT_NE(
+      ppkit_sem_dssum(reinterpret_cast<ppkit_sem_gather_scatter_handle>(a), c.data(), nullptr),
+      0);  // an axhelm handle is not a gather-scatter
+  EXPECT_NE(std::string(ppkit_last_error()).find("not a ppkit_sem_gather_scatter handle"),
+            std::string::npos)
+      << ppkit_last_error();
+  EXPECT_EQ(ppkit_sem_gather_scatter_destroy(g), 0);
+  EXPECT_EQ(ppkit_sem_axhelm_destroy(a), 0);
 }
 
 }  // namespace

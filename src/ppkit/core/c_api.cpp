@@ -13,6 +13,7 @@
 #include "ppkit/core/info.hpp"
 #include "ppkit/core/registry.hpp"
 #include "ppkit/core/runtime.hpp"
+#include "ppkit/core/vector_ops.hpp"
 
 namespace ppkit::c_api {
 namespace {
@@ -218,6 +219,21 @@ int ppkit_memcpy(void* destination, int destination_memory, const void* source, 
       ppkit::copy_from(src, destination, source, bytes);
     else
       ppkit::copy_within(dst, destination, source, bytes);
+  });
+}
+
+int ppkit_dot(size_t n, const double* x, const double* y, double* result) {
+  return guarded("ppkit_dot", [&] {
+    ppkit::require(result != nullptr, "result is NULL", "the address of a double");
+    const auto where = ppkit::locate_pointer(x).value_or(ppkit::DataLocation{});
+    *result = ppkit::dot(where, n, x, y);
+  });
+}
+
+int ppkit_axpby(size_t n, double alpha, const double* x, double beta, double* y) {
+  return guarded("ppkit_axpby", [&] {
+    const auto where = ppkit::locate_pointer(x).value_or(ppkit::DataLocation{});
+    ppkit::axpby(where, n, alpha, x, beta, y);
   });
 }
 

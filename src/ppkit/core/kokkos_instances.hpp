@@ -75,3 +75,33 @@ class StreamInstance {
 };
 
 }  // namespace ppkit
+
+#include "ppkit/core/kokkos_spaces.hpp"
+
+namespace ppkit {
+
+// Calls f(Exec{}) with the Kokkos execution space whose memory is `where`
+// (host memory: Kokkos's default host space) and returns true, or returns
+// false when the Kokkos ppkit was built with has no such space (CUDA memory
+// with a host-only Kokkos).
+template <class F>
+bool with_kokkos_space_for(const DataLocation& where, F&& f) {
+  if (where.kind == MemoryKind::host || where.kind == MemoryKind::managed) {
+    f(Kokkos::DefaultHostExecutionSpace());
+    return true;
+  }
+  bool found = false;
+  for_each_kokkos_space([&](auto space) {
+    using Exec = typename decltype(space)::execution_space;
+    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                              typename Exec::memory_space>::accessible) {
+      if (!found && kokkos_data_location<Exec>().kind == where.kind) {
+        found = true;
+        f(Exec());
+      }
+    }
+  });
+  return found;
+}
+
+}  // namespace ppkit

@@ -32,19 +32,26 @@ std::vector<double> trilinear_geometric_factors(int order, std::int64_t elements
 
 namespace {
 
-// "auto", a strategy ("stored": its preferred available variant) or a name.
-const Variant<SemAxhelm>& choose_variant(const std::string& name) {
-  if (name == "auto" || name.find('/') != std::string::npos)
-    return Registry<SemAxhelm>::find_available(name);
+// "auto", a strategy ("stored": its preferred available variant) or a name;
+// "auto" and strategies only among variants that work on `memory` when set.
+const Variant<SemAxhelm>& choose_variant(const std::string& name,
+                                         const std::optional<MemoryKind>& memory) {
+  if (name.find('/') != std::string::npos) return Registry<SemAxhelm>::find_available(name);
   const Variant<SemAxhelm>* best = nullptr;
   for (const auto& v : Registry<SemAxhelm>::all())
-    if (v.strategy == name && v.availability().available &&
+    if ((name == "auto" || v.strategy == name) &&
+        (!memory || memory_kind_of_backend(v.backend) == memory) && v.availability().available &&
         (!best || v.preference > best->preference))
       best = &v;
-  if (!best)
-    throw Error("no sem.axhelm variant that can run here has strategy '" + name + "'",
-                "auto, a strategy of " + Registry<SemAxhelm>::joined_names(true) +
-                    ", or one of those names");
+  if (!best) {
+    std::string what = "no sem.axhelm variant that can run here";
+    if (name != "auto") what += " has strategy '" + name + "'";
+    if (memory)
+      what +=
+          std::string(name != "auto" ? " and" : "") + " works on " + to_string(*memory) + " memory";
+    throw Error(what, "auto, a strategy of " + Registry<SemAxhelm>::joined_names(true) +
+                          ", or one of those names");
+  }
   return *best;
 }
 
@@ -103,7 +110,7 @@ Axhelm::Axhelm(const AxhelmMesh& mesh, const AxhelmOptions& options)
   require(Kokkos::is_initialized(), "Kokkos is not initialised",
           "create a ppkit::Runtime (or initialise Kokkos) before creating an operator");
   const AxhelmProblem p = problem_of(mesh, options);
-  const auto& variant = choose_variant(options.variant);
+  const auto& variant = choose_variant(options.variant, options.memory);
   State& s = *state_;
   s.variant = variant.name;
   s.order = p.order;

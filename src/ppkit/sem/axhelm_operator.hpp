@@ -18,6 +18,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -45,6 +46,10 @@ struct AxhelmOptions {
   // "trilinear", ...: its preferred available variant) or a variant name
   // ("cuda/trilinear", "kokkos-serial/stored"; `ppkit list --workload sem`).
   std::string variant = "auto";
+  // Where the host code's arrays will live: "auto" and strategies then choose
+  // among the variants that work on that memory (for example
+  // ppkit::kokkos_data_location<Kokkos::DefaultExecutionSpace>()).
+  std::optional<MemoryKind> memory;
 };
 
 class Axhelm {
@@ -118,6 +123,37 @@ class Axhelm {
     return nullptr;
   }
   std::unique_ptr<State> state_;
+};
+
+// Direct stiffness summation (gather-scatter, Deville, Fischer & Mund 2002,
+// section 4.5) on arrays of local nodes: u <- Q Q^T u, every local copy of a
+// global node receives the sum over its copies; with Axhelm, a host code's own
+// CG on the assembled system (examples/embed_sem_cg.cpp). Runs on the Kokkos
+// space whose memory is `where` (an Axhelm's memory()); CUDA or HIP memory
+// needs a Kokkos built with that backend.
+class GatherScatter {
+ public:
+  // global_ids: [local_count] global node of each local node, 0..global_count-1
+  // (host memory, copied).
+  GatherScatter(const std::int64_t* global_ids, std::int64_t local_count, std::int64_t global_count,
+                const DataLocation& where);
+  ~GatherScatter();
+  GatherScatter(GatherScatter&&) noexcept;
+  GatherScatter& operator=(GatherScatter&&) noexcept;
+  GatherScatter(const GatherScatter&) = delete;
+  GatherScatter& operator=(const GatherScatter&) = delete;
+
+  // u <- Q Q^T u on local_count values in where (queued on stream as Axhelm).
+  void dssum(double* u, void* stream = nullptr) const;
+  void wait(void* stream = nullptr) const;
+  std::int64_t local_count() const;
+  std::int64_t global_count() const;
+  DataLocation memory() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
 };
 
 // The geometric factors [E][7][Np] of trilinear elements given by their

@@ -39,6 +39,13 @@ Axhelm make_operator(const ppkit_sem_axhelm_mesh& m) {
   return Axhelm(mesh, options);
 }
 
+constexpr const char* kGatherScatterKind = "ppkit_sem_gather_scatter";
+
+struct GatherScatterHandle final : c_api::HandleObject {
+  explicit GatherScatterHandle(GatherScatter plan) : gs(std::move(plan)) {}
+  GatherScatter gs;
+};
+
 void apply_tagged(AxhelmHandle& h, const double* x, double* y, int memory, double lambda0,
                   double lambda1, void* stream) {
   require(memory == PPKIT_MEM_HOST || memory == PPKIT_MEM_DEVICE,
@@ -145,6 +152,37 @@ int ppkit_sem_axhelm_destroy(ppkit_sem_axhelm_handle handle) {
   return guarded(
       "ppkit_sem_axhelm_destroy",
       [&] { ppkit::c_api::remove_handle(handle, "handle", ppkit::sem::kHandleKind); }, false);
+}
+
+int ppkit_sem_gather_scatter_create(ppkit_sem_axhelm_handle like, const long long* global_ids,
+                                    long long global_count,
+                                    ppkit_sem_gather_scatter_handle* handle) {
+  using namespace ppkit::sem;
+  return guarded("ppkit_sem_gather_scatter_create", [&] {
+    ppkit::require(handle != nullptr, "handle is NULL", "the address of a handle to set");
+    *handle = nullptr;
+    const Axhelm& op = ppkit::c_api::lookup<AxhelmHandle>(like, "like", kHandleKind).op;
+    static_assert(sizeof(long long) == sizeof(std::int64_t), "global ids are 64-bit");
+    GatherScatter gs(reinterpret_cast<const std::int64_t*>(global_ids), op.size() / op.ncol(),
+                     global_count, op.memory());
+    *handle = static_cast<ppkit_sem_gather_scatter_handle>(
+        ppkit::c_api::add_handle(std::make_unique<GatherScatterHandle>(std::move(gs))));
+  });
+}
+
+int ppkit_sem_dssum(ppkit_sem_gather_scatter_handle handle, double* u, void* stream) {
+  using namespace ppkit::sem;
+  return guarded("ppkit_sem_dssum", [&] {
+    ppkit::c_api::lookup<GatherScatterHandle>(handle, "handle", kGatherScatterKind)
+        .gs.dssum(u, stream);
+  });
+}
+
+int ppkit_sem_gather_scatter_destroy(ppkit_sem_gather_scatter_handle handle) {
+  return guarded(
+      "ppkit_sem_gather_scatter_destroy",
+      [&] { ppkit::c_api::remove_handle(handle, "handle", ppkit::sem::kGatherScatterKind); },
+      false);
 }
 
 int ppkit_sem_axhelm(const ppkit_sem_axhelm_args* a) {
