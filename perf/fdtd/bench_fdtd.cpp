@@ -1,5 +1,7 @@
-// fdtd.step per variant on CPML-bounded cubes (make_benchmark_problem: 1 mm
-// cells, 10-cell CPML, one soft Ricker dipole): cells/s for full E+H steps,
+// fdtd.step per variant on CPML-bounded cubes (make_verification_problem: 1 mm
+// cells, 10-cell CPML, random E and H on every node, four materials drawn per
+// node, a soft and a hard source; the problem `ppkit compare` verifies at
+// every size, verification.hpp): cells/s for full E+H steps,
 // GB/s and the roofline fraction from fdtd::step_bytes(), the compulsory
 // traffic of a run (72 B of fields per node and step, the narrowest material
 // id twice, psi read + write in the layers, the restart and the energy sum;
@@ -8,19 +10,21 @@
 // Environment (all optional; --benchmark_filter=<regex> picks variants):
 //   PPKIT_FDTD_BENCH_SIZES=256,512,768  cube edges in cells (default 64,128)
 //   PPKIT_FDTD_BENCH_STEPS=20           steps per run (default 5 up to 128^3, else 20)
-//   PPKIT_FDTD_BENCH_MATERIALS=4        materials spread over the nodes by a hash
-//                                       (default 1: vacuum, no material id is needed;
-//                                       2..256 exercise the 1-byte id path, more 2 bytes)
+//   PPKIT_FDTD_BENCH_MATERIALS=4        materials drawn per node (default 4; 1: vacuum,
+//                                       no material id is needed; 2..256 exercise the
+//                                       1-byte id path, more 2 bytes; the case name says
+//                                       the count when it is not 4)
 //   PPKIT_FDTD_BENCH_FP64_SIZES=256     cube edges of the fp64 cases (default 64),
 //                                       registered only for the variants with an
 //                                       fp64 path (step_features.hpp); 8-byte bytes model
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
 #include "harness/bench_harness.hpp"
 #include "ppkit/core/error.hpp"
-#include "ppkit/fdtd/cases.hpp"
 #include "ppkit/fdtd/step_features.hpp"
+#include "ppkit/fdtd/verification.hpp"
 
 namespace {
 
@@ -35,11 +39,14 @@ long env_long(const char* name, long fallback) {
   return value;
 }
 
-// Materials 1..m-1 are lossless dielectrics (eps_r 1.5, 2, ...); node n gets
-// a pseudo-random id from a multiplicative hash, so neighbouring nodes differ.
+constexpr long default_materials = 4;
+
+// More than the verification problem's four materials: materials 4..m-1 are
+// lossless dielectrics (eps_r 1.5, 2, ...); node n gets a pseudo-random id
+// from a multiplicative hash, so neighbouring nodes differ.
 void spread_materials(ppkit::FdtdStep::Problem& p, long materials) {
-  if (materials <= 1) return;
-  for (long m = 1; m < materials; ++m)
+  if (materials <= default_materials) return;
+  for (long m = default_materials; m < materials; ++m)
     p.materials.push_back(ppkit::fdtd::Material{1.0 + 0.5 * double(m % 16), 1.0, 0.0, false});
   p.material_id.resize(std::size_t(p.grid.nodes()));
   for (std::size_t n = 0; n < p.material_id.size(); ++n)
@@ -59,7 +66,7 @@ std::vector<long> sizes_from_env(const char* name, std::vector<long> fallback) {
 }  // namespace
 
 void ppkit::bench::register_benchmarks() {
-  const long materials = env_long("PPKIT_FDTD_BENCH_MATERIALS", 1);
+  const long materials = env_long("PPKIT_FDTD_BENCH_MATERIALS", default_materials);
   const auto register_cases = [materials](const std::vector<long>& sizes,
                                           fdtd::Precision precision) {
     const bool fp64 = precision == fdtd::Precision::fp64;
@@ -67,12 +74,13 @@ void ppkit::bench::register_benchmarks() {
       const std::int64_t steps = env_long("PPKIT_FDTD_BENCH_STEPS", n <= 128 ? 5 : 20);
       const std::string name =
           "fdtd_step/" + std::to_string(n) + "^3" +
-          (materials > 1 ? "/" + std::to_string(materials) + "-materials" : "") +
+          (materials != default_materials ? "/" + std::to_string(materials) + "-materials" : "") +
           (fp64 ? "/fp64" : "");
       register_variant_benchmarks<FdtdStep>(
           name,
           [n, steps, materials, precision] {
-            auto p = fdtd::make_benchmark_problem(n, 10, steps);
+            auto p = fdtd::make_verification_problem(n, 10, steps, 1,
+                                                     int(std::min(materials, default_materials)));
             p.precision = precision;
             spread_materials(p, materials);
             return p;

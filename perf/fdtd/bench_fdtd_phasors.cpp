@@ -2,15 +2,16 @@
 // Phasors: cells/s = box nodes x samples per second; bytes per node and
 // sample = 24 (six field reads) + 96 per frequency (12 running sums read and
 // written): pure streaming, no reuse (phasor_sample_bytes()).
-// Step with phasors: the step's step_bytes() plus the phasor bytes of every
-// step (one sample per step, the whole grid, one frequency).
+// Step with phasors: make_verification_problem (random fields, four
+// materials, CPML, two sources) with one frequency sampled every step over the
+// whole grid; the step's step_bytes() plus the phasor bytes of every step.
 // Sizes: 64 and 128 (cells per side), or PPKIT_FDTD_BENCH_SIZES (e.g. 256,512).
 #include <cstdlib>
 #include <sstream>
 
 #include "harness/bench_harness.hpp"
-#include "ppkit/fdtd/cases.hpp"
 #include "ppkit/fdtd/phasors.hpp"
+#include "ppkit/fdtd/verification.hpp"
 
 void ppkit::bench::register_benchmarks() {
   std::vector<long> sizes{64, 128};
@@ -38,7 +39,7 @@ void ppkit::bench::register_benchmarks() {
     register_variant_benchmarks<FdtdStep>(
         "fdtd_step_phasors/" + std::to_string(n) + "^3/1f",
         [n, steps] {
-          auto p = fdtd::make_benchmark_problem(n, 10, steps);
+          auto p = fdtd::make_verification_problem(n, 10, steps);
           p.phasors.frequencies = {3e9};
           p.phasors.interval = 1;
           return p;

@@ -1,11 +1,18 @@
 // `ppkit compare --workloads fdtd`: fdtd.step on CPML-bounded cubes, cells/s
 // for full E+H steps and the fraction of the roofline from step_bytes().
-// quick: 48^3 verified against the serial reference; default: 256^3; large:
-// 256^3, 512^3, 768^3, verified against the kokkos/plain variant of the most
-// preferred available Kokkos space (the serial reference is too slow there).
-// One fp64 case per run (48^3 quick, 256^3 default, 512^3 large) for the
-// variants with an fp64 path (step_features.hpp; the others are SKIP rows):
-// step_bytes() counts 8-byte fields and psi there.
+// The problem is make_verification_problem(): random E and H on every node,
+// four materials drawn per node (1-byte ids), a 10-cell CPML and two sources;
+// quick: 48^3, default: 256^3, large: 256^3, 512^3, 768^3, and one fp64 case
+// (48^3 quick, 256^3 default, 512^3 large) for the variants with an fp64
+// path (step_features.hpp; the others are SKIP rows).
+// Every variant at every size is checked against the serial reference
+// (verification.hpp), never against another variant: on every node where
+// that is cheaper (quick), else on the sample boxes stepped in their
+// light-cone windows (CPML of every face at every depth, edges, corners,
+// pencils through the whole grid along each axis, whole x-planes including
+// the last ones, linear-index thresholds, the sources). The error is the
+// largest deviation over the checked nodes relative to the RMS of its field
+// group (E or H).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +20,7 @@
 #include "ppkit/core/compare.hpp"
 #include "ppkit/fdtd/cases.hpp"
 #include "ppkit/fdtd/step_features.hpp"
+#include "ppkit/fdtd/verification.hpp"
 
 namespace ppkit::fdtd {
 namespace {
@@ -40,28 +48,13 @@ index_t fp64_size(ProblemSize s) {
 constexpr int cpml_thickness = 10;
 constexpr std::int64_t compare_steps = 20;
 
-// The result every variant is checked against and its name.
-std::pair<FdtdStep::Result, std::string> baseline(const FdtdStep::Problem& p, ProblemSize size) {
-  if (size == ProblemSize::quick) return {reference_step(p), "serial reference"};
-  const Variant<FdtdStep>* best = nullptr;
-  for (const auto& v : Registry<FdtdStep>::all())
-    if (v.strategy == "plain" && v.backend.rfind("kokkos-", 0) == 0 && v.availability().available &&
-        (p.precision == Precision::fp32 || step_variant_supports(v.name, StepFeature::fp64)) &&
-        (!best || v.preference > best->preference))
-      best = &v;
-  if (!best) return {reference_step(p), "serial reference"};
-  auto run = best->prepare(p);
-  run->run();
-  return {run->result(), best->name};
-}
-
 std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
   std::vector<CompareRow> rows;
   std::vector<std::pair<index_t, Precision>> cases;
   for (index_t n : sizes_for(ctx.options().size)) cases.push_back({n, Precision::fp32});
   cases.push_back({fp64_size(ctx.options().size), Precision::fp64});
   for (const auto& [n, precision] : cases) {
-    auto problem = make_benchmark_problem(n, cpml_thickness, compare_steps);
+    auto problem = make_verification_problem(n, cpml_thickness, compare_steps);
     problem.precision = precision;
     const bool fp64 = precision == Precision::fp64;
     CaseModel model;
@@ -73,9 +66,7 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
     model.throughput_unit = "cells/s";
     model.bytes = step_bytes(problem);
     model.flops = step_flops(problem);
-    // fp32 over 20 steps on different devices and summation orders; fp64:
-    // the same differences (FMA contraction, order) at double rounding.
-    model.tolerance = fp64 ? 1e-10 : 1e-4;
+    model.tolerance = sampled_tolerance(precision);
     if (fp64)
       model.skip_reason = [](const std::string& variant) {
         return step_variant_supports(variant, StepFeature::fp64)
@@ -84,15 +75,22 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
                          variants_supporting(StepFeature::fp64);
       };
     model.baseline_strategy = "plain";
-    const auto [expected, against] = baseline(problem, ctx.options().size);
-    auto case_rows = compare_variants<FdtdStep>(
-        ctx, model, problem, [&expected = expected](const FdtdStep::Result& r) {
-          return r.fields_fp64[0].empty()
-                     ? fields_relative_error(r.fields, expected.fields)
-                     : fields_relative_error(r.fields_fp64, expected.fields_fp64);
+    const auto boxes = verification_boxes(problem);
+    const SampledFields reference = sampled_reference(problem, boxes);
+    const std::string against =
+        boxes.size() == 1 ? std::string("serial reference, every node")
+                          : fmt::format("serial reference on {} nodes in {} light-cone boxes",
+                                        reference.nodes(), boxes.size());
+    auto case_rows = compare_variants_checked<FdtdStep>(
+        ctx, model, problem,
+        [&reference](const Variant<FdtdStep>&, const FdtdStep::Result& r, CompareRow& row) {
+          const SampledError check = sampled_error(r, reference);
+          if (!check.worst.empty()) row.extra["worst_node"] = check.worst;
+          return check.error;
         });
     for (auto& row : case_rows) {
       row.extra["verified_against"] = against;
+      row.extra["verified_nodes"] = reference.nodes();
       row.extra["steps"] = compare_steps;
       row.extra["bytes_per_cell_step"] = model.bytes / model.work_units;
       row.extra["precision"] = to_string(precision);
