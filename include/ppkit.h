@@ -50,10 +50,11 @@ int ppkit_memcpy(void* destination, int destination_memory, const void* source, 
                  size_t bytes);
 
 /* The vector operations of a host code's own Krylov solver on arrays in an
- * operator's memory: *result = x . y, and y <- alpha x + beta y, over n
- * doubles that live where the runtime says x lives (host memory where it
- * cannot tell). Both wait for completion. */
-int ppkit_dot(size_t n, const double* x, const double* y, double* result);
+ * operator's memory: *result = sum x_i y_i w_i (w NULL: 1; with w = 1 /
+ * multiplicity, the inner product of continuous SEM fields, Nek's glsc3),
+ * and y <- alpha x + beta y, over n doubles that live where the runtime says
+ * x lives (host memory where it cannot tell). Both wait for completion. */
+int ppkit_dot(size_t n, const double* x, const double* y, const double* w, double* result);
 int ppkit_axpby(size_t n, double alpha, const double* x, double beta, double* y);
 
 #ifdef __cplusplus

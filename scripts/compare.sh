@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh
+. scripts/compiler-cache.sh
 cmake --preset host
 cmake --build --preset host
 args=("$@")

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make pkg-config
+  cmake g++ gfortran make pkg-config ccache
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev   # Kokkos + Kokkos Kernels 3.4 (Serial)
   ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd # OpenCL ICD loader, headers, PoCL (CPU)
   libgtest-dev libbenchmark-dev                            # tests, benchmarks

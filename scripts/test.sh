@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh
+. scripts/compiler-cache.sh
 preset=${PPKIT_PRESET:-host}
 cmake --preset "$preset"
 cmake --build --preset "$preset"

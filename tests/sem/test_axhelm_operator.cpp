@@ -320,13 +320,17 @@ TEST(SemGatherScatter, DssumMatchesTheSerialReferenceAndVectorOpsTheHostLoops) {
   std::vector<double> x = u, y = summed;
   double expected = 0, got = 0;
   for (std::size_t i = 0; i < x.size(); ++i) expected += x[i] * y[i];
-  ASSERT_EQ(ppkit_dot(x.size(), x.data(), y.data(), &got), 0) << ppkit_last_error();
+  ASSERT_EQ(ppkit_dot(x.size(), x.data(), y.data(), nullptr, &got), 0) << ppkit_last_error();
   EXPECT_NEAR(got, expected, 1e-12 * std::fabs(expected) + 1e-14);
+  double weighted = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) weighted += x[i] * y[i] * u[i];
+  ASSERT_EQ(ppkit_dot(x.size(), x.data(), y.data(), u.data(), &got), 0) << ppkit_last_error();
+  EXPECT_NEAR(got, weighted, 1e-12 * std::fabs(weighted) + 1e-14);
   std::vector<double> want(y.size());
   for (std::size_t i = 0; i < y.size(); ++i) want[i] = 0.5 * x[i] - 2.0 * y[i];
   ASSERT_EQ(ppkit_axpby(x.size(), 0.5, x.data(), -2.0, y.data()), 0) << ppkit_last_error();
   EXPECT_LE(relative_l2_error(y, want), 1e-15);
-  EXPECT_NE(ppkit_dot(x.size(), x.data(), nullptr, &got), 0);
+  EXPECT_NE(ppkit_dot(x.size(), x.data(), nullptr, nullptr, &got), 0);
   EXPECT_NE(std::string(ppkit_last_error()).find("y is NULL"), std::string::npos);
 
   // The C handle, in the memory of an axhelm operator.

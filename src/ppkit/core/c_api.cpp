@@ -222,11 +222,11 @@ int ppkit_memcpy(void* destination, int destination_memory, const void* source, 
   });
 }
 
-int ppkit_dot(size_t n, const double* x, const double* y, double* result) {
+int ppkit_dot(size_t n, const double* x, const double* y, const double* w, double* result) {
   return guarded("ppkit_dot", [&] {
     ppkit::require(result != nullptr, "result is NULL", "the address of a double");
     const auto where = ppkit::locate_pointer(x).value_or(ppkit::DataLocation{});
-    *result = ppkit::dot(where, n, x, y);
+    *result = ppkit::dot(where, n, x, y, w);
   });
 }
 

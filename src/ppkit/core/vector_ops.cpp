@@ -13,8 +13,11 @@ using Unmanaged = Kokkos::View<T*, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
 
 template <class Mem>
 struct DotKernel {
-  Unmanaged<const double, Mem> x, y;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double& sum) const { sum += x(i) * y(i); }
+  Unmanaged<const double, Mem> x, y, w;
+  bool weighted;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i, double& sum) const {
+    sum += weighted ? x(i) * y(i) * w(i) : x(i) * y(i);
+  }
 };
 
 template <class Mem>
@@ -32,20 +35,24 @@ void require_space(bool found, const DataLocation& where) {
 
 }  // namespace
 
-double dot(const DataLocation& where, std::size_t n, const double* x, const double* y) {
+double dot(const DataLocation& where, std::size_t n, const double* x, const double* y,
+           const double* w) {
   check_pointer(x, n, where, "x");
   check_pointer(y, n, where, "y");
+  if (w) check_pointer(w, n, where, "w");
   double result = 0;
-  require_space(with_kokkos_space_for(where,
-                                      [&](auto exec) {
-                                        using Exec = decltype(exec);
-                                        using Mem = typename Exec::memory_space;
-                                        Kokkos::parallel_reduce(
-                                            "ppkit::dot", Kokkos::RangePolicy<Exec>(exec, 0, n),
-                                            DotKernel<Mem>{Unmanaged<const double, Mem>(x, n),
-                                                           Unmanaged<const double, Mem>(y, n)},
-                                            result);
-                                      }),
+  require_space(with_kokkos_space_for(
+                    where,
+                    [&](auto exec) {
+                      using Exec = decltype(exec);
+                      using Mem = typename Exec::memory_space;
+                      Kokkos::parallel_reduce(
+                          "ppkit::dot", Kokkos::RangePolicy<Exec>(exec, 0, n),
+                          DotKernel<Mem>{Unmanaged<const double, Mem>(x, n),
+                                         Unmanaged<const double, Mem>(y, n),
+                                         Unmanaged<const double, Mem>(w, w ? n : 0), w != nullptr},
+                          result);
+                    }),
                 where);
   return result;
 }

@@ -9,8 +9,9 @@
 
 namespace ppkit {
 
-// x . y over n values in `where` (waits for the result).
-double dot(const DataLocation& where, std::size_t n, const double* x, const double* y);
+// sum x_i y_i w_i over n values in `where` (w nullptr: 1); waits for the result.
+double dot(const DataLocation& where, std::size_t n, const double* x, const double* y,
+           const double* w = nullptr);
 // y <- alpha x + beta y over n values in `where` (waits for completion).
 void axpby(const DataLocation& where, std::size_t n, double alpha, const double* x, double beta,
            double* y);

@@ -1,0 +1,159 @@
+! ppkit for Fortran: `use ppkit`, an ISO_C_BINDING module over the C API
+! (include/ppkit.h, include/ppkit_sem.h). Arrays are passed as type(c_ptr):
+! c_loc(host_array) for host memory, or the device addresses ppkit_malloc
+! (or the host code's own CUDA/HIP runtime) returns. Every function returns 0
+! on success; ppkit_error() gives the reason of the last failure.
+module ppkit
+  use, intrinsic :: iso_c_binding
+  implicit none
+  private
+
+  integer(c_int), parameter, public :: PPKIT_MEM_HOST = 0, PPKIT_MEM_DEVICE = 1
+
+  ! ppkit_sem_axhelm_mesh of ppkit_sem.h (same layout, bind(C)).
+  type, bind(C), public :: ppkit_sem_axhelm_mesh
+    integer(c_int) :: order = 0
+    integer(c_long_long) :: elements = 0
+    integer(c_int) :: ncol = 1
+    integer(c_int) :: helmholtz = 0
+    type(c_ptr) :: vertices = c_null_ptr   ! real(c_double) [3, 8, E], host
+    type(c_ptr) :: factors = c_null_ptr    ! real(c_double) [Np, 7, E], host, or null
+    type(c_ptr) :: trilinear = c_null_ptr  ! integer(c_signed_char) [E], or null
+    type(c_ptr) :: variant = c_null_ptr    ! NUL-terminated name, or null for "auto"
+  end type
+
+  public :: ppkit_init, ppkit_finalize, ppkit_error, ppkit_malloc, ppkit_free, ppkit_memcpy
+  public :: ppkit_dot, ppkit_axpby, ppkit_sem_gll
+  public :: ppkit_sem_axhelm_create, ppkit_sem_axhelm_apply, ppkit_sem_axhelm_wait
+  public :: ppkit_sem_axhelm_size, ppkit_sem_axhelm_destroy
+  public :: ppkit_sem_gather_scatter_create, ppkit_sem_dssum, ppkit_sem_gather_scatter_destroy
+
+  interface
+    integer(c_int) function ppkit_init() bind(C, name="ppkit_init")
+      import :: c_int
+    end function
+    integer(c_int) function ppkit_finalize() bind(C, name="ppkit_finalize")
+      import :: c_int
+    end function
+    type(c_ptr) function c_last_error() bind(C, name="ppkit_last_error")
+      import :: c_ptr
+    end function
+    integer(c_int) function ppkit_malloc(bytes, memory, pointer) bind(C, name="ppkit_malloc")
+      import :: c_int, c_size_t, c_ptr
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: memory
+      type(c_ptr), intent(out) :: pointer
+    end function
+    integer(c_int) function ppkit_free(pointer) bind(C, name="ppkit_free")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: pointer
+    end function
+    integer(c_int) function ppkit_memcpy(destination, destination_memory, source, &
+                                         source_memory, bytes) bind(C, name="ppkit_memcpy")
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: destination, source
+      integer(c_int), value :: destination_memory, source_memory
+      integer(c_size_t), value :: bytes
+    end function
+    ! result = sum x y w (w = c_null_ptr: 1)
+    integer(c_int) function ppkit_dot(n, x, y, w, result) bind(C, name="ppkit_dot")
+      import :: c_int, c_size_t, c_ptr, c_double
+      integer(c_size_t), value :: n
+      type(c_ptr), value :: x, y, w
+      real(c_double), intent(out) :: result
+    end function
+    integer(c_int) function ppkit_axpby(n, alpha, x, beta, y) bind(C, name="ppkit_axpby")
+      import :: c_int, c_size_t, c_ptr, c_double
+      integer(c_size_t), value :: n
+      real(c_double), value :: alpha, beta
+      type(c_ptr), value :: x, y
+    end function
+    integer(c_int) function ppkit_sem_gll(order, nodes, weights, derivative) &
+        bind(C, name="ppkit_sem_gll")
+      import :: c_int, c_double
+      integer(c_int), value :: order
+      real(c_double), intent(out) :: nodes(*), weights(*), derivative(*)
+    end function
+    integer(c_int) function ppkit_sem_axhelm_create(mesh, handle) &
+        bind(C, name="ppkit_sem_axhelm_create")
+      import :: c_int, c_ptr, ppkit_sem_axhelm_mesh
+      type(ppkit_sem_axhelm_mesh), intent(in) :: mesh
+      type(c_ptr), intent(out) :: handle
+    end function
+    integer(c_int) function ppkit_sem_axhelm_apply(handle, x, y, memory, lambda0, lambda1, &
+                                                   stream) bind(C, name="ppkit_sem_axhelm_apply")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle, x, y, stream
+      integer(c_int), value :: memory
+      real(c_double), value :: lambda0, lambda1
+    end function
+    integer(c_int) function ppkit_sem_axhelm_wait(handle, stream) &
+        bind(C, name="ppkit_sem_axhelm_wait")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, stream
+    end function
+    integer(c_int) function c_axhelm_info(handle, size, memory_kind, device, variant, capacity) &
+        bind(C, name="ppkit_sem_axhelm_info")
+      import :: c_int, c_ptr, c_long_long, c_size_t
+      type(c_ptr), value :: handle, variant
+      integer(c_long_long), intent(out) :: size
+      integer(c_int), intent(out) :: memory_kind, device
+      integer(c_size_t), value :: capacity
+    end function
+    integer(c_int) function ppkit_sem_axhelm_destroy(handle) &
+        bind(C, name="ppkit_sem_axhelm_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+    end function
+    integer(c_int) function ppkit_sem_gather_scatter_create(like, global_ids, global_count, &
+                                                            handle) &
+        bind(C, name="ppkit_sem_gather_scatter_create")
+      import :: c_int, c_ptr, c_long_long
+      type(c_ptr), value :: like
+      integer(c_long_long), intent(in) :: global_ids(*)
+      integer(c_long_long), value :: global_count
+      type(c_ptr), intent(out) :: handle
+    end function
+    integer(c_int) function ppkit_sem_dssum(handle, u, stream) bind(C, name="ppkit_sem_dssum")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, u, stream
+    end function
+    integer(c_int) function ppkit_sem_gather_scatter_destroy(handle) &
+        bind(C, name="ppkit_sem_gather_scatter_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+    end function
+    integer(c_size_t) function c_strlen(s) bind(C, name="strlen")
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: s
+    end function
+  end interface
+
+contains
+
+  ! The message of the last failed ppkit call on this thread.
+  function ppkit_error() result(message)
+    character(len=:), allocatable :: message
+    character(kind=c_char), pointer :: chars(:)
+    type(c_ptr) :: p
+    integer :: i, n
+    p = c_last_error()
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: message)
+    do i = 1, n
+      message(i:i) = chars(i)
+    end do
+  end function
+
+  ! Values of x and y of an axhelm operator, and where they live
+  ! (memory_kind 0 host, 1 CUDA, 2 HIP).
+  integer(c_int) function ppkit_sem_axhelm_size(handle, size, memory_kind) result(status)
+    type(c_ptr), value :: handle
+    integer(c_long_long), intent(out) :: size
+    integer(c_int), intent(out) :: memory_kind
+    integer(c_int) :: device
+    status = c_axhelm_info(handle, size, memory_kind, device, c_null_ptr, 0_c_size_t)
+  end function
+
+end module ppkit
