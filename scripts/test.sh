@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh
+scripts/setup-python.sh  # the Python package's tests run in the same CTest
 . scripts/compiler-cache.sh
 preset=${PPKIT_PRESET:-host}
 cmake --preset "$preset"

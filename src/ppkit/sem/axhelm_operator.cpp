@@ -30,6 +30,15 @@ std::vector<double> trilinear_geometric_factors(int order, std::int64_t elements
   return compute_geometric_factors(order, elements, coords);
 }
 
+std::vector<VariantStatus> axhelm_variants() {
+  std::vector<VariantStatus> out;
+  for (const auto& v : Registry<SemAxhelm>::all()) {
+    const Availability a = v.availability();
+    out.push_back({v.name, v.backend, v.strategy, a.available, a.reason});
+  }
+  return out;
+}
+
 namespace {
 
 // "auto", a strategy ("stored": its preferred available variant) or a name;

@@ -156,6 +156,16 @@ class GatherScatter {
   std::unique_ptr<Impl> impl_;
 };
 
+// Every registered sem.axhelm variant and whether it can run here (the
+// names AxhelmOptions::variant takes). A function of libppkit, so that code
+// built with hidden visibility (Python extensions) sees the library's registry.
+struct VariantStatus {
+  std::string name, backend, strategy;
+  bool available = false;
+  std::string reason;  // why not, when it cannot run here
+};
+std::vector<VariantStatus> axhelm_variants();
+
 // The geometric factors [E][7][Np] of trilinear elements given by their
 // vertices [E][8][3] (what Axhelm computes when no factors are given).
 std::vector<double> trilinear_geometric_factors(int order, std::int64_t elements,

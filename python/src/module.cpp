@@ -1,0 +1,307 @@
+// The Python extension of ppkit (nanobind): the SEM operators on arrays
+// passed through DLPack (NumPy on the host; CuPy, PyTorch or ppkit's own
+// device arrays on a GPU), with no copy; compare and info as Python data.
+// The pure-Python package python/ppkit wraps it.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "ppkit/core/compare_run.hpp"
+#include "ppkit/core/device_memory.hpp"
+#include "ppkit/core/error.hpp"
+#include "ppkit/core/info.hpp"
+#include "ppkit/core/results.hpp"
+#include "ppkit/core/runtime.hpp"
+#include "ppkit/sem/axhelm_operator.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace {
+
+// ---- the runtime and the objects that need it ---------------------------------
+
+// Objects holding device data register here, so that finalize() releases
+// them before Kokkos goes (Python may collect them later, or never).
+struct Releasable {
+  virtual ~Releasable() = default;
+  virtual void release() = 0;
+};
+std::unique_ptr<ppkit::Runtime> runtime;
+std::set<Releasable*> live;
+bool finalised = false;
+
+void require_runtime() {
+  if (runtime) return;
+  if (finalised)
+    throw ppkit::Error("ppkit was finalised (ppkit.finalize() or interpreter exit)",
+                       "create operators before ppkit.finalize()");
+  runtime = std::make_unique<ppkit::Runtime>();
+}
+
+void finalize() {
+  for (Releasable* r : live) r->release();
+  runtime.reset();
+  finalised = true;
+}
+
+// ---- arrays --------------------------------------------------------------------
+
+using Array = nb::ndarray<>;
+
+ppkit::DataLocation location_of(const Array& a) {
+  switch (a.device_type()) {
+    case nb::device::cpu::value:
+      return {ppkit::MemoryKind::host, -1};
+    case nb::device::cuda::value:
+      return {ppkit::MemoryKind::cuda, a.device_id()};
+    case nb::device::rocm::value:
+      return {ppkit::MemoryKind::hip, a.device_id()};
+    case nb::device::cuda_managed::value:
+      return {ppkit::MemoryKind::managed, a.device_id()};
+    default:
+      throw ppkit::Error("an array on a device ppkit does not know (DLPack device type " +
+                             std::to_string(a.device_type()) + ")",
+                         "host (NumPy), CUDA or ROCm arrays");
+  }
+}
+
+// The array's data as doubles after checking its type, layout, size and memory.
+double* checked_data(const Array& a, const char* name, std::size_t size,
+                     const ppkit::DataLocation& where) {
+  if (a.dtype() != nb::dtype<double>())
+    throw nb::type_error((std::string(name) + " must hold float64 values").c_str());
+  // C-contiguous (any shape): strides, in elements, of a dense row-major array.
+  std::int64_t expected = 1;
+  for (std::size_t d = a.ndim(); d-- > 0;) {
+    if (a.shape(d) > 1 && a.stride(d) != expected)
+      throw nb::value_error(
+          (std::string(name) +
+           " is not contiguous: pass a contiguous array (numpy.ascontiguousarray; "
+           "ppkit copies nothing behind your back)")
+              .c_str());
+    expected *= std::int64_t(a.shape(d));
+  }
+  if (a.size() != size)
+    throw nb::value_error((std::string(name) + " has " + std::to_string(a.size()) +
+                           " values, the operator takes " + std::to_string(size))
+                              .c_str());
+  const ppkit::DataLocation got = location_of(a);
+  if (got.kind != ppkit::MemoryKind::managed && got != where)
+    throw nb::value_error((std::string(name) + " is in " + got.describe() +
+                           ", but the operator works on " + where.describe() +
+                           " (ppkit.to_device / ppkit.to_host copy between them)")
+                              .c_str());
+  return static_cast<double*>(a.data());
+}
+
+void* stream_of(std::uintptr_t stream) { return reinterpret_cast<void*>(stream); }
+
+// An array of n doubles in `where`, owned by the returned object.
+nb::object empty_in(const ppkit::DataLocation& where, std::size_t n) {
+  auto* data = static_cast<double*>(ppkit::allocate_in(where, n * sizeof(double)));
+  // The deleter needs `where`: it lives in a heap block the capsule frees.
+  struct Block {
+    ppkit::DataLocation where;
+    double* data;
+  };
+  auto* block = new Block{where, data};
+  nb::capsule owner(block, [](void* p) noexcept {
+    auto* b = static_cast<Block*>(p);
+    ppkit::release_in(b->where, b->data);
+    delete b;
+  });
+  const std::size_t shape[1] = {n};
+  if (where.kind == ppkit::MemoryKind::host)
+    return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<1>>(data, 1, shape, owner));
+  const int device_type =
+      where.kind == ppkit::MemoryKind::cuda ? nb::device::cuda::value : nb::device::rocm::value;
+  return nb::cast(nb::ndarray<double, nb::ndim<1>>(data, 1, shape, owner, nullptr,
+                                                   nb::dtype<double>(), device_type, where.device));
+}
+
+std::tuple<std::string, int> describe(const ppkit::DataLocation& where) {
+  return {ppkit::to_string(where.kind), where.device};
+}
+
+// ---- SEM ------------------------------------------------------------------------
+
+struct PyAxhelm final : Releasable {
+  std::unique_ptr<ppkit::sem::Axhelm> op;
+  PyAxhelm(int order, const nb::ndarray<const double, nb::c_contig, nb::device::cpu>& vertices,
+           std::optional<nb::ndarray<const double, nb::c_contig, nb::device::cpu>> factors,
+           std::optional<nb::ndarray<const std::uint8_t, nb::c_contig, nb::device::cpu>> trilinear,
+           int ncol, bool helmholtz, const std::string& variant,
+           std::optional<std::string> memory) {
+    require_runtime();
+    const std::int64_t elements = std::int64_t(vertices.size() / 24);
+    if (vertices.size() == 0 || vertices.size() % 24 != 0)
+      throw nb::value_error("vertices must hold E * 8 * 3 values (shape (E, 8, 3))");
+    ppkit::sem::AxhelmMesh mesh{order, elements, vertices.data(),
+                                factors ? factors->data() : nullptr,
+                                trilinear ? trilinear->data() : nullptr};
+    if (factors && factors->size() % std::size_t(elements) != 0)
+      throw nb::value_error("factors must hold E * 7 * (N+1)^3 values");
+    if (trilinear && trilinear->size() != std::size_t(elements))
+      throw nb::value_error("trilinear must hold one flag per element");
+    ppkit::sem::AxhelmOptions options;
+    options.ncol = ncol;
+    options.equation = helmholtz ? ppkit::sem::Equation::helmholtz : ppkit::sem::Equation::poisson;
+    options.variant = variant;
+    if (memory) {
+      if (*memory == "host")
+        options.memory = ppkit::MemoryKind::host;
+      else if (*memory == "cuda")
+        options.memory = ppkit::MemoryKind::cuda;
+      else if (*memory == "hip")
+        options.memory = ppkit::MemoryKind::hip;
+      else
+        throw nb::value_error("memory must be 'host', 'cuda' or 'hip'");
+    }
+    op = std::make_unique<ppkit::sem::Axhelm>(mesh, options);
+    live.insert(this);
+  }
+  ~PyAxhelm() override { live.erase(this); }
+  void release() override { op.reset(); }
+  const ppkit::sem::Axhelm& get() const {
+    if (!op) require_runtime();  // says why: finalised
+    if (!op) throw ppkit::Error("this operator was released");
+    return *op;
+  }
+  void apply(const Array& x, const Array& y, double lambda0, double lambda1,
+             std::uintptr_t stream) {
+    const auto& a = get();
+    const std::size_t n = std::size_t(a.size());
+    const double* xp = checked_data(x, "x", n, a.memory());
+    double* yp = checked_data(y, "y", n, a.memory());
+    a.apply(xp, yp, lambda0, lambda1, stream_of(stream));
+  }
+};
+
+struct PyGatherScatter final : Releasable {
+  std::unique_ptr<ppkit::sem::GatherScatter> gs;
+  PyGatherScatter(const nb::ndarray<const std::int64_t, nb::c_contig, nb::device::cpu>& global_ids,
+                  std::int64_t global_count, const PyAxhelm& like) {
+    require_runtime();
+    gs = std::make_unique<ppkit::sem::GatherScatter>(
+        global_ids.data(), std::int64_t(global_ids.size()), global_count, like.get().memory());
+    live.insert(this);
+  }
+  ~PyGatherScatter() override { live.erase(this); }
+  void release() override { gs.reset(); }
+  void dssum(const Array& u, std::uintptr_t stream) {
+    if (!gs) require_runtime();
+    if (!gs) throw ppkit::Error("this gather-scatter was released");
+    gs->dssum(checked_data(u, "u", std::size_t(gs->local_count()), gs->memory()),
+              stream_of(stream));
+  }
+};
+
+}  // namespace
+
+NB_MODULE(_ppkit, m) {
+  m.doc() = "ppkit's compiled core; use the ppkit package";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const ppkit::Error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  m.def("version", [] { return std::string(ppkit::version_string()); });
+  m.def("info_json", [] {
+    require_runtime();
+    return ppkit::build_info().dump();
+  });
+  m.def("finalize", &finalize);
+  m.def(
+      "compare_json",
+      [](const std::vector<std::string>& workloads, const std::string& variants,
+         const std::string& size, int repeats) {
+        require_runtime();
+        ppkit::CompareOptions o;
+        o.size = ppkit::parse_problem_size(size);
+        o.repeats = repeats;
+        o.workloads = workloads;
+        o.variant_glob = variants;
+        nb::gil_scoped_release release;
+        const auto rows = ppkit::run_compare(o);
+        return ppkit::results_json(rows, o, ppkit::build_info()).dump();
+      },
+      "workloads"_a, "variants"_a, "size"_a, "repeats"_a);
+  m.def(
+      "variants",
+      [](const std::string& operation) {
+        require_runtime();
+        std::vector<std::tuple<std::string, bool, std::string>> out;
+        if (operation != "sem.axhelm")
+          throw nb::value_error(
+              ("unknown operation '" + operation + "' (valid: sem.axhelm)").c_str());
+        for (const auto& v : ppkit::sem::axhelm_variants())
+          out.emplace_back(v.name, v.available, v.reason);
+        return out;
+      },
+      "operation"_a);
+  m.def(
+      "empty",
+      [](std::size_t n, const std::string& memory, int device) {
+        require_runtime();
+        ppkit::DataLocation where{ppkit::MemoryKind::host, -1};
+        if (memory == "device") {
+          const auto d = ppkit::default_device_location();
+          if (!d) throw ppkit::Error("no CUDA or HIP device here", "memory='host'");
+          where = *d;
+          if (device >= 0) where.device = device;
+        } else if (memory != "host") {
+          throw nb::value_error("memory must be 'host' or 'device'");
+        }
+        return empty_in(where, n);
+      },
+      "n"_a, "memory"_a = "host", "device"_a = -1);
+  m.def("copy", [](const Array& destination, const Array& source) {
+    const auto dst = location_of(destination), src = location_of(source);
+    const std::size_t n = source.size();
+    double* d = checked_data(destination, "destination", n, dst);
+    const double* s = checked_data(source, "source", n, src);
+    const std::size_t bytes = n * sizeof(double);
+    if (src.kind == ppkit::MemoryKind::host)
+      ppkit::copy_to(dst, d, s, bytes);
+    else if (dst.kind == ppkit::MemoryKind::host)
+      ppkit::copy_from(src, d, s, bytes);
+    else
+      ppkit::copy_within(dst, d, s, bytes);
+  });
+
+  nb::class_<PyAxhelm>(m, "Axhelm")
+      .def(nb::init<int, const nb::ndarray<const double, nb::c_contig, nb::device::cpu>&,
+                    std::optional<nb::ndarray<const double, nb::c_contig, nb::device::cpu>>,
+                    std::optional<nb::ndarray<const std::uint8_t, nb::c_contig, nb::device::cpu>>,
+                    int, bool, const std::string&, std::optional<std::string>>(),
+           "order"_a, "vertices"_a, "factors"_a = nb::none(), "trilinear"_a = nb::none(),
+           "ncol"_a = 1, "helmholtz"_a = false, "variant"_a = "auto", "memory"_a = nb::none())
+      .def("apply", &PyAxhelm::apply, "x"_a, "y"_a, "lambda0"_a = 1.0, "lambda1"_a = 1.0,
+           "stream"_a = 0)
+      .def(
+          "wait", [](const PyAxhelm& a, std::uintptr_t s) { a.get().wait(stream_of(s)); },
+          "stream"_a = 0)
+      .def_prop_ro("variant", [](const PyAxhelm& a) { return a.get().variant(); })
+      .def_prop_ro("size", [](const PyAxhelm& a) { return a.get().size(); })
+      .def_prop_ro("memory", [](const PyAxhelm& a) { return describe(a.get().memory()); })
+      .def("empty", [](const PyAxhelm& a) {
+        return empty_in(a.get().memory(), std::size_t(a.get().size()));
+      });
+
+  nb::class_<PyGatherScatter>(m, "GatherScatter")
+      .def(nb::init<const nb::ndarray<const std::int64_t, nb::c_contig, nb::device::cpu>&,
+                    std::int64_t, const PyAxhelm&>(),
+           "global_ids"_a, "global_count"_a, "like"_a)
+      .def("dssum", &PyGatherScatter::dssum, "u"_a, "stream"_a = 0);
+}

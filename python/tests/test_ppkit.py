@@ -1,0 +1,160 @@
+"""The Python package against independent references: the SEM operator
+against a NumPy implementation of axhelm written for clarity, the
+gather-scatter against numpy.add.at, applied many times with fresh inputs;
+bad arrays refused with their reason; compare() rows as Python data."""
+import os
+
+import numpy as np
+import pytest
+
+import ppkit
+
+SEED = int(os.environ.get("PPKIT_TEST_SEED", np.random.SeedSequence().entropy % 2**31))
+
+
+def gll(order):
+    """GLL nodes, weights and derivative matrix of order N (numpy only)."""
+    n = order
+    x = -np.cos(np.pi * np.arange(n + 1) / n)  # Chebyshev-Gauss-Lobatto start
+    p = np.zeros((n + 1, n + 1))
+    for _ in range(100):  # Newton on (1 - x^2) P_N'(x)
+        p[:, 0], p[:, 1] = 1, x
+        for k in range(2, n + 1):
+            p[:, k] = ((2 * k - 1) * x * p[:, k - 1] - (k - 1) * p[:, k - 2]) / k
+        x_old = x.copy()
+        x = x_old - (x * p[:, n] - p[:, n - 1]) / ((n + 1) * p[:, n])
+        if np.max(np.abs(x - x_old)) < 1e-16:
+            break
+    w = 2.0 / (n * (n + 1) * p[:, n] ** 2)
+    d = np.zeros((n + 1, n + 1))
+    for i in range(n + 1):
+        for j in range(n + 1):
+            if i != j:
+                d[i, j] = p[i, n] / p[j, n] / (x[i] - x[j])
+    d[0, 0] = -n * (n + 1) / 4.0
+    d[n, n] = n * (n + 1) / 4.0
+    return x, w, d
+
+
+def box(order, ex, ey, ez, rng):
+    """Trilinear elements of a perturbed box: vertices (E, 8, 3), global ids."""
+    grid = np.stack(np.meshgrid(np.arange(ex + 1) / ex, np.arange(ey + 1) / ey,
+                                np.arange(ez + 1) / ez, indexing="ij"), axis=-1)
+    interior = (slice(1, ex), slice(1, ey), slice(1, ez))
+    grid[interior] += rng.uniform(-0.1, 0.1, grid[interior].shape) / max(ex, ey, ez)
+    nq = order + 1
+    vertices, ids = [], []
+    nx, ny = ex * order + 1, ey * order + 1
+    for k in range(ez):
+        for j in range(ey):
+            for i in range(ex):
+                vertices.append([grid[i + (c & 1), j + ((c >> 1) & 1), k + (c >> 2)] for c in range(8)])
+                a, b, c = np.meshgrid(np.arange(nq), np.arange(nq), np.arange(nq), indexing="ij")
+                g = (i * order + a) + nx * ((j * order + b) + ny * (k * order + c))
+                ids.append(g.transpose(2, 1, 0).ravel())  # local node a + Nq (b + Nq c)
+    return np.array(vertices), np.concatenate(ids).astype(np.int64), nx * ny * (ez * order + 1)
+
+
+def reference_axhelm(order, vertices, x, lambda0, lambda1, helmholtz):
+    """y = lambda0 D^T G D x + lambda1 w|J| x per element, G from the trilinear map."""
+    r, w, d = gll(order)
+    nq = order + 1
+    y = np.empty_like(x)
+    rr, ss, tt = np.meshgrid(r, r, r, indexing="ij")  # [i, j, k]
+    ww = np.einsum("i,j,k->ijk", w, w, w)
+    for e, v in enumerate(vertices):
+        # x(r, s, t) = sum_c v_c (1 +- r)(1 +- s)(1 +- t) / 8 and its Jacobian
+        jac = np.zeros((nq, nq, nq, 3, 3))
+        for c in range(8):
+            sr, sa, st = (1 if c & 1 else -1), (1 if (c >> 1) & 1 else -1), (1 if c >> 2 else -1)
+            fr, fs, ft = 1 + sr * rr, 1 + sa * ss, 1 + st * tt
+            jac[..., :, 0] += np.multiply.outer(sr * fs * ft / 8, v[c])
+            jac[..., :, 1] += np.multiply.outer(fr * sa * ft / 8, v[c])
+            jac[..., :, 2] += np.multiply.outer(fr * fs * st / 8, v[c])
+        det = np.linalg.det(jac)
+        inv = np.linalg.inv(jac)  # [.., ref, phys]
+        g = np.einsum("...ap,...bp->...ab", inv, inv) * (ww * det)[..., None, None]
+        u = x[e].reshape(nq, nq, nq).transpose(2, 1, 0)  # [i, j, k]
+        grad = np.stack([np.einsum("ai,ijk->ajk", d, u), np.einsum("bj,ijk->ibk", d, u),
+                         np.einsum("ck,ijk->ijc", d, u)], axis=-1)
+        flux = np.einsum("...ab,...b->...a", g, grad)
+        out = (np.einsum("ai,ajk->ijk", d, flux[..., 0]) + np.einsum("bj,ibk->ijk", d, flux[..., 1])
+               + np.einsum("ck,ijc->ijk", d, flux[..., 2]))
+        out = lambda0 * out if helmholtz else out
+        if helmholtz:
+            out = out + lambda1 * ww * det * u
+        y[e] = out.transpose(2, 1, 0).ravel()
+    return y
+
+
+@pytest.mark.parametrize("helmholtz", [False, True])
+def test_axhelm_applied_many_times_matches_numpy(helmholtz):
+    rng = np.random.default_rng(SEED)
+    order = 3
+    vertices, _, _ = box(order, 3, 2, 2, rng)
+    A = ppkit.sem.Axhelm(order, vertices, helmholtz=helmholtz, memory="host")
+    assert A.memory == ("host", -1)
+    x, y = A.empty(), A.empty()
+    assert x.shape == (A.size,) and isinstance(x, np.ndarray)
+    for _ in range(20):
+        x[:] = rng.uniform(-1, 1, A.size)
+        l0, l1 = rng.uniform(0.5, 2.0, 2)
+        A.apply(x, y, l0, l1)
+        A.wait()
+        ref = reference_axhelm(order, vertices, x.reshape(len(vertices), -1), l0, l1, helmholtz)
+        assert np.linalg.norm(y - ref.ravel()) <= 1e-12 * np.linalg.norm(ref)
+
+
+def test_every_available_variant_agrees():
+    rng = np.random.default_rng(SEED + 1)
+    vertices, _, _ = box(4, 2, 2, 2, rng)
+    names = [n for n, ok, _ in ppkit.variants("sem.axhelm") if ok]
+    assert names, "no variant can run here"
+    x = rng.uniform(-1, 1, len(vertices) * 125)
+    ref = reference_axhelm(4, vertices, x.reshape(len(vertices), -1), 1, 1, False).ravel()
+    for name in names:
+        A = ppkit.sem.Axhelm(4, vertices, variant=name)
+        xd, yd = A.empty(), A.empty()
+        ppkit.copy(xd, x)
+        A.apply(xd, yd)
+        A.wait()
+        assert np.linalg.norm(ppkit.to_host(yd) - ref) <= 1e-12 * np.linalg.norm(ref), name
+
+
+def test_gather_scatter_matches_numpy():
+    rng = np.random.default_rng(SEED + 2)
+    vertices, ids, count = box(3, 3, 2, 2, rng)
+    A = ppkit.sem.Axhelm(3, vertices, memory="host")
+    Q = ppkit.sem.GatherScatter(ids, count, like=A)
+    u = rng.uniform(-1, 1, len(ids))
+    sums = np.zeros(count)
+    np.add.at(sums, ids, u)
+    Q.dssum(u)
+    assert np.allclose(u, sums[ids], rtol=1e-14, atol=1e-14)
+
+
+def test_bad_arrays_are_refused_with_their_reason():
+    rng = np.random.default_rng(SEED + 3)
+    vertices, _, _ = box(2, 2, 1, 1, rng)
+    A = ppkit.sem.Axhelm(2, vertices, memory="host")
+    y = A.empty()
+    with pytest.raises(TypeError, match="float64"):
+        A.apply(np.zeros(A.size, dtype=np.float32), y)
+    with pytest.raises(ValueError, match="not contiguous"):
+        A.apply(np.zeros(2 * A.size)[::2], y)
+    with pytest.raises(ValueError, match="values, the operator takes"):
+        A.apply(np.zeros(A.size + 1), y)
+    with pytest.raises(ValueError, match="unknown variant"):
+        ppkit.sem.Axhelm(2, vertices, variant="no-such/variant")
+    with pytest.raises(ValueError, match="E \\* 8 \\* 3"):
+        ppkit.sem.Axhelm(2, np.zeros((3, 7)))
+
+
+def test_compare_returns_rows():
+    report = ppkit.compare(workloads=["sem"], variants="kokkos-serial/*", size="quick", repeats=1)
+    rows = report["rows"]
+    assert rows and all(r["workload"] == "sem" for r in rows)
+    assert {r["status"] for r in rows} <= {"PASS", "SKIP"}
+    assert any(r["status"] == "PASS" for r in rows)
+    with pytest.raises(ValueError, match="unknown workload"):
+        ppkit.compare(workloads=["nope"])
