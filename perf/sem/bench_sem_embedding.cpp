@@ -161,9 +161,6 @@ void register_api(const std::string& api, const std::string& variant, int side) 
           if (!verified(state, host_y, c)) return;
           for (auto _ : state) ppkit_sem_axhelm(&a);
         }
-        state.counters["us/call"] =
-            benchmark::Counter(double(state.iterations()) * 1e-6,
-                               benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
       })
       ->UseRealTime()
       ->Unit(benchmark::kMicrosecond);
