@@ -130,6 +130,7 @@ class FactoredTeamRun final : public KokkosAssembler<Space> {
         p.pattern.row_offsets.data(), p.pattern.row_offsets.size(), "fem CSR row offsets");
   }
 
+ private:
   void launch(const Space& exec) override {
     if (atomic_) Kokkos::deep_copy(exec, d_.values, 0.0);  // first-writer stores need no zeroing
     Kokkos::deep_copy(exec, d_.load, 0.0);
@@ -154,7 +155,6 @@ class FactoredTeamRun final : public KokkosAssembler<Space> {
   }
   AssemblyCommon<Space>& common() override { return d_; }
 
- private:
   bool atomic_;
   KeEntryOrder entries_;
   std::vector<std::int64_t> launch_offsets_;
