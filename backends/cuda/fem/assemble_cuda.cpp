@@ -20,13 +20,17 @@ namespace {
 // 0.538-0.539 ms at 64^3 on an H200 for the two launches on the default
 // stream, 4.33 against 4.31 ms at 128^3 (docs/results/h200.md, thirty-first
 // round, run 3; 0.5-1.3% at 64^3 and none at 128^3 in five such runs).
-class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
+// As an operator (AssemblerApplier) the two kernels are launched on the
+// caller's stream with the caller's outputs and material, without a graph
+// (a graph holds the arguments it was captured with).
+class ClusterGatherRun final : public GpuAssembler<CudaBackend, cuda::RuntimeCalls> {
+  using Base = GpuAssembler<CudaBackend, cuda::RuntimeCalls>;
   using Kernels = Hex8Kernels<CudaBackend>;
   template <class T>
   using Buffer = cuda::DeviceBuffer<T>;
 
  public:
-  explicit ClusterGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
+  explicit ClusterGatherRun(const AssemblyProblem& p) : Base(p), elements_(p.mesh.num_elements()) {
     const NodeGatherLayout nodes = make_node_gather_layout(p);
     ClusterGatherOptions options;
     options.colour_capacity = shape_.warps;
@@ -98,20 +102,27 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     copy_outputs_and_material(element_arrays_, arrays_);
     arrays_.max_blocks = layout.max_blocks;
     arrays_.max_nodes = layout.max_nodes;
-    launches_ = cuda::LaunchGraph([this](void* stream) {
-      Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_, stream);
-      cuda_cluster::launch_cluster_gather(arrays_, clusters_, shape_, stream);
-    });
+    if (p.own_outputs)
+      launches_ = cuda::LaunchGraph([this](void* stream) {
+        Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_, stream);
+        cuda_cluster::launch_cluster_gather(arrays_, clusters_, shape_, stream);
+      });
   }
 
-  void run() override { launches_.run_and_wait(); }
-
-  AssemblyResult result() override { return inputs_.download(); }
+  void run() override {
+    require_own_outputs();
+    launches_.run_and_wait();
+  }
 
  private:
+  // No zeroing: kernel 2 writes every CSR value and load entry once.
+  void launch(const AssemblyOutputs& o, void* stream) override {
+    Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_, stream);
+    cuda_cluster::launch_cluster_gather(with_outputs(arrays_, o), clusters_, shape_, stream);
+  }
+
   std::int64_t elements_ = 0, clusters_ = 0;
   cuda_cluster::ClusterKernelShape shape_ = cuda_cluster::cluster_kernel_shape();
-  ElementInputs<CudaBackend, cuda::RuntimeCalls> inputs_;
   Buffer<double> geometry_;
   Buffer<std::int32_t> node_of_slot_, cluster_blocks_, pack_members_;
   Buffer<std::int64_t> cluster_slots_, cluster_colours_, colour_offsets_, slot_rows_,

@@ -965,6 +965,13 @@ unsigned blocks_for(std::int64_t threads, int per_block) {
   return unsigned((threads + per_block - 1) / per_block);
 }
 
+// The launch helpers' stream (void*: nullptr is the default stream).
+#if defined(PPKIT_GPU_HIP)
+hipStream_t native_stream(void* stream) { return static_cast<hipStream_t>(stream); }
+#else
+cudaStream_t native_stream(void* stream) { return static_cast<cudaStream_t>(stream); }
+#endif
+
 }  // namespace
 
 }  // namespace ppkit::fem::assembly_kernels
@@ -994,44 +1001,50 @@ void Hex8Kernels<Backend>::upload_shape_tables(const double* natural_derivatives
 
 template <class Backend>
 void Hex8Kernels<Backend>::launch_thread_per_element(const Hex8AssemblyArrays& a,
-                                                     std::int64_t first, std::int64_t count) {
+                                                     std::int64_t first, std::int64_t count,
+                                                     void* stream) {
   if (count <= 0) return;
-  thread_per_element_kernel<<<blocks_for(count, 128), 128>>>(a, first, count);
+  thread_per_element_kernel<<<blocks_for(count, 128), 128, 0, native_stream(stream)>>>(a, first,
+                                                                                       count);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
 void Hex8Kernels<Backend>::launch_warp_4tpr(const Hex8AssemblyArrays& a, std::int64_t first,
-                                            std::int64_t count) {
+                                            std::int64_t count, void* stream) {
   if (count <= 0) return;
   warp_kernel<FourPerRow, false>
-      <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock>>>(a, first, count);
+      <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock, 0, native_stream(stream)>>>(
+          a, first, count);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
 void Hex8Kernels<Backend>::launch_atomic_4tpr(const Hex8AssemblyArrays& a, std::int64_t first,
-                                              std::int64_t count) {
+                                              std::int64_t count, void* stream) {
   if (count <= 0) return;
   warp_kernel<FourPerRow, true>
-      <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock>>>(a, first, count);
+      <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock, 0, native_stream(stream)>>>(
+          a, first, count);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
 void Hex8Kernels<Backend>::launch_ppni_4tpr(const Hex8AssemblyArrays& a, std::int64_t first,
-                                            std::int64_t count) {
+                                            std::int64_t count, void* stream) {
   if (count <= 0) return;
-  ppni_4tpr_kernel<<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock>>>(a, first, count);
+  ppni_4tpr_kernel<<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock, 0,
+                     native_stream(stream)>>>(a, first, count);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
 void Hex8Kernels<Backend>::launch_warp_8tpr(const Hex8AssemblyArrays& a, std::int64_t first,
-                                            std::int64_t count) {
+                                            std::int64_t count, void* stream) {
   if (count <= 0) return;
   warp_kernel<EightPerRow, false>
-      <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock>>>(a, first, count);
+      <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock, 0, native_stream(stream)>>>(
+          a, first, count);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
@@ -1039,11 +1052,7 @@ template <class Backend>
 void Hex8Kernels<Backend>::launch_gauss_geometry(const Hex8AssemblyArrays& a, double* geometry,
                                                  std::int64_t elements, void* stream) {
   if (elements <= 0) return;
-#if defined(PPKIT_GPU_HIP)
-  const auto on = static_cast<hipStream_t>(stream);
-#else
-  const auto on = static_cast<cudaStream_t>(stream);
-#endif
+  const auto on = native_stream(stream);
   gauss_geometry_kernel<<<blocks_for(8 * elements, kGeometryThreads), kGeometryThreads, 0, on>>>(
       a, geometry, 8 * elements);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
@@ -1051,29 +1060,32 @@ void Hex8Kernels<Backend>::launch_gauss_geometry(const Hex8AssemblyArrays& a, do
 
 template <class Backend>
 void Hex8Kernels<Backend>::launch_entries(const Hex8AssemblyArrays& a, const double* geometry,
-                                          std::int64_t first, std::int64_t count) {
+                                          std::int64_t first, std::int64_t count, void* stream) {
   if (count <= 0) return;
-  entry_kernel<<<unsigned(count), kEntryThreads>>>(a, geometry, first);
+  entry_kernel<<<unsigned(count), kEntryThreads, 0, native_stream(stream)>>>(a, geometry, first);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
 void Hex8Kernels<Backend>::launch_factored(const Hex8FactoredArrays& a, std::int64_t first,
-                                           std::int64_t count, KeEntryOrder order) {
+                                           std::int64_t count, KeEntryOrder order, void* stream) {
   if (count <= 0) return;
   const unsigned blocks = blocks_for(count, kFactoredWarps);
+  const auto on = native_stream(stream);
   if (a.first_writer == nullptr && order == KeEntryOrder::node_pair_runs)
     factored_kernel<true, KeEntryOrder::node_pair_runs>
-        <<<blocks, gpu::kSubgroupWidth * kFactoredWarps>>>(a, first, count);
+        <<<blocks, gpu::kSubgroupWidth * kFactoredWarps, 0, on>>>(a, first, count);
   else if (a.first_writer == nullptr)
-    factored_kernel<true><<<blocks, gpu::kSubgroupWidth * kFactoredWarps>>>(a, first, count);
+    factored_kernel<true><<<blocks, gpu::kSubgroupWidth * kFactoredWarps, 0, on>>>(a, first, count);
   else
-    factored_kernel<false><<<blocks, gpu::kSubgroupWidth * kFactoredWarps>>>(a, first, count);
+    factored_kernel<false>
+        <<<blocks, gpu::kSubgroupWidth * kFactoredWarps, 0, on>>>(a, first, count);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
-void Hex8Kernels<Backend>::launch_tiled(const Hex8TiledArrays& a, std::int64_t tiles) {
+void Hex8Kernels<Backend>::launch_tiled(const Hex8TiledArrays& a, std::int64_t tiles,
+                                        void* stream) {
   if (tiles <= 0) return;
   const std::size_t dynamic_bytes = std::size_t(9) * sizeof(double) * std::size_t(a.max_blocks);
 #if defined(PPKIT_GPU_HIP)
@@ -1085,7 +1097,8 @@ void Hex8Kernels<Backend>::launch_tiled(const Hex8TiledArrays& a, std::int64_t t
   PPKIT_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         int(dynamic_bytes)));
 #endif
-  tiled_kernel<<<unsigned(tiles), gpu::kSubgroupWidth * kTiledWarps, dynamic_bytes>>>(a);
+  tiled_kernel<<<unsigned(tiles), gpu::kSubgroupWidth * kTiledWarps, dynamic_bytes,
+                 native_stream(stream)>>>(a);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
@@ -1108,10 +1121,11 @@ int Hex8Kernels<Backend>::tiled_block_capacity() {
 }
 
 template <class Backend>
-void Hex8Kernels<Backend>::launch_node_gather(const Hex8GatherArrays& a, std::int64_t nodes) {
+void Hex8Kernels<Backend>::launch_node_gather(const Hex8GatherArrays& a, std::int64_t nodes,
+                                              void* stream) {
   if (nodes <= 0) return;
-  node_gather_kernel<<<blocks_for(nodes, kGatherWarps), gpu::kSubgroupWidth * kGatherWarps>>>(
-      a, nodes);
+  node_gather_kernel<<<blocks_for(nodes, kGatherWarps), gpu::kSubgroupWidth * kGatherWarps, 0,
+                       native_stream(stream)>>>(a, nodes);
   PPKIT_FEM_GPU_CHECK_LAUNCH();
 }
 
@@ -1122,6 +1136,36 @@ void Hex8Kernels<Backend>::synchronize() {
 #else
   PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
 #endif
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::synchronize_stream(void* stream) {
+#if defined(PPKIT_GPU_HIP)
+  PPKIT_HIP_CHECK(hipStreamSynchronize(native_stream(stream)));
+#else
+  PPKIT_CUDA_CHECK(cudaStreamSynchronize(native_stream(stream)));
+#endif
+}
+
+template <class Backend>
+void Hex8Kernels<Backend>::zero(double* values, std::size_t count, void* stream) {
+  if (count == 0) return;
+#if defined(PPKIT_GPU_HIP)
+  PPKIT_HIP_CHECK(hipMemsetAsync(values, 0, count * sizeof(double), native_stream(stream)));
+#else
+  PPKIT_CUDA_CHECK(cudaMemsetAsync(values, 0, count * sizeof(double), native_stream(stream)));
+#endif
+}
+
+template <class Backend>
+int Hex8Kernels<Backend>::current_device() {
+  int device = 0;
+#if defined(PPKIT_GPU_HIP)
+  PPKIT_HIP_CHECK(hipGetDevice(&device));
+#else
+  PPKIT_CUDA_CHECK(cudaGetDevice(&device));
+#endif
+  return device;
 }
 
 template struct Hex8Kernels<ThisBackend>;

@@ -10,8 +10,11 @@
 // one launch, atomics) and factored-colour (colouring, first-writer stores, no
 // zeroing), and the tiled strategy (g): tiled (Morton tiles merged in shared
 // memory, one atomic flush per tile), and the node-gather strategy (h):
-// node-gather (one warp per node writes its CSR rows once). Host-only: include from .cpp files
-// compiled by the C++ compiler.
+// node-gather (one warp per node writes its CSR rows once). Every run is also
+// an operator on the caller's arrays (AssemblerApplier, GpuAssembler below):
+// the same launches with the caller's values, load, material and stream in
+// the kernels' arguments. Host-only: include from .cpp files compiled by the
+// C++ compiler.
 #include <algorithm>
 #include <array>
 #include <memory>
@@ -68,16 +71,23 @@ template <class Backend, class Calls>
 struct ElementInputs {
   DeviceBuffer<double, Calls> coordinates, node_coordinates, values, load;
   DeviceBuffer<std::int32_t, Calls> nodes;
+  // The nodes of each slot, kept on the host where element coordinates are
+  // uploaded, to gather them again from new node coordinates.
+  std::vector<std::int32_t> slot_nodes;
 
+  // An operator's inputs (p.own_outputs false) have no values or load.
   template <class Arrays>
   void upload(const AssemblyProblem& p, const std::vector<double>& element_coordinates,
               const std::vector<std::int32_t>& element_nodes, Arrays& arrays) {
     coordinates = DeviceBuffer<double, Calls>(element_coordinates);
     nodes = DeviceBuffer<std::int32_t, Calls>(element_nodes);
-    values = DeviceBuffer<double, Calls>(std::size_t(p.pattern.num_nonzeros()));
-    load = DeviceBuffer<double, Calls>(std::size_t(p.mesh.num_dofs()));
-    values.fill_bytes(0xFF);
-    load.fill_bytes(0xFF);
+    if (!element_coordinates.empty()) slot_nodes = element_nodes;
+    if (p.own_outputs) {
+      values = DeviceBuffer<double, Calls>(std::size_t(p.pattern.num_nonzeros()));
+      load = DeviceBuffer<double, Calls>(std::size_t(p.mesh.num_dofs()));
+      values.fill_bytes(0xFF);
+      load.fill_bytes(0xFF);
+    }
     const auto dN = natural_derivative_table();
     const auto N = shape_value_table();
     Hex8Kernels<Backend>::upload_shape_tables(dN.data(), N.data());
@@ -95,6 +105,92 @@ struct ElementInputs {
     for (int i = 0; i < 3; ++i) arrays.body_force[i] = p.material.body_force[i];
   }
   AssemblyResult download() { return {values.download(), load.download()}; }
+
+  // New node coordinates (3 per node): the element coordinates gathered
+  // again in the slots' order, the node coordinates of kernel 1 replaced.
+  void update_coordinates(const std::vector<double>& node_xyz) {
+    if (coordinates.size() > 0) {
+      std::vector<double> gathered(coordinates.size());
+      for (std::size_t m = 0; m < gathered.size(); ++m)
+        gathered[m] = node_xyz[3 * std::size_t(slot_nodes[m / 3]) + m % 3];
+      coordinates.upload(gathered);
+    }
+    if (node_coordinates.size() > 0) node_coordinates.upload(node_xyz);
+  }
+};
+
+// The outputs and material of one assembly, as the kernels' arguments hold them.
+struct AssemblyOutputs {
+  double* values = nullptr;
+  double* load = nullptr;
+  double lambda = 0, mu = 0;
+  double body_force[3] = {0, 0, 0};
+};
+template <class Arrays>
+Arrays with_outputs(Arrays a, const AssemblyOutputs& o) {
+  a.values = o.values;
+  a.load = o.load;
+  a.lambda = o.lambda;
+  a.mu = o.mu;
+  for (int i = 0; i < 3; ++i) a.body_force[i] = o.body_force[i];
+  return a;
+}
+
+// What every GPU run shares: run() launches into its own outputs on the
+// default stream and waits; the operator side (AssemblerApplier) makes the
+// same launches into the caller's arrays on the caller's stream.
+template <class Backend, class Calls>
+class GpuAssembler : public PreparedRun<AssemblyResult>, public AssemblerApplier {
+ protected:
+  using Kernels = Hex8Kernels<Backend>;
+  explicit GpuAssembler(const AssemblyProblem& p)
+      : nonzeros_(std::size_t(p.pattern.num_nonzeros())),
+        dofs_(std::size_t(p.mesh.num_dofs())),
+        own_outputs_(p.own_outputs),
+        material_(p.material),
+        device_(Kernels::current_device()) {}
+  // Queues one assembly into o's arrays with o's material on stream.
+  virtual void launch(const AssemblyOutputs& o, void* stream) = 0;
+  static AssemblyOutputs outputs(const Material& m, double* values, double* load) {
+    AssemblyOutputs o;
+    o.values = values;
+    o.load = load;
+    o.lambda = m.lambda();
+    o.mu = m.mu();
+    for (int i = 0; i < 3; ++i) o.body_force[i] = m.body_force[i];
+    return o;
+  }
+  void require_own_outputs() const { require(own_outputs_, operator_only_run); }
+  std::size_t nonzeros_, dofs_;
+  ElementInputs<Backend, Calls> inputs_;
+
+ public:
+  void run() override {
+    require_own_outputs();
+    launch(outputs(material_, inputs_.values.data(), inputs_.load.data()), nullptr);
+    Kernels::synchronize();
+  }
+  AssemblyResult result() override {
+    require_own_outputs();
+    return inputs_.download();
+  }
+  void assemble(const Material& material, double* values, double* load, void* stream) override {
+    launch(outputs(material, values, load), stream);
+  }
+  void update_coordinates(const std::vector<double>& coordinates) override {
+    Kernels::synchronize();  // assemblies queued on any stream still read the old ones
+    inputs_.update_coordinates(coordinates);
+  }
+  void wait(void* stream) override { Kernels::synchronize_stream(stream); }
+  DataLocation memory() const override {
+    return DataLocation{std::is_same_v<Backend, CudaBackend> ? MemoryKind::cuda : MemoryKind::hip,
+                        device_};
+  }
+
+ private:
+  bool own_outputs_;
+  Material material_;
+  int device_;
 };
 
 // The outputs and material of kernel 1's arguments into a gather kernel's
@@ -109,13 +205,14 @@ void copy_outputs_and_material(const Hex8AssemblyArrays& from, Arrays& to) {
 }
 
 template <class Backend, class Calls>
-class AssemblyRun final : public PreparedRun<AssemblyResult> {
+class AssemblyRun final : public GpuAssembler<Backend, Calls> {
+  using Base = GpuAssembler<Backend, Calls>;
   using Kernels = Hex8Kernels<Backend>;
   template <class T>
   using Buffer = DeviceBuffer<T, Calls>;
 
  public:
-  AssemblyRun(const AssemblyProblem& p, Strategy strategy) : strategy_(strategy) {
+  AssemblyRun(const AssemblyProblem& p, Strategy strategy) : Base(p), strategy_(strategy) {
     const auto& c = p.coloured;
     const std::int64_t elements = c.num_elements();
     const auto order = block_order(strategy);
@@ -134,7 +231,7 @@ class AssemblyRun final : public PreparedRun<AssemblyResult> {
     }
     colour_offsets_ = strategy == Strategy::atomic_4tpr ? std::vector<std::int64_t>{0, elements}
                                                         : c.colour_offsets;
-    inputs_.upload(p, coordinates, nodes, arrays_);
+    this->inputs_.upload(p, coordinates, nodes, arrays_);
     blocks_ = Buffer<std::int64_t>(blocks);
     row_offsets_ = Buffer<std::int64_t>(p.pattern.row_offsets);
     if (strategy == Strategy::two_kernel) geometry_ = Buffer<double>(std::size_t(80 * elements));
@@ -142,44 +239,41 @@ class AssemblyRun final : public PreparedRun<AssemblyResult> {
     arrays_.row_offsets = row_offsets_.data();
   }
 
-  void run() override {
-    inputs_.values.fill_bytes(0);
-    inputs_.load.fill_bytes(0);
+ private:
+  void launch(const AssemblyOutputs& o, void* stream) override {
+    const Hex8AssemblyArrays a = with_outputs(arrays_, o);
+    Kernels::zero(a.values, this->nonzeros_, stream);
+    Kernels::zero(a.load, this->dofs_, stream);
     if (strategy_ == Strategy::two_kernel)
-      Kernels::launch_gauss_geometry(arrays_, geometry_.data(),
-                                     colour_offsets_.back() - colour_offsets_.front());
+      Kernels::launch_gauss_geometry(a, geometry_.data(),
+                                     colour_offsets_.back() - colour_offsets_.front(), stream);
     for (std::size_t c = 0; c + 1 < colour_offsets_.size(); ++c) {
       const std::int64_t first = colour_offsets_[c], count = colour_offsets_[c + 1] - first;
       switch (strategy_) {
         case Strategy::thread_per_element:
-          Kernels::launch_thread_per_element(arrays_, first, count);
+          Kernels::launch_thread_per_element(a, first, count, stream);
           break;
         case Strategy::warp_4tpr:
-          Kernels::launch_warp_4tpr(arrays_, first, count);
+          Kernels::launch_warp_4tpr(a, first, count, stream);
           break;
         case Strategy::warp_8tpr:
-          Kernels::launch_warp_8tpr(arrays_, first, count);
+          Kernels::launch_warp_8tpr(a, first, count, stream);
           break;
         case Strategy::two_kernel:
-          Kernels::launch_entries(arrays_, geometry_.data(), first, count);
+          Kernels::launch_entries(a, geometry_.data(), first, count, stream);
           break;
         case Strategy::ppni_4tpr:
-          Kernels::launch_ppni_4tpr(arrays_, first, count);
+          Kernels::launch_ppni_4tpr(a, first, count, stream);
           break;
         case Strategy::atomic_4tpr:
-          Kernels::launch_atomic_4tpr(arrays_, first, count);
+          Kernels::launch_atomic_4tpr(a, first, count, stream);
           break;
       }
     }
-    Kernels::synchronize();
   }
 
-  AssemblyResult result() override { return inputs_.download(); }
-
- private:
   Strategy strategy_;
   std::vector<std::int64_t> colour_offsets_;
-  ElementInputs<Backend, Calls> inputs_;
   Buffer<double> geometry_;
   Buffer<std::int64_t> blocks_, row_offsets_;
   Hex8AssemblyArrays arrays_;
@@ -188,7 +282,8 @@ class AssemblyRun final : public PreparedRun<AssemblyResult> {
 // (f) factored: FactoredLayout inputs; atomics in Morton order (values zeroed
 // in run()) or colour by colour with first-writer stores (no zeroing).
 template <class Backend, class Calls>
-class FactoredRun final : public PreparedRun<AssemblyResult> {
+class FactoredRun final : public GpuAssembler<Backend, Calls> {
+  using Base = GpuAssembler<Backend, Calls>;
   using Kernels = Hex8Kernels<Backend>;
   template <class T>
   using Buffer = DeviceBuffer<T, Calls>;
@@ -196,10 +291,10 @@ class FactoredRun final : public PreparedRun<AssemblyResult> {
  public:
   FactoredRun(const AssemblyProblem& p, FactoredOrder order,
               KeEntryOrder entries = KeEntryOrder::row_major)
-      : atomic_(order == FactoredOrder::morton_atomic), entries_(entries) {
+      : Base(p), atomic_(order == FactoredOrder::morton_atomic), entries_(entries) {
     const FactoredLayout layout = make_factored_layout(p, order);
     launch_offsets_ = layout.launch_offsets;
-    inputs_.upload(p, layout.coordinates, layout.nodes, arrays_);
+    this->inputs_.upload(p, layout.coordinates, layout.nodes, arrays_);
     column_offsets_ = Buffer<std::uint16_t>(layout.column_offsets);
     if (!atomic_) first_writer_ = Buffer<std::uint64_t>(layout.first_writer);
     row_offsets_ = Buffer<std::int64_t>(p.pattern.row_offsets);
@@ -208,22 +303,19 @@ class FactoredRun final : public PreparedRun<AssemblyResult> {
     arrays_.row_offsets = row_offsets_.data();
   }
 
-  void run() override {
-    if (atomic_) inputs_.values.fill_bytes(0);  // first-writer stores need no zeroing
-    inputs_.load.fill_bytes(0);
+ private:
+  void launch(const AssemblyOutputs& o, void* stream) override {
+    const Hex8FactoredArrays a = with_outputs(arrays_, o);
+    if (atomic_) Kernels::zero(a.values, this->nonzeros_, stream);  // first-writer stores: none
+    Kernels::zero(a.load, this->dofs_, stream);
     for (std::size_t k = 0; k + 1 < launch_offsets_.size(); ++k)
-      Kernels::launch_factored(arrays_, launch_offsets_[k],
-                               launch_offsets_[k + 1] - launch_offsets_[k], entries_);
-    Kernels::synchronize();
+      Kernels::launch_factored(a, launch_offsets_[k], launch_offsets_[k + 1] - launch_offsets_[k],
+                               entries_, stream);
   }
 
-  AssemblyResult result() override { return inputs_.download(); }
-
- private:
   bool atomic_;
   KeEntryOrder entries_;
   std::vector<std::int64_t> launch_offsets_;
-  ElementInputs<Backend, Calls> inputs_;
   Buffer<std::uint16_t> column_offsets_;
   Buffer<std::uint64_t> first_writer_;
   Buffer<std::int64_t> row_offsets_;
@@ -234,18 +326,19 @@ class FactoredRun final : public PreparedRun<AssemblyResult> {
 // The tile capacity is the layout default (1,200 blocks, 86 KB) or what the
 // device's shared memory per block holds, whichever is smaller.
 template <class Backend, class Calls>
-class TiledRun final : public PreparedRun<AssemblyResult> {
+class TiledRun final : public GpuAssembler<Backend, Calls> {
+  using Base = GpuAssembler<Backend, Calls>;
   using Kernels = Hex8Kernels<Backend>;
   template <class T>
   using Buffer = DeviceBuffer<T, Calls>;
 
  public:
-  explicit TiledRun(const AssemblyProblem& p) {
+  explicit TiledRun(const AssemblyProblem& p) : Base(p) {
     TiledLayoutOptions options;
     options.max_blocks = std::min(options.max_blocks, Kernels::tiled_block_capacity());
     const TiledLayout layout = make_tiled_layout(p, options);
     tiles_ = layout.num_tiles();
-    inputs_.upload(p, layout.coordinates, layout.nodes, arrays_);
+    this->inputs_.upload(p, layout.coordinates, layout.nodes, arrays_);
     block_slots_ = Buffer<std::uint16_t>(layout.block_slots);
     tile_colours_ = Buffer<std::int64_t>(layout.tile_colours);
     colour_offsets_ = Buffer<std::int64_t>(layout.colour_offsets);
@@ -269,18 +362,15 @@ class TiledRun final : public PreparedRun<AssemblyResult> {
     arrays_.max_blocks = layout.max_blocks;
   }
 
-  void run() override {
-    inputs_.values.fill_bytes(0);
-    inputs_.load.fill_bytes(0);
-    Kernels::launch_tiled(arrays_, tiles_);
-    Kernels::synchronize();
+ private:
+  void launch(const AssemblyOutputs& o, void* stream) override {
+    const Hex8TiledArrays a = with_outputs(arrays_, o);
+    Kernels::zero(a.values, this->nonzeros_, stream);
+    Kernels::zero(a.load, this->dofs_, stream);
+    Kernels::launch_tiled(a, tiles_, stream);
   }
 
-  AssemblyResult result() override { return inputs_.download(); }
-
- private:
   std::int64_t tiles_ = 0;
-  ElementInputs<Backend, Calls> inputs_;
   Buffer<std::int32_t> tile_blocks_, run_row_lengths_;
   Buffer<std::uint16_t> block_slots_, run_first_slots_;
   Buffer<std::int64_t> tile_colours_, colour_offsets_, run_offsets_, run_positions_, chunk_offsets_;
@@ -291,16 +381,17 @@ class TiledRun final : public PreparedRun<AssemblyResult> {
 // (h) node gather: kernel 1 ((e)'s) stores the Gauss-point geometry of the
 // input-order elements, kernel 2 writes every node's rows once (no zeroing).
 template <class Backend, class Calls>
-class NodeGatherRun final : public PreparedRun<AssemblyResult> {
+class NodeGatherRun final : public GpuAssembler<Backend, Calls> {
+  using Base = GpuAssembler<Backend, Calls>;
   using Kernels = Hex8Kernels<Backend>;
   template <class T>
   using Buffer = DeviceBuffer<T, Calls>;
 
  public:
-  explicit NodeGatherRun(const AssemblyProblem& p) : elements_(p.mesh.num_elements()) {
+  explicit NodeGatherRun(const AssemblyProblem& p) : Base(p), elements_(p.mesh.num_elements()) {
     const NodeGatherLayout layout = make_node_gather_layout(p);
     nodes_ = layout.num_nodes();
-    inputs_.upload(p, {}, p.mesh.elements, element_arrays_);
+    this->inputs_.upload(p, {}, p.mesh.elements, element_arrays_);
     geometry_ = Buffer<double>(80 * std::size_t(elements_));
     node_of_slot_ = Buffer<std::int32_t>(layout.node_of_slot);
     incidences_ = Buffer<std::int32_t>(layout.incidences);
@@ -316,17 +407,14 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
     copy_outputs_and_material(element_arrays_, arrays_);
   }
 
-  void run() override {
-    Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_);
-    Kernels::launch_node_gather(arrays_, nodes_);
-    Kernels::synchronize();
+ private:
+  // No zeroing: kernel 2 writes every CSR value and load entry once.
+  void launch(const AssemblyOutputs& o, void* stream) override {
+    Kernels::launch_gauss_geometry(element_arrays_, geometry_.data(), elements_, stream);
+    Kernels::launch_node_gather(with_outputs(arrays_, o), nodes_, stream);
   }
 
-  AssemblyResult result() override { return inputs_.download(); }
-
- private:
   std::int64_t elements_ = 0, nodes_ = 0;
-  ElementInputs<Backend, Calls> inputs_;
   Buffer<double> geometry_;
   Buffer<std::int32_t> node_of_slot_, incidences_;
   Buffer<std::int64_t> incidence_offsets_, row_offsets_;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ppkit/core/data_location.hpp"
 #include "ppkit/core/registry.hpp"
 #include "ppkit/fem/colouring.hpp"
 #include "ppkit/fem/csr_pattern.hpp"
@@ -31,6 +32,10 @@ struct AssemblyProblem {
   ElementColouring colouring;
   CsrPattern pattern;
   ColouredElements coloured;
+  // false: the variant is prepared as an operator on the caller's arrays
+  // (AssemblerApplier): it allocates no values or load of its own, and its
+  // run() and result() refuse. Material is then only a placeholder.
+  bool own_outputs = true;
 };
 
 struct AssemblyResult {
@@ -43,6 +48,39 @@ struct FemAssemble {
   using Problem = AssemblyProblem;
   using Result = AssemblyResult;
 };
+
+// The operator side of every fem.assemble variant (fem::Assembler, the C
+// handles, assembler.hpp): each variant's prepared run implements it.
+// Prepared on a problem with own_outputs = false it holds only its set-up
+// (layouts, colourings, CSR block positions, coordinates) on its device.
+class AssemblerApplier {
+ public:
+  virtual ~AssemblerApplier() = default;
+  // Queues the assembly of K (values: pattern.num_nonzeros() entries in the
+  // order of pattern.column_indices) and f (load: mesh.num_dofs() entries)
+  // for `material` into the caller's arrays in memory(); every entry is
+  // written (no zeroing needed). stream: the native stream to queue on
+  // (cudaStream_t, hipStream_t; nullptr: the default stream), nullptr on
+  // the host. The arrays are the kernels' destinations: no copy is made.
+  virtual void assemble(const Material& material, double* values, double* load, void* stream) = 0;
+  // Replaces the node coordinates (3 per node, host memory, the mesh's
+  // numbering; the connectivity is unchanged) for the assemblies queued
+  // after it returns. Waits for the work queued before, then redoes the
+  // set-up that depends on coordinates: every variant re-gathers its element
+  // coordinates into its own element order (the Gauss-point geometry of
+  // two-kernel and the gathers is formed in every assembly anyway). Orders
+  // chosen at creation from the positions (the Morton orders of the
+  // factored, tiled and gather layouts) are kept: they only serve locality.
+  virtual void update_coordinates(const std::vector<double>& coordinates) = 0;
+  // Waits for the work queued on stream.
+  virtual void wait(void* stream) = 0;
+  // Where values and load must live.
+  virtual DataLocation memory() const = 0;
+};
+
+// The message run() and result() give on a run prepared as an operator.
+constexpr const char* operator_only_run =
+    "this fem.assemble run was prepared as an operator (own_outputs = false): call assemble()";
 
 // Validates mesh and material, colours the elements, builds the CSR pattern,
 // the CSR block positions and the reordered inputs.

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "ppkit/core/error.hpp"
+#include "ppkit/core/kokkos_instances.hpp"
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fem/assemble.hpp"
 #include "ppkit/fem/hex8_shape.hpp"
@@ -126,7 +128,8 @@ Kokkos::View<T*, typename Space::memory_space> upload(const T* host, std::size_t
 // Fills what every Kokkos assembly reads besides its element layout:
 // coordinates and nodes in the layout's element order, the shape-function
 // tables, the material, and the outputs poisoned with NaN (a variant that
-// never ran fails verification).
+// never ran fails verification); no outputs for an operator (own_outputs
+// false: AssemblerApplier::assemble binds the caller's).
 template <class Space>
 void upload_assembly_common(const AssemblyProblem& p, const std::vector<double>& coordinates,
                             const std::vector<std::int32_t>& nodes, AssemblyCommon<Space>& d) {
@@ -136,6 +139,12 @@ void upload_assembly_common(const AssemblyProblem& p, const std::vector<double>&
   const auto N = shape_value_table();
   d.natural_derivatives = upload<double, Space>(dN.data(), dN.size(), "fem dN/dxi");
   d.shape_values = upload<double, Space>(N.data(), N.size(), "fem N");
+  d.lambda = p.material.lambda();
+  d.mu = p.material.mu();
+  d.body_x = p.material.body_force[0];
+  d.body_y = p.material.body_force[1];
+  d.body_z = p.material.body_force[2];
+  if (!p.own_outputs) return;
   using Values = Kokkos::View<double*, typename Space::memory_space>;
   d.values = Values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "fem CSR values"),
                     p.pattern.num_nonzeros());
@@ -143,11 +152,6 @@ void upload_assembly_common(const AssemblyProblem& p, const std::vector<double>&
   const double nan = std::numeric_limits<double>::quiet_NaN();
   Kokkos::deep_copy(d.values, nan);
   Kokkos::deep_copy(d.load, nan);
-  d.lambda = p.material.lambda();
-  d.mu = p.material.mu();
-  d.body_x = p.material.body_force[0];
-  d.body_y = p.material.body_force[1];
-  d.body_z = p.material.body_force[2];
 }
 
 // K and f back to the host.
@@ -179,27 +183,108 @@ DeviceAssembly<Space> upload_assembly(const AssemblyProblem& p,
   return d;
 }
 
-// A prepared Kokkos assembly: run() zeroes K and f and calls assemble_colour()
-// once per colour, then fences.
+// Element coordinates of a layout from node coordinates: value m = 24 s + 3 a
+// + i of slot s is component i of the slot's node a (nodes(8 s + a) =
+// nodes(m / 3)), the form every layout's coordinates have.
 template <class Space>
-class KokkosAssemblyRun : public PreparedRun<AssemblyResult> {
+struct GatherElementCoordinates {
+  Kokkos::View<double*, typename Space::memory_space> coordinates;
+  Kokkos::View<const std::int32_t*, typename Space::memory_space> nodes;
+  Kokkos::View<const double*, typename Space::memory_space> node_coordinates;
+  KOKKOS_INLINE_FUNCTION void operator()(const std::int64_t m) const {
+    coordinates(m) = node_coordinates(3 * std::int64_t(nodes(m / 3)) + m % 3);
+  }
+};
+
+// What every prepared Kokkos assembly shares: the registry's run() (launch()
+// on the default instance into its own outputs, then a fence) and the
+// operator side (AssemblerApplier): the same launch() on the caller's
+// stream, with the caller's arrays bound as the kernels' outputs
+// (unmanaged Views) and the call's material.
+template <class Space>
+class KokkosAssembler : public PreparedRun<AssemblyResult>, public AssemblerApplier {
+  using Mem = typename Space::memory_space;
+
  public:
-  KokkosAssemblyRun(const AssemblyProblem& p, const std::array<int, 64>& block_order)
-      : d_(upload_assembly<Space>(p, block_order)), colour_offsets_(p.coloured.colour_offsets) {}
+  explicit KokkosAssembler(const AssemblyProblem& p)
+      : own_outputs_(p.own_outputs),
+        nonzeros_(std::size_t(p.pattern.num_nonzeros())),
+        dofs_(std::size_t(p.mesh.num_dofs())) {}
   void run() override {
-    Kokkos::deep_copy(Space(), d_.values, 0.0);
-    Kokkos::deep_copy(Space(), d_.load, 0.0);
-    before_colours();
-    for (std::size_t c = 0; c + 1 < colour_offsets_.size(); ++c)
-      if (colour_offsets_[c + 1] > colour_offsets_[c])
-        assemble_colour(colour_offsets_[c], colour_offsets_[c + 1] - colour_offsets_[c]);
+    require(own_outputs_, operator_only_run);
+    launch(Space());
     Space().fence();
   }
-  AssemblyResult result() override { return download_result(d_); }
+  AssemblyResult result() override {
+    require(own_outputs_, operator_only_run);
+    return download_result(common());
+  }
+
+  void assemble(const Material& material, double* values, double* load, void* stream) override {
+    AssemblyCommon<Space>& d = common();
+    const AssemblyCommon<Space> own = d;  // the run's outputs and material, put back after
+    d.values = Kokkos::View<double*, Mem>(values, nonzeros_);  // unmanaged: the caller's
+    d.load = Kokkos::View<double*, Mem>(load, dofs_);
+    d.lambda = material.lambda();
+    d.mu = material.mu();
+    d.body_x = material.body_force[0];
+    d.body_y = material.body_force[1];
+    d.body_z = material.body_force[2];
+    try {
+      launch(instances_.on(stream));
+    } catch (...) {
+      d = own;
+      throw;
+    }
+    d = own;  // the kernels hold copies of the bound Views
+  }
+  void update_coordinates(const std::vector<double>& coordinates) override {
+    Kokkos::fence();  // assemblies queued on any instance still read the old ones
+    AssemblyCommon<Space>& d = common();
+    const auto nodes =
+        upload<double, Space>(coordinates.data(), coordinates.size(), "fem node coordinates");
+    Kokkos::parallel_for("fem gather element coordinates",
+                         Kokkos::RangePolicy<Space>(0, std::int64_t(d.coordinates.extent(0))),
+                         GatherElementCoordinates<Space>{d.coordinates, d.nodes, nodes});
+    Space().fence();
+  }
+  void wait(void* stream) override { instances_.on(stream).fence(); }
+  DataLocation memory() const override { return kokkos_data_location<Space>(); }
 
  protected:
-  virtual void before_colours() {}
-  virtual void assemble_colour(std::int64_t first, std::int64_t count) = 0;
+  // Queues one assembly into common()'s outputs with its material on exec:
+  // zeroing where the strategy accumulates, then its kernels.
+  virtual void launch(const Space& exec) = 0;
+  virtual AssemblyCommon<Space>& common() = 0;
+
+ private:
+  bool own_outputs_;
+  std::size_t nonzeros_, dofs_;
+  StreamInstance<Space> instances_;
+};
+
+// A prepared Kokkos assembly of strategies (a)-(e): launch() zeroes K and f
+// and calls assemble_colour() once per colour.
+template <class Space>
+class KokkosAssemblyRun : public KokkosAssembler<Space> {
+ public:
+  KokkosAssemblyRun(const AssemblyProblem& p, const std::array<int, 64>& block_order)
+      : KokkosAssembler<Space>(p),
+        d_(upload_assembly<Space>(p, block_order)),
+        colour_offsets_(p.coloured.colour_offsets) {}
+
+ protected:
+  void launch(const Space& exec) override {
+    Kokkos::deep_copy(exec, d_.values, 0.0);
+    Kokkos::deep_copy(exec, d_.load, 0.0);
+    before_colours(exec);
+    for (std::size_t c = 0; c + 1 < colour_offsets_.size(); ++c)
+      if (colour_offsets_[c + 1] > colour_offsets_[c])
+        assemble_colour(exec, colour_offsets_[c], colour_offsets_[c + 1] - colour_offsets_[c]);
+  }
+  AssemblyCommon<Space>& common() override { return d_; }
+  virtual void before_colours(const Space&) {}
+  virtual void assemble_colour(const Space& exec, std::int64_t first, std::int64_t count) = 0;
   DeviceAssembly<Space> d_;
   std::vector<std::int64_t> colour_offsets_;
 };
@@ -273,9 +358,9 @@ class TeamPerElementRun final : public KokkosAssemblyRun<Space> {
       : KokkosAssemblyRun<Space>(p, lane_block_order<LaneMap>()), label_(label) {}
 
  private:
-  void assemble_colour(std::int64_t first, std::int64_t count) override {
+  void assemble_colour(const Space& exec, std::int64_t first, std::int64_t count) override {
     using K = Kernel<Space, LaneMap>;
-    Kokkos::TeamPolicy<Space> policy(count, 1, 32);
+    Kokkos::TeamPolicy<Space> policy(exec, count, 1, 32);
     Kokkos::parallel_for(label_, policy.set_scratch_size(0, Kokkos::PerTeam(K::scratch_bytes())),
                          K{this->d_, first});
   }
@@ -348,10 +433,10 @@ struct GaussGeometryKernel {
 
   static void launch(const char* label, const AssemblyCommon<Space>& d,
                      const Kokkos::View<double*, typename Space::memory_space>& geometry,
-                     GeometryLayout layout) {
+                     GeometryLayout layout, const Space& exec = Space()) {
     const std::int64_t elements = std::int64_t(geometry.extent(0) / 80);
     const auto policy =
-        Kokkos::TeamPolicy<Space>((elements + kElementsPerTeam - 1) / kElementsPerTeam, 1, 32)
+        Kokkos::TeamPolicy<Space>(exec, (elements + kElementsPerTeam - 1) / kElementsPerTeam, 1, 32)
             .set_scratch_size(
                 0, Kokkos::PerTeam(Scratch::shmem_size(kStagingStride * 8 * kElementsPerTeam)));
     Kokkos::parallel_for(label, policy, GaussGeometryKernel{d, geometry, elements, layout});

@@ -160,9 +160,9 @@ ClusterGatherOptions team_cluster_options(const AssemblyProblem& p, const NodeGa
 }
 
 template <class Space>
-class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
+class ClusterGatherRun final : public KokkosAssembler<Space> {
  public:
-  explicit ClusterGatherRun(const AssemblyProblem& p) {
+  explicit ClusterGatherRun(const AssemblyProblem& p) : KokkosAssembler<Space>(p) {
     const NodeGatherLayout nodes = make_node_gather_layout(p);
     const ClusterGatherLayout L =
         make_cluster_gather_layout(p, nodes, team_cluster_options(p, nodes, kClusterNodes));
@@ -188,22 +188,20 @@ class ClusterGatherRun final : public PreparedRun<AssemblyResult> {
     clusters_ = L.num_clusters();
   }
 
+ private:
   // No zeroing: kernel 2 writes every CSR value and load entry once.
-  void run() override {
+  void launch(const Space& exec) override {
     GaussGeometryKernel<Space>::launch("fem cluster-gather geometry", d_, d_.geometry,
-                                       GeometryLayout::value_major);
+                                       GeometryLayout::value_major, exec);
     using Kernel = ClusterGatherKernel<Space>;
     const auto policy =
-        Kokkos::TeamPolicy<Space>(clusters_, 1, 32)
+        Kokkos::TeamPolicy<Space>(exec, clusters_, 1, 32)
             .set_scratch_size(0, Kokkos::PerTeam(Kernel::Scratch::shmem_size(
                                      Kernel::scratch_doubles(d_.max_blocks, d_.max_nodes))));
     Kokkos::parallel_for("fem cluster-gather", policy, Kernel{d_});
-    Space().fence();
   }
+  AssemblyCommon<Space>& common() override { return d_; }
 
-  AssemblyResult result() override { return download_result(d_); }
-
- private:
   // 4 nodes: a 7.8 KB accumulator on a box, 1.33 / 10.5 ms at 64^3 / 128^3 on
   // an H200 against 1.41 / 10.9 ms with 8 (a 2 x 2 x 2 brick; each element's
   // derivatives 3.36 times) and 2.03 ms at 64^3 with 16 (docs/results/h200.md,

@@ -111,11 +111,13 @@ struct FactoredTeamKernel {
 };
 
 template <class Space>
-class FactoredTeamRun final : public PreparedRun<AssemblyResult> {
+class FactoredTeamRun final : public KokkosAssembler<Space> {
  public:
   FactoredTeamRun(const AssemblyProblem& p, FactoredOrder order,
                   KeEntryOrder entries = KeEntryOrder::row_major)
-      : atomic_(order == FactoredOrder::morton_atomic), entries_(entries) {
+      : KokkosAssembler<Space>(p),
+        atomic_(order == FactoredOrder::morton_atomic),
+        entries_(entries) {
     const FactoredLayout layout = make_factored_layout(p, order);
     launch_offsets_ = layout.launch_offsets;
     upload_assembly_common<Space>(p, layout.coordinates, layout.nodes, d_);
@@ -128,14 +130,15 @@ class FactoredTeamRun final : public PreparedRun<AssemblyResult> {
         p.pattern.row_offsets.data(), p.pattern.row_offsets.size(), "fem CSR row offsets");
   }
 
-  void run() override {
-    if (atomic_) Kokkos::deep_copy(Space(), d_.values, 0.0);  // first-writer stores need no zeroing
-    Kokkos::deep_copy(Space(), d_.load, 0.0);
+ private:
+  void launch(const Space& exec) override {
+    if (atomic_) Kokkos::deep_copy(exec, d_.values, 0.0);  // first-writer stores need no zeroing
+    Kokkos::deep_copy(exec, d_.load, 0.0);
     for (std::size_t k = 0; k + 1 < launch_offsets_.size(); ++k) {
       const std::int64_t first = launch_offsets_[k], count = launch_offsets_[k + 1] - first;
       if (count <= 0) continue;
       const auto policy =
-          Kokkos::TeamPolicy<Space>(count, 1, 32)
+          Kokkos::TeamPolicy<Space>(exec, count, 1, 32)
               .set_scratch_size(0,
                                 Kokkos::PerTeam(FactoredTeamKernel<Space, true>::scratch_bytes()));
       if (atomic_ && entries_ == KeEntryOrder::node_pair_runs)
@@ -149,12 +152,9 @@ class FactoredTeamRun final : public PreparedRun<AssemblyResult> {
         Kokkos::parallel_for("fem factored-colour", policy,
                              FactoredTeamKernel<Space, false>{d_, first});
     }
-    Space().fence();
   }
+  AssemblyCommon<Space>& common() override { return d_; }
 
-  AssemblyResult result() override { return download_result(d_); }
-
- private:
   bool atomic_;
   KeEntryOrder entries_;
   std::vector<std::int64_t> launch_offsets_;

@@ -370,9 +370,9 @@ struct NodeGatherKernel {
 };
 
 template <class Space>
-class NodeGatherRun final : public PreparedRun<AssemblyResult> {
+class NodeGatherRun final : public KokkosAssembler<Space> {
  public:
-  explicit NodeGatherRun(const AssemblyProblem& p) {
+  explicit NodeGatherRun(const AssemblyProblem& p) : KokkosAssembler<Space>(p) {
     const NodeGatherLayout layout = make_node_gather_layout(p);
     upload_assembly_common<Space>(p, layout.element_coordinates, p.mesh.elements, d_);
     d_.geometry = typename GatherDevice<Space>::template View<double>(
@@ -405,10 +405,11 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
     nodes_ = layout.num_nodes();
   }
 
+ private:
   // No zeroing: kernel 2 writes every CSR value and load entry once.
-  void run() override {
+  void launch(const Space& exec) override {
     GaussGeometryKernel<Space>::launch("fem node-gather geometry", d_, d_.geometry,
-                                       GeometryLayout::pair_major);
+                                       GeometryLayout::pair_major, exec);
     const NodeGatherKernel<Space> kernel{d_, nodes_};
     const std::int64_t teams = (nodes_ + kSlotsPerTeam - 1) / kSlotsPerTeam;
     const auto scratch = Kokkos::PerTeam(NodeGatherKernel<Space>::scratch_bytes());
@@ -422,15 +423,12 @@ class NodeGatherRun final : public PreparedRun<AssemblyResult> {
         Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible
             ? 1
             : 32;
-    Kokkos::parallel_for("fem node-gather",
-                         Kokkos::TeamPolicy<Space>(teams, team_size).set_scratch_size(0, scratch),
-                         kernel);
-    Space().fence();
+    Kokkos::parallel_for(
+        "fem node-gather",
+        Kokkos::TeamPolicy<Space>(exec, teams, team_size).set_scratch_size(0, scratch), kernel);
   }
+  AssemblyCommon<Space>& common() override { return d_; }
 
-  AssemblyResult result() override { return download_result(d_); }
-
- private:
   std::int64_t nodes_ = 0;
   GatherDevice<Space> d_;
 };

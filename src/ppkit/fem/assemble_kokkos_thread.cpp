@@ -67,8 +67,8 @@ class ThreadPerElementRun final : public KokkosAssemblyRun<Space> {
       : KokkosAssemblyRun<Space>(p, canonical_block_order()) {}
 
  private:
-  void assemble_colour(std::int64_t first, std::int64_t count) override {
-    Kokkos::parallel_for("fem thread-per-element", Kokkos::RangePolicy<Space>(0, count),
+  void assemble_colour(const Space& exec, std::int64_t first, std::int64_t count) override {
+    Kokkos::parallel_for("fem thread-per-element", Kokkos::RangePolicy<Space>(exec, 0, count),
                          ThreadPerElementKernel<Space>{this->d_, first});
   }
 };

@@ -137,11 +137,11 @@ struct TiledTeamKernel {
 };
 
 template <class Space>
-class TiledTeamRun final : public PreparedRun<AssemblyResult> {
+class TiledTeamRun final : public KokkosAssembler<Space> {
   using Kernel = TiledTeamKernel<Space>;
 
  public:
-  explicit TiledTeamRun(const AssemblyProblem& p) {
+  explicit TiledTeamRun(const AssemblyProblem& p) : KokkosAssembler<Space>(p) {
     using Policy = Kokkos::TeamPolicy<Space>;
     constexpr bool host_scratch =
         Kokkos::SpaceAccessibility<Kokkos::HostSpace,
@@ -190,11 +190,12 @@ class TiledTeamRun final : public PreparedRun<AssemblyResult> {
                                                             probe, Kokkos::ParallelForTag())));
   }
 
-  void run() override {
-    Kokkos::deep_copy(Space(), d_.values, 0.0);
-    Kokkos::deep_copy(Space(), d_.load, 0.0);
+ private:
+  void launch(const Space& exec) override {
+    Kokkos::deep_copy(exec, d_.values, 0.0);
+    Kokkos::deep_copy(exec, d_.load, 0.0);
     if (tiles_ > 0) {
-      auto policy = Kokkos::TeamPolicy<Space>(tiles_, team_threads_, 32);
+      auto policy = Kokkos::TeamPolicy<Space>(exec, tiles_, team_threads_, 32);
       const std::size_t element = Kernel::element_bytes(team_threads_);
       const std::size_t accumulator = Kernel::accumulator_bytes(accumulator_blocks_);
       if (accumulator_level_ == 0)
@@ -205,12 +206,9 @@ class TiledTeamRun final : public PreparedRun<AssemblyResult> {
       Kokkos::parallel_for("fem tiled", policy,
                            Kernel{d_, accumulator_blocks_, accumulator_level_});
     }
-    Space().fence();
   }
+  AssemblyCommon<Space>& common() override { return d_; }
 
-  AssemblyResult result() override { return download_result(d_); }
-
- private:
   TiledDevice<Space> d_;
   std::int64_t tiles_ = 0;
   int accumulator_blocks_ = 0, accumulator_level_ = 0, team_threads_ = 1;

@@ -53,12 +53,12 @@ class TwoKernelRun final : public KokkosAssemblyRun<Space> {
         geometry_("fem Gauss-point geometry", 80 * std::size_t(p.coloured.num_elements())) {}
 
  private:
-  void before_colours() override {
+  void before_colours(const Space& exec) override {
     GaussGeometryKernel<Space>::launch("fem two-kernel geometry", this->d_, geometry_,
-                                       GeometryLayout::point_major);
+                                       GeometryLayout::point_major, exec);
   }
-  void assemble_colour(std::int64_t first, std::int64_t count) override {
-    Kokkos::parallel_for("fem two-kernel entries", Kokkos::RangePolicy<Space>(0, 576 * count),
+  void assemble_colour(const Space& exec, std::int64_t first, std::int64_t count) override {
+    Kokkos::parallel_for("fem two-kernel entries", Kokkos::RangePolicy<Space>(exec, 0, 576 * count),
                          EntryKernel<Space>{this->d_, geometry_, first});
   }
   Kokkos::View<double*, typename Space::memory_space> geometry_;
