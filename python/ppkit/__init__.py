@@ -17,11 +17,12 @@ import atexit
 import json
 
 from . import _ppkit
+from . import fem
 from . import sem
 
 __version__ = _ppkit.version()
 
-__all__ = ["sem", "compare", "info", "empty", "copy", "to_host", "variants", "finalize"]
+__all__ = ["fem", "sem", "compare", "info", "empty", "copy", "to_host", "variants", "finalize"]
 
 
 def info():
@@ -30,7 +31,8 @@ def info():
 
 
 def variants(operation="sem.axhelm"):
-    """[(name, can_run_here, reason)] for every registered variant of an operation."""
+    """[(name, can_run_here, reason)] for every registered variant of an
+    operation: "sem.axhelm" or "fem.assemble"."""
     return _ppkit.variants(operation)
 
 

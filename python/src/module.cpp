@@ -7,6 +7,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/array.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
@@ -20,6 +21,7 @@
 #include "ppkit/core/info.hpp"
 #include "ppkit/core/results.hpp"
 #include "ppkit/core/runtime.hpp"
+#include "ppkit/fem/assembler.hpp"
 #include "ppkit/sem/axhelm_operator.hpp"
 
 namespace nb = nanobind;
@@ -205,6 +207,64 @@ struct PyGatherScatter final : Releasable {
   }
 };
 
+// ---- FEM ------------------------------------------------------------------------
+
+// A host copy of n values of T in `where`, as a NumPy array.
+template <class T>
+nb::object host_copy(const ppkit::DataLocation& where, const T* data, std::size_t n) {
+  auto* out = new T[n];
+  ppkit::copy_from(where, out, data, n * sizeof(T));
+  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  const std::size_t shape[1] = {n};
+  return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(out, 1, shape, owner));
+}
+
+struct PyAssembler final : Releasable {
+  std::unique_ptr<ppkit::fem::Assembler> op;
+  PyAssembler(const nb::ndarray<const double, nb::c_contig, nb::device::cpu>& coordinates,
+              const nb::ndarray<const std::int32_t, nb::c_contig, nb::device::cpu>& connectivity,
+              const std::string& variant) {
+    require_runtime();
+    if (coordinates.size() == 0 || coordinates.size() % 3 != 0)
+      throw nb::value_error("coordinates must hold 3 values per node (shape (nodes, 3))");
+    if (connectivity.size() == 0 || connectivity.size() % 8 != 0)
+      throw nb::value_error("connectivity must hold 8 node indices per element (shape (E, 8))");
+    ppkit::fem::AssemblerMesh mesh{std::int64_t(coordinates.size() / 3), coordinates.data(),
+                                   std::int64_t(connectivity.size() / 8), connectivity.data()};
+    ppkit::fem::AssemblerOptions options;
+    options.variant = variant;
+    op = std::make_unique<ppkit::fem::Assembler>(mesh, options);
+    live.insert(this);
+  }
+  ~PyAssembler() override { live.erase(this); }
+  void release() override { op.reset(); }
+  ppkit::fem::Assembler& get() const {
+    if (!op) require_runtime();
+    if (!op) throw ppkit::Error("this assembler was released");
+    return *op;
+  }
+  void assemble(double E, double nu, const std::array<double, 3>& body_force, const Array& values,
+                const Array& load, std::uintptr_t stream) {
+    auto& a = get();
+    double* v = checked_data(values, "values", std::size_t(a.num_nonzeros()), a.memory());
+    double* f = checked_data(load, "load", std::size_t(a.num_rows()), a.memory());
+    a.assemble(E, nu, body_force, v, f, stream_of(stream));
+  }
+  void update_coordinates(const nb::ndarray<const double, nb::c_contig, nb::device::cpu>& xyz) {
+    auto& a = get();
+    if (xyz.size() != std::size_t(3 * a.num_nodes()))
+      throw nb::value_error("coordinates must hold 3 values per node of the mesh");
+    a.update_coordinates(xyz.data());
+  }
+};
+
+std::vector<std::tuple<std::string, bool, std::string>> as_tuples(
+    const std::vector<ppkit::VariantStatus>& list) {
+  std::vector<std::tuple<std::string, bool, std::string>> out;
+  for (const auto& v : list) out.emplace_back(v.name, v.available, v.reason);
+  return out;
+}
+
 }  // namespace
 
 NB_MODULE(_ppkit, m) {
@@ -241,13 +301,10 @@ NB_MODULE(_ppkit, m) {
       "variants",
       [](const std::string& operation) {
         require_runtime();
-        std::vector<std::tuple<std::string, bool, std::string>> out;
-        if (operation != "sem.axhelm")
-          throw nb::value_error(
-              ("unknown operation '" + operation + "' (valid: sem.axhelm)").c_str());
-        for (const auto& v : ppkit::sem::axhelm_variants())
-          out.emplace_back(v.name, v.available, v.reason);
-        return out;
+        if (operation == "sem.axhelm") return as_tuples(ppkit::sem::axhelm_variants());
+        if (operation == "fem.assemble") return as_tuples(ppkit::fem::assembler_variants());
+        throw nb::value_error(
+            ("unknown operation '" + operation + "' (valid: sem.axhelm, fem.assemble)").c_str());
       },
       "operation"_a);
   m.def(
@@ -304,4 +361,35 @@ NB_MODULE(_ppkit, m) {
                     std::int64_t, const PyAxhelm&>(),
            "global_ids"_a, "global_count"_a, "like"_a)
       .def("dssum", &PyGatherScatter::dssum, "u"_a, "stream"_a = 0);
+
+  nb::class_<PyAssembler>(m, "Assembler")
+      .def(nb::init<const nb::ndarray<const double, nb::c_contig, nb::device::cpu>&,
+                    const nb::ndarray<const std::int32_t, nb::c_contig, nb::device::cpu>&,
+                    const std::string&>(),
+           "coordinates"_a, "connectivity"_a, "variant"_a = "auto")
+      .def("assemble", &PyAssembler::assemble, "E"_a, "nu"_a, "body_force"_a, "values"_a, "load"_a,
+           "stream"_a = 0)
+      .def("update_coordinates", &PyAssembler::update_coordinates, "coordinates"_a)
+      .def(
+          "wait", [](const PyAssembler& a, std::uintptr_t s) { a.get().wait(stream_of(s)); },
+          "stream"_a = 0)
+      .def("pattern",
+           [](const PyAssembler& a) {
+             const auto& op = a.get();
+             return std::make_tuple(
+                 host_copy(op.memory(), op.row_offsets(), std::size_t(op.num_rows() + 1)),
+                 host_copy(op.memory(), op.column_indices(), std::size_t(op.num_nonzeros())));
+           })
+      .def("empty_values",
+           [](const PyAssembler& a) {
+             return empty_in(a.get().memory(), std::size_t(a.get().num_nonzeros()));
+           })
+      .def("empty_load",
+           [](const PyAssembler& a) {
+             return empty_in(a.get().memory(), std::size_t(a.get().num_rows()));
+           })
+      .def_prop_ro("variant", [](const PyAssembler& a) { return a.get().variant(); })
+      .def_prop_ro("memory", [](const PyAssembler& a) { return describe(a.get().memory()); })
+      .def_prop_ro("num_rows", [](const PyAssembler& a) { return a.get().num_rows(); })
+      .def_prop_ro("num_nonzeros", [](const PyAssembler& a) { return a.get().num_nonzeros(); });
 }

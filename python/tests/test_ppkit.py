@@ -158,3 +158,71 @@ def test_compare_returns_rows():
     assert any(r["status"] == "PASS" for r in rows)
     with pytest.raises(ValueError, match="unknown workload"):
         ppkit.compare(workloads=["nope"])
+
+
+def reference_hex8_stiffness(xyz, E, nu):
+    """The 24x24 element stiffness by 2x2x2 Gauss quadrature (numpy only)."""
+    lam, mu = E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu))
+    D = np.full((6, 6), 0.0)
+    D[:3, :3] = lam
+    D[np.arange(3), np.arange(3)] += 2 * mu
+    D[np.arange(3, 6), np.arange(3, 6)] = mu
+    corners = np.array([[-1, -1, -1], [1, -1, -1], [1, 1, -1], [-1, 1, -1],
+                        [-1, -1, 1], [1, -1, 1], [1, 1, 1], [-1, 1, 1]], dtype=float)
+    k = np.zeros((24, 24))
+    g = 1 / np.sqrt(3)
+    for r in (-g, g):
+        for s in (-g, g):
+            for t in (-g, g):
+                dN = np.array([[c[0] * (1 + c[1] * s) * (1 + c[2] * t), c[1] * (1 + c[0] * r) * (1 + c[2] * t),
+                                c[2] * (1 + c[0] * r) * (1 + c[1] * s)] for c in corners]) / 8
+                J = dN.T @ xyz
+                dx = dN @ np.linalg.inv(J).T
+                B = np.zeros((6, 24))
+                for a in range(8):
+                    B[0, 3 * a], B[1, 3 * a + 1], B[2, 3 * a + 2] = dx[a]
+                    B[3, 3 * a], B[3, 3 * a + 1] = dx[a, 1], dx[a, 0]
+                    B[4, 3 * a + 1], B[4, 3 * a + 2] = dx[a, 2], dx[a, 1]
+                    B[5, 3 * a], B[5, 3 * a + 2] = dx[a, 2], dx[a, 0]
+                k += B.T @ D @ B * np.linalg.det(J)
+    return k
+
+
+def test_fem_assembler_matches_numpy_assembly():
+    rng = np.random.default_rng(SEED + 4)
+    nx, ny, nz = 3, 2, 2
+    x, y, z = np.meshgrid(np.arange(nx + 1), np.arange(ny + 1), np.arange(nz + 1), indexing="ij")
+    xyz = np.stack([x.ravel(), y.ravel(), z.ravel()], axis=1).astype(float)
+    xyz += rng.uniform(-0.15, 0.15, xyz.shape)
+    node = lambda i, j, k: (i * (ny + 1) + j) * (nz + 1) + k
+    conn = np.array([[node(i, j, k), node(i + 1, j, k), node(i + 1, j + 1, k), node(i, j + 1, k),
+                      node(i, j, k + 1), node(i + 1, j, k + 1), node(i + 1, j + 1, k + 1),
+                      node(i, j + 1, k + 1)]
+                     for i in range(nx) for j in range(ny) for k in range(nz)], dtype=np.int32)
+    perm = rng.permutation(len(xyz))  # any node numbering
+    xyz_p = np.empty_like(xyz)
+    xyz_p[perm] = xyz
+    conn_p = perm[conn].astype(np.int32)
+    names = [n for n, ok, _ in ppkit.variants("fem.assemble") if ok]
+    assert names
+    for name in names:
+        A = ppkit.fem.Assembler(xyz_p, conn_p, variant=name)
+        for _ in range(3):
+            E, nu = rng.uniform(1e9, 2e11), rng.uniform(0.1, 0.45)
+            K, f = A.matrix(E, nu, body_force=(0.0, 0.0, -1.0))
+            dense = np.zeros((3 * len(xyz), 3 * len(xyz)))
+            for e in conn_p:
+                dofs = (3 * e[:, None] + np.arange(3)).ravel()
+                dense[np.ix_(dofs, dofs)] += reference_hex8_stiffness(xyz_p[e], E, nu)
+            assert np.abs(K.toarray() - dense).max() <= 1e-12 * np.abs(dense).max(), name
+            volume_force = -f[2::3].sum()  # body force -1 in z: the loads sum to the volume
+            assert volume_force > 0
+
+
+def test_fem_assembler_refuses_bad_input():
+    xyz = np.zeros((8, 3))
+    with pytest.raises(ValueError, match="8 node indices"):
+        ppkit.fem.Assembler(xyz, np.zeros((1, 7), dtype=np.int32))
+    conn = np.arange(8, dtype=np.int32).reshape(1, 8)
+    with pytest.raises(ValueError):
+        ppkit.fem.Assembler(xyz, conn)  # every node at the origin: a degenerate element

@@ -68,6 +68,15 @@ struct Assembler::State {
   AssemblerApplier* applier = nullptr;                    // the run, as an operator
 };
 
+std::vector<VariantStatus> assembler_variants() {
+  std::vector<VariantStatus> out;
+  for (const auto& v : Registry<FemAssemble>::all()) {
+    const Availability a = v.availability();
+    out.push_back({v.name, v.backend, v.strategy, a.available, a.reason});
+  }
+  return out;
+}
+
 Assembler::Assembler(const AssemblerMesh& mesh, const AssemblerOptions& options)
     : state_(std::make_unique<State>()) {
   require(Kokkos::is_initialized(), "Kokkos is not initialised",

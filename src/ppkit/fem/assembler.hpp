@@ -32,9 +32,11 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "ppkit/core/data_location.hpp"
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/variant_status.hpp"
 
 namespace ppkit::fem {
 
@@ -52,9 +54,13 @@ struct AssemblerOptions {
   // "auto" (the preferred variant that can run here), a strategy
   // ("node-gather", "factored-atomic", ...: its preferred available variant)
   // or a variant name ("cuda/node-gather", "kokkos-serial/thread-per-element";
-  // `ppkit list --workload fem`).
+  // assembler_variants()).
   std::string variant = "auto";
 };
+
+// Every registered fem.assemble variant and whether it can run here (the
+// names AssemblerOptions::variant takes; variant_status.hpp).
+std::vector<VariantStatus> assembler_variants();
 
 class Assembler {
  public:

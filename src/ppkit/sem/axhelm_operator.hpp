@@ -24,6 +24,7 @@
 
 #include "ppkit/core/data_location.hpp"
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/variant_status.hpp"
 #include "ppkit/sem/axhelm.hpp"
 
 namespace ppkit::sem {
@@ -157,13 +158,7 @@ class GatherScatter {
 };
 
 // Every registered sem.axhelm variant and whether it can run here (the
-// names AxhelmOptions::variant takes). A function of libppkit, so that code
-// built with hidden visibility (Python extensions) sees the library's registry.
-struct VariantStatus {
-  std::string name, backend, strategy;
-  bool available = false;
-  std::string reason;  // why not, when it cannot run here
-};
+// names AxhelmOptions::variant takes; variant_status.hpp).
 std::vector<VariantStatus> axhelm_variants();
 
 // The geometric factors [E][7][Np] of trilinear elements given by their

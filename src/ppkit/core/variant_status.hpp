@@ -1,0 +1,17 @@
+#pragma once
+// A registered variant and whether it can run here, as the embedding APIs
+// list them (ppkit.variants() in Python). Each workload returns its list from
+// a function of libppkit: code built with hidden visibility (Python
+// extensions) has its own copy of Registry<Op>'s header statics and would
+// see an empty registry.
+#include <string>
+
+namespace ppkit {
+
+struct VariantStatus {
+  std::string name, backend, strategy;
+  bool available = false;
+  std::string reason;  // why not, when it cannot run here
+};
+
+}  // namespace ppkit
