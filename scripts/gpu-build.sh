@@ -36,6 +36,9 @@ elif ! command -v mpicxx > /dev/null 2>&1; then
   configure OFF || { tail -n 40 "$build.configure.log"; exit 1; }
 fi
 grep -E "Found MPI|ppkit: Kokkos" "$build.configure.log" || true
-cmake --build "$build" -j"$(nproc)" -- -k > "$build.build.log" 2>&1 \
+# PPKIT_GPU_TARGETS (space-separated): build only those targets (default: all).
+targets=()
+for t in ${PPKIT_GPU_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build" -j"$(nproc)" "${targets[@]}" -- -k > "$build.build.log" 2>&1 \
   || { grep -E "error|Error" -A3 "$build.build.log" | head -n 60; exit 1; }
 scripts/gpu-bundle.sh "$build" "$bundle"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
+#   scripts/h200-measure.sh build|embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
 # Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
 # GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
@@ -9,7 +9,7 @@
 # PPKIT_OCL_ICD_DEB (an ocl-icd-libopencl1 .deb if the node has no OpenCL loader),
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements). Output in $OUT.
 set -uo pipefail
-parts='build tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
+parts='build embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
 part=${1:?usage: h200-measure.sh PART, one of: $parts}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -57,6 +57,29 @@ case $part in
       '/(cuda/split-x1|cuda/split-x2|kokkos-cuda/split|opencl/float4)/' 0.2 3
     PPKIT_FDTD_BENCH_SIZES=256,512 run_bench bench_fdtd_phasors ppkit_bench_fdtd_phasors \
       '/(cuda|kokkos-cuda|opencl)/' 0.1 ;;
+  embedding)
+    # The operators host codes embed (docs/embedding.md) on the GPU: the SEM
+    # and FEM suites (every variant, the operator and handle tests among
+    # them), the embedding examples, and what each API costs over the
+    # registry's run() at N = 7 on 1 and 32,768 elements (each API's result
+    # verified before timing). Needs only the targets of
+    # PPKIT_GPU_TARGETS="ppkit ppkit_cli ppkit_sem_tests ppkit_fem_tests ppkit_bench_sem_embedding
+    # ppkit_example_embed_cpp ppkit_example_embed_c" in the build part.
+    export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
+    for suite in sem fem; do
+      timeout 400 "$bundle/bin/ppkit_${suite}_tests" --gtest_brief=1 \
+        --gtest_output=xml:"$OUT/ppkit_${suite}_tests.xml" > "$OUT/ppkit_${suite}_tests.log" 2>&1
+      echo "ppkit_${suite}_tests: exit $?"; tail -n 3 "$OUT/ppkit_${suite}_tests.log"
+    done
+    for example in embed_cpp embed_c; do
+      "$bundle/bin/ppkit_example_$example" > "$OUT/example_$example.txt" 2>&1
+      echo "example $example: exit $?"; head -n 3 "$OUT/example_$example.txt"
+    done
+    PPKIT_SEM_EMBED_VARIANTS=${PPKIT_SEM_EMBED_VARIANTS:-cuda/trilinear,cuda/stored,kokkos-cuda/trilinear} \
+      "$bundle/bin/ppkit_bench_sem_embedding" --benchmark_min_time=0.3 --benchmark_repetitions=3 \
+      --benchmark_report_aggregates_only=true --benchmark_out="$OUT/bench_sem_embedding.json" \
+      --benchmark_out_format=json > "$OUT/bench_sem_embedding.txt" 2>&1
+    grep -E '^sem_embedding.*(median|ERROR|error)' "$OUT/bench_sem_embedding.txt" ;;
   sph)
     # SPHERIC test 2 at dp = 0.02 m against the measurements, and step time over
     # 10,000 steps with and without renumbering.
