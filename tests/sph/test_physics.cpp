@@ -122,12 +122,18 @@ TEST(SphPhysics, RenumberingLeavesPhysicsUnchanged) {
   }
 }
 
-// The SPHERIC test 2 measurements shipped in the repository
-// (data/spheric_test2), or $PPKIT_SPHERIC_TEST2_DATA.
+// The SPHERIC test 2 measurements: $PPKIT_SPHERIC_TEST2_DATA, else the copy
+// shipped in this source tree (data/spheric_test2), else where the library
+// looks (data/spheric_test2 under the current directory: a test bundle run
+// from a copy of the repository on another machine).
 std::string measured_data_path() {
   const char* env = std::getenv("PPKIT_SPHERIC_TEST2_DATA");
   std::string path = env && *env ? env : PPKIT_SPHERIC_TEST2_DATA;
   if (std::filesystem::is_directory(path)) path += "/test_case_2_exp_data.dat";
+  if (!(env && *env) && !std::filesystem::is_regular_file(path)) {
+    const std::string found = find_spheric_test2_data();
+    if (!found.empty()) path = found;
+  }
   return path;
 }
 
