@@ -1,5 +1,6 @@
 // `ppkit compare --workloads fdtd`: fdtd.step on CPML-bounded cubes, cells/s
-// for full E+H steps and the fraction of the roofline from step_bytes().
+// for full E+H steps and the fraction of the roofline from step_bytes() (the
+// compulsory traffic; step_modelled_bytes() as extra "modelled_GB/s").
 // quick: 48^3 verified against the serial reference; default: 256^3; large:
 // 256^3, 512^3, 768^3, verified against the kokkos/plain variant of the most
 // preferred available Kokkos space (the serial reference is too slow there).
@@ -9,9 +10,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "ppkit/core/compare.hpp"
 #include "ppkit/fdtd/cases.hpp"
+#include "ppkit/fdtd/fdtd_verification.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 
 namespace ppkit::fdtd {
@@ -55,6 +58,26 @@ std::pair<FdtdStep::Result, std::string> baseline(const FdtdStep::Problem& p, Pr
   return {run->result(), best->name};
 }
 
+}  // namespace
+
+CaseVerification<FdtdStep> step_verification(const FdtdStep::Problem& problem, ProblemSize size) {
+  auto [expected, against] = baseline(problem, size);
+  auto reference = std::make_shared<const FdtdStep::Result>(std::move(expected));
+  CaseVerification<FdtdStep> v;
+  // fp32 over 20 steps on different devices and summation orders; fp64:
+  // the same differences (FMA contraction, order) at double rounding.
+  v.tolerance = problem.precision == Precision::fp64 ? 1e-10 : 1e-4;
+  v.check = [reference, against = against](const Variant<FdtdStep>&, const FdtdStep::Result& r,
+                                           CompareRow& row) {
+    row.extra["verified_against"] = against;
+    return r.fields_fp64[0].empty() ? fields_relative_error(r.fields, reference->fields)
+                                    : fields_relative_error(r.fields_fp64, reference->fields_fp64);
+  };
+  return v;
+}
+
+namespace {
+
 std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
   std::vector<CompareRow> rows;
   std::vector<std::pair<index_t, Precision>> cases;
@@ -72,10 +95,10 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
     model.work_units = double(problem.grid.cells()) * double(compare_steps);
     model.throughput_unit = "cells/s";
     model.bytes = step_bytes(problem);
+    model.modelled_bytes = step_modelled_bytes(problem);
     model.flops = step_flops(problem);
-    // fp32 over 20 steps on different devices and summation orders; fp64:
-    // the same differences (FMA contraction, order) at double rounding.
-    model.tolerance = fp64 ? 1e-10 : 1e-4;
+    const auto verification = step_verification(problem, ctx.options().size);
+    model.tolerance = verification.tolerance;
     if (fp64)
       model.skip_reason = [](const std::string& variant) {
         return step_variant_supports(variant, StepFeature::fp64)
@@ -84,15 +107,8 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
                          variants_supporting(StepFeature::fp64);
       };
     model.baseline_strategy = "plain";
-    const auto [expected, against] = baseline(problem, ctx.options().size);
-    auto case_rows = compare_variants<FdtdStep>(
-        ctx, model, problem, [&expected = expected](const FdtdStep::Result& r) {
-          return r.fields_fp64[0].empty()
-                     ? fields_relative_error(r.fields, expected.fields)
-                     : fields_relative_error(r.fields_fp64, expected.fields_fp64);
-        });
+    auto case_rows = compare_variants_checked<FdtdStep>(ctx, model, problem, verification.check);
     for (auto& row : case_rows) {
-      row.extra["verified_against"] = against;
       row.extra["steps"] = compare_steps;
       row.extra["bytes_per_cell_step"] = model.bytes / model.work_units;
       row.extra["precision"] = to_string(precision);

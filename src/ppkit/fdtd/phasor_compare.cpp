@@ -6,7 +6,10 @@
 // the kokkos/plain variant of the most preferred available Kokkos space.
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "ppkit/core/compare.hpp"
+#include "ppkit/fdtd/fdtd_verification.hpp"
 #include "ppkit/fdtd/phasors.hpp"
 
 namespace ppkit::fdtd {
@@ -41,6 +44,24 @@ std::pair<FdtdPhasorUpdate::Result, std::string> phasor_baseline(const FdtdPhaso
   return {run->result(), best->name};
 }
 
+}  // namespace
+
+CaseVerification<FdtdPhasorUpdate> phasor_verification(const FdtdPhasorUpdate::Problem& problem,
+                                                       ProblemSize size) {
+  auto [expected, against] = phasor_baseline(problem, size);
+  auto reference = std::make_shared<const FdtdPhasorUpdate::Result>(std::move(expected));
+  CaseVerification<FdtdPhasorUpdate> v;
+  v.tolerance = 1e-5;  // same fp32 multiply-adds in the same order per sum
+  v.check = [reference, against = against](const Variant<FdtdPhasorUpdate>&,
+                                           const FdtdPhasorUpdate::Result& r, CompareRow& row) {
+    row.extra["verified_against"] = against;
+    return phasors_relative_error(r.phasors, reference->phasors);
+  };
+  return v;
+}
+
+namespace {
+
 std::vector<CompareRow> run_phasors(CompareContext& ctx) {
   std::vector<CompareRow> rows;
   for (index_t n : phasor_sizes(ctx.options().size)) {
@@ -53,15 +74,12 @@ std::vector<CompareRow> run_phasors(CompareContext& ctx) {
     model.throughput_unit = "cells/s";
     model.bytes = phasor_sample_bytes(problem);
     model.flops = phasor_sample_flops(problem);
-    model.tolerance = 1e-5;  // same fp32 multiply-adds in the same order per sum
+    const auto verification = phasor_verification(problem, ctx.options().size);
+    model.tolerance = verification.tolerance;
     model.baseline_strategy = "plain";
-    const auto [expected, against] = phasor_baseline(problem, ctx.options().size);
-    auto case_rows = compare_variants<FdtdPhasorUpdate>(
-        ctx, model, problem, [&expected = expected](const FdtdPhasorUpdate::Result& r) {
-          return phasors_relative_error(r.phasors, expected.phasors);
-        });
+    auto case_rows =
+        compare_variants_checked<FdtdPhasorUpdate>(ctx, model, problem, verification.check);
     for (auto& row : case_rows) {
-      row.extra["verified_against"] = against;
       row.extra["samples"] = compare_samples;
       row.extra["bytes_per_cell_sample"] = model.bytes / model.work_units;
     }
