@@ -22,6 +22,18 @@ module ppkit
     type(c_ptr) :: variant = c_null_ptr    ! NUL-terminated name, or null for "auto"
   end type
 
+  ! ppkit_fem_mesh of ppkit_fem.h (same layout, bind(C)).
+  type, bind(C), public :: ppkit_fem_mesh
+    integer(c_int64_t) :: num_nodes = 0
+    type(c_ptr) :: coordinates = c_null_ptr   ! real(c_double) [3, num_nodes], host
+    integer(c_int64_t) :: num_elements = 0
+    type(c_ptr) :: connectivity = c_null_ptr  ! integer(c_int32_t) [8, num_elements], 0-based
+  end type
+
+  public :: ppkit_fem_assembler_create, ppkit_fem_assembler_pattern
+  public :: ppkit_fem_assembler_copy_pattern, ppkit_fem_assembler_assemble
+  public :: ppkit_fem_assembler_update_coordinates, ppkit_fem_assembler_wait
+  public :: ppkit_fem_assembler_destroy
   public :: ppkit_init, ppkit_finalize, ppkit_error, ppkit_malloc, ppkit_free, ppkit_memcpy
   public :: ppkit_dot, ppkit_axpby, ppkit_sem_gll
   public :: ppkit_sem_axhelm_create, ppkit_sem_axhelm_apply, ppkit_sem_axhelm_wait
@@ -120,6 +132,54 @@ module ppkit
     end function
     integer(c_int) function ppkit_sem_gather_scatter_destroy(handle) &
         bind(C, name="ppkit_sem_gather_scatter_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+    end function
+    integer(c_int) function ppkit_fem_assembler_create(mesh, variant, handle) &
+        bind(C, name="ppkit_fem_assembler_create")
+      import :: c_int, c_ptr, ppkit_fem_mesh
+      type(ppkit_fem_mesh), intent(in) :: mesh
+      type(c_ptr), value :: variant  ! c_null_ptr or a NUL-terminated name
+      type(c_ptr), intent(out) :: handle
+    end function
+    integer(c_int) function ppkit_fem_assembler_pattern(handle, num_rows, num_nonzeros, &
+                                                        row_offsets, column_indices) &
+        bind(C, name="ppkit_fem_assembler_pattern")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: handle
+      integer(c_int64_t), intent(out) :: num_rows, num_nonzeros
+      type(c_ptr), intent(out) :: row_offsets, column_indices  ! in the assembler's memory
+    end function
+    integer(c_int) function ppkit_fem_assembler_copy_pattern(handle, row_offsets, &
+                                                             column_indices, memory) &
+        bind(C, name="ppkit_fem_assembler_copy_pattern")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, row_offsets, column_indices
+      integer(c_int), value :: memory
+    end function
+    integer(c_int) function ppkit_fem_assembler_assemble(handle, youngs_modulus, poisson_ratio, &
+                                                         body_force, values, load, memory, &
+                                                         stream) &
+        bind(C, name="ppkit_fem_assembler_assemble")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle, values, load, stream
+      real(c_double), value :: youngs_modulus, poisson_ratio
+      real(c_double), intent(in) :: body_force(3)
+      integer(c_int), value :: memory
+    end function
+    integer(c_int) function ppkit_fem_assembler_update_coordinates(handle, coordinates) &
+        bind(C, name="ppkit_fem_assembler_update_coordinates")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      real(c_double), intent(in) :: coordinates(*)
+    end function
+    integer(c_int) function ppkit_fem_assembler_wait(handle, stream) &
+        bind(C, name="ppkit_fem_assembler_wait")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, stream
+    end function
+    integer(c_int) function ppkit_fem_assembler_destroy(handle) &
+        bind(C, name="ppkit_fem_assembler_destroy")
       import :: c_int, c_ptr
       type(c_ptr), value :: handle
     end function
