@@ -6,6 +6,7 @@
 #include "harness/variant_test.hpp"
 #include "ppkit/sem/axhelm.hpp"
 #include "ppkit/sem/gll.hpp"
+#include "ppkit.h"
 #include "ppkit_sem.h"
 
 using namespace ppkit::sem;
@@ -22,6 +23,7 @@ TEST(SemCApi, GllMatchesCpp) {
 }
 
 TEST(SemCApi, AxhelmOnCallerArrays) {
+  ASSERT_EQ(ppkit_init(), 0) << ppkit_last_error();
   BoxMeshSpec spec;
   spec.order = 4;
   spec.ex = 3;
