@@ -67,7 +67,7 @@ FdtdStep::Problem random_case(unsigned seed, int cpml, std::int64_t steps) {
 // A Solver of the named variant, or nullptr when that variant refuses the case.
 std::unique_ptr<Solver> solver_of(const FdtdStep::Problem& p, const std::string& variant) {
   try {
-    return std::make_unique<Solver>(p, SolverOptions{variant});
+    return std::make_unique<Solver>(p, SolverOptions{variant, std::nullopt});
   } catch (const Error& e) {
     if (std::string(e.what()).find("cannot run") != std::string::npos) return nullptr;
     throw;
@@ -262,14 +262,13 @@ PPKIT_INSTANTIATE_VARIANT_TESTS(FdtdSolverTest, FdtdStep);
 TEST(FdtdSolver, KokkosViewsOnTheDefaultSpace) {
   using Mem = Kokkos::DefaultExecutionSpace::memory_space;
   const auto problem = random_case(test_seed() + 5, 2, 6);
-  const std::string space =
-      kokkos_data_location<Kokkos::DefaultExecutionSpace>().kind == MemoryKind::host ? "split"
-                                                                                     : "auto";
-  Solver solver(problem, SolverOptions{space});
-  if (!solver.memory() ||
-      solver.memory()->kind != kokkos_data_location<Kokkos::DefaultExecutionSpace>().kind)
-    GTEST_SKIP() << "the chosen variant " << solver.variant()
-                 << " does not keep its fields in the default space";
+  const MemoryKind kind = kokkos_data_location<Kokkos::DefaultExecutionSpace>().kind;
+  Solver solver(problem, SolverOptions{"split", kind});
+  ASSERT_TRUE(solver.memory());
+  EXPECT_EQ(solver.memory()->kind, kind) << solver.variant();
+  const Solver on_host(problem, SolverOptions{"auto", MemoryKind::host});  // never OpenCL
+  ASSERT_TRUE(on_host.memory()) << on_host.variant();
+  EXPECT_EQ(on_host.memory()->kind, MemoryKind::host) << on_host.variant();
   std::mt19937 rng(test_seed() + 6);
   const FieldSet fresh = random_fields(problem.grid, rng);
   Kokkos::View<float*, Mem> hy("hy", fresh[4].size());
@@ -319,11 +318,11 @@ TEST(FdtdSolver, Fp64CasesStepInDouble) {
 TEST(FdtdSolver, RefusesBadCasesAndNames) {
   auto problem = random_case(test_seed() + 8, 0, 4);
   EXPECT_NE(message_of([&] {
-              (void)Solver(problem, SolverOptions{"no-such/variant"});
+              (void)Solver(problem, SolverOptions{"no-such/variant", std::nullopt});
             }).find("no-such/variant"),
             std::string::npos);
   EXPECT_NE(message_of([&] {
-              (void)Solver(problem, SolverOptions{"no-such-strategy"});
+              (void)Solver(problem, SolverOptions{"no-such-strategy", std::nullopt});
             }).find("strategy 'no-such-strategy'"),
             std::string::npos);
   auto with_snapshot = problem;

@@ -26,16 +26,19 @@ bool runs_features(const std::string& name, const FdtdStep::Problem& p) {
 
 // "auto", a strategy (its preferred available variant) or a name; "auto" and
 // strategies only among the variants that run the problem's features.
-const Variant<FdtdStep>& choose_variant(const std::string& name, const FdtdStep::Problem& p) {
+const Variant<FdtdStep>& choose_variant(const std::string& name, const FdtdStep::Problem& p,
+                                        const std::optional<MemoryKind>& memory) {
   if (name.find('/') != std::string::npos) return Registry<FdtdStep>::find_available(name);
   const Variant<FdtdStep>* best = nullptr;
   for (const auto& v : Registry<FdtdStep>::all())
     if ((name == "auto" || v.strategy == name) && runs_features(v.name, p) &&
-        v.availability().available && (!best || v.preference > best->preference))
+        (!memory || memory_kind_of_backend(v.backend) == memory) && v.availability().available &&
+        (!best || v.preference > best->preference))
       best = &v;
   if (!best) {
     std::string what = "no fdtd.step variant that can run here";
     if (name != "auto") what += " has strategy '" + name + "' and";
+    if (memory) what += std::string(" keeps its fields in ") + to_string(*memory) + " memory and";
     what += " runs this case's features";
     throw Error(what, "auto, a strategy of " + Registry<FdtdStep>::joined_names(true) +
                           ", or one of those names");
@@ -77,7 +80,7 @@ Solver::Solver(const FdtdStep::Problem& problem, const SolverOptions& options)
   require(Kokkos::is_initialized(), "Kokkos is not initialised",
           "create a ppkit::Runtime (or initialise Kokkos) before creating a Solver");
   require_solver_case(problem);
-  const auto& variant = choose_variant(options.variant, problem);
+  const auto& variant = choose_variant(options.variant, problem, options.memory);
   State& s = *state_;
   s.problem = problem;
   s.variant = variant.name;

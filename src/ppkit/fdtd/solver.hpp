@@ -59,6 +59,11 @@ struct SolverOptions {
   // preferred available variant) or a variant name ("cuda/split-x2",
   // "kokkos-serial/plain"; solver_variants()).
   std::string variant = "auto";
+  // Where the host code wants the fields: "auto" and strategies then choose
+  // among the variants that keep them in that memory (for example
+  // ppkit::kokkos_data_location<Kokkos::DefaultExecutionSpace>().kind);
+  // unset, OpenCL variants (no addresses) may be chosen.
+  std::optional<MemoryKind> memory;
 };
 
 // Where an array handed to set_field / get_field lives: host memory, or
