@@ -1,5 +1,5 @@
 ! ppkit for Fortran: `use ppkit`, an ISO_C_BINDING module over the C API
-! (include/ppkit.h, include/ppkit_sem.h, include/ppkit_fdtd.h). Arrays are passed as type(c_ptr):
+! (include/ppkit.h, ppkit_sem.h, ppkit_fem.h, ppkit_fdtd.h). Arrays are passed as type(c_ptr):
 ! c_loc(host_array) for host memory, or the device addresses ppkit_malloc
 ! (or the host code's own CUDA/HIP runtime) returns. Every function returns 0
 ! on success; ppkit_error() gives the reason of the last failure.
@@ -21,6 +21,19 @@ module ppkit
     type(c_ptr) :: trilinear = c_null_ptr  ! integer(c_signed_char) [E], or null
     type(c_ptr) :: variant = c_null_ptr    ! NUL-terminated name, or null for "auto"
   end type
+
+  ! ppkit_fem_mesh of ppkit_fem.h (same layout, bind(C)).
+  type, bind(C), public :: ppkit_fem_mesh
+    integer(c_int64_t) :: num_nodes = 0
+    type(c_ptr) :: coordinates = c_null_ptr   ! real(c_double) [3, num_nodes], host
+    integer(c_int64_t) :: num_elements = 0
+    type(c_ptr) :: connectivity = c_null_ptr  ! integer(c_int32_t) [8, num_elements], 0-based
+  end type
+
+  public :: ppkit_fem_assembler_create, ppkit_fem_assembler_pattern
+  public :: ppkit_fem_assembler_copy_pattern, ppkit_fem_assembler_assemble
+  public :: ppkit_fem_assembler_update_coordinates, ppkit_fem_assembler_wait
+  public :: ppkit_fem_assembler_destroy
 
   ! ppkit_fdtd.h: field components and the element type of field arrays.
   integer(c_int), parameter, public :: PPKIT_FDTD_EX = 0, PPKIT_FDTD_EY = 1, PPKIT_FDTD_EZ = 2, &
@@ -148,6 +161,51 @@ module ppkit
       import :: c_int, c_ptr
       type(c_ptr), value :: handle
     end function
+    integer(c_int) function ppkit_fem_assembler_create(mesh, variant, handle) &
+        bind(C, name="ppkit_fem_assembler_create")
+      import :: c_int, c_ptr, ppkit_fem_mesh
+      type(ppkit_fem_mesh), intent(in) :: mesh
+      type(c_ptr), value :: variant  ! c_null_ptr or a NUL-terminated name
+      type(c_ptr), intent(out) :: handle
+    end function
+    integer(c_int) function ppkit_fem_assembler_pattern(handle, num_rows, num_nonzeros, &
+                                                        row_offsets, column_indices) &
+        bind(C, name="ppkit_fem_assembler_pattern")
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: handle
+      integer(c_int64_t), intent(out) :: num_rows, num_nonzeros
+      type(c_ptr), intent(out) :: row_offsets, column_indices  ! in the assembler's memory
+    end function
+    integer(c_int) function ppkit_fem_assembler_copy_pattern(handle, row_offsets, &
+                                                             column_indices, memory) &
+        bind(C, name="ppkit_fem_assembler_copy_pattern")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, row_offsets, column_indices
+      integer(c_int), value :: memory
+    end function
+    integer(c_int) function ppkit_fem_assembler_assemble(handle, youngs_modulus, poisson_ratio, &
+                                                         body_force, values, load, memory, &
+                                                         stream) &
+        bind(C, name="ppkit_fem_assembler_assemble")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle, values, load, stream
+      real(c_double), value :: youngs_modulus, poisson_ratio
+      real(c_double), intent(in) :: body_force(3)
+      integer(c_int), value :: memory
+    end function
+    integer(c_int) function ppkit_fem_assembler_update_coordinates(handle, coordinates) &
+        bind(C, name="ppkit_fem_assembler_update_coordinates")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: handle
+      real(c_double), intent(in) :: coordinates(*)
+    end function
+    integer(c_int) function ppkit_fem_assembler_wait(handle, stream) &
+        bind(C, name="ppkit_fem_assembler_wait")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, stream
+    end function
+    integer(c_int) function ppkit_fem_assembler_destroy(handle) &
+        bind(C, name="ppkit_fem_assembler_destroy")
     ! json: a NUL-terminated case (json // c_null_char); variant: c_null_ptr for "auto"
     ! or c_loc of a NUL-terminated name.
     integer(c_int) function ppkit_fdtd_solver_create_from_json(json, variant, handle) &

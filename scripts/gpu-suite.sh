@@ -14,6 +14,8 @@ OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PPKIT_CLI="$bundle/bin/ppkit"  # the CLI the reliability tests start (not the build's path)
+# The SPHERIC test 2 measurements of this checkout (the bundle's compiled-in source path may not exist here).
+export PPKIT_SPHERIC_TEST2_DATA=${PPKIT_SPHERIC_TEST2_DATA:-$(cd "$(dirname "$0")/.." && pwd)/data/spheric_test2}
 export OMP_PROC_BIND=spread OMP_PLACES=threads
 
 # NVIDIA's OpenCL driver needs an ICD entry; a loader comes from the node or the .deb.

@@ -7,7 +7,8 @@
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
 # HOPPER90), PPKIT_DEPS_PREFIX=.deps/hostdeps/usr (see scripts/gpu-build.sh),
 # PPKIT_OCL_ICD_DEB (an ocl-icd-libopencl1 .deb if the node has no OpenCL loader),
-# PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements). Output in $OUT.
+# PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements; default: the
+# repository's data/spheric_test2). Output in $OUT.
 set -uo pipefail
 parts='build embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
 part=${1:?usage: h200-measure.sh PART, one of: $parts}

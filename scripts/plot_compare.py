@@ -37,7 +37,8 @@ def safe(name):
 def main(out_dir):
     with open(os.path.join(out_dir, "results.json")) as f:
         report = json.load(f)
-    rows = [r for r in report["rows"] if r.get("status") in ("PASS", "FAIL") and r.get("throughput")]
+    # Only verified rows carry figures: FAIL and ERROR rows have no throughput.
+    rows = [r for r in report["rows"] if r.get("status") == "PASS" and r.get("throughput")]
     written = []
 
     by_workload = defaultdict(list)
@@ -46,14 +47,13 @@ def main(out_dir):
     for workload, wrows in by_workload.items():
         labels = [f'{r["case"]}\n{r["variant"]}' for r in wrows]
         values = [r["throughput"] for r in wrows]
-        colors = ["tab:red" if r["status"] == "FAIL" else "tab:blue" for r in wrows]
         fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(wrows) + 2), 5))
-        ax.bar(range(len(values)), values, color=colors)
+        ax.bar(range(len(values)), values, color="tab:blue")
         ax.set_xticks(range(len(values)))
         ax.set_xticklabels(labels, rotation=70, ha="right", fontsize=7)
         ax.set_yscale("log")
         ax.set_ylabel(wrows[0]["throughput_unit"])
-        ax.set_title(f"ppkit compare: {workload} throughput per variant (red: verification failed)")
+        ax.set_title(f"ppkit compare: {workload} throughput per verified variant")
         fig.tight_layout()
         path = os.path.join(out_dir, f"throughput_{safe(workload)}.png")
         fig.savefig(path, dpi=110)

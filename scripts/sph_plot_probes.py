@@ -4,9 +4,10 @@
 Usage: scripts/sph_plot_probes.py PROBES.csv [--data FILE] [--out PNG] [--t-max 6]
 
 PROBES.csv is written by `ppkit sph dambreak --probes`. The measured file is
-../shared/data/spheric_test2/test_case_2_exp_data.dat next to the repository
-by default; its height columns labelled H1 and H3 are swapped (see its
-README), so they are read as H3, H2, H1, H4. Plots H2, H4 and P1 against the
+the repository's data/spheric_test2/test_case_2_exp_data.dat (or the installed
+share/ppkit/spheric_test2 copy, or $PPKIT_SPHERIC_TEST2_DATA) by default; its
+height columns labelled H1 and H3 are swapped (see its README), so they are
+read as H3, H2, H1, H4. Plots H2, H4 and P1 against the
 experiment and prints RMS errors over [0, t_max] (within the simulated time)
 and the front arrival at H2 (first time H2 exceeds --threshold, default 0.5 dp
 read from --dp, else 0.02 m; interpolated between samples).
@@ -22,10 +23,21 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_DATA = os.environ.get("PPKIT_SPHERIC_TEST2_DATA") or os.path.join(
-    HERE, "..", "..", "shared", "data", "spheric_test2", "test_case_2_exp_data.dat")
-if os.path.isdir(DEFAULT_DATA):
-    DEFAULT_DATA = os.path.join(DEFAULT_DATA, "test_case_2_exp_data.dat")
+DATA_FILE = "test_case_2_exp_data.dat"
+
+
+def default_data():
+    """$PPKIT_SPHERIC_TEST2_DATA (file or directory), else the copy shipped in the
+    repository (data/spheric_test2 next to scripts/), else the installed one
+    (share/ppkit/spheric_test2 next to this script after `cmake --install`)."""
+    env = os.environ.get("PPKIT_SPHERIC_TEST2_DATA")
+    if env:
+        return os.path.join(env, DATA_FILE) if os.path.isdir(env) else env
+    for candidate in (os.path.join(HERE, "..", "data", "spheric_test2", DATA_FILE),
+                      os.path.join(HERE, "spheric_test2", DATA_FILE)):
+        if os.path.exists(candidate):
+            return os.path.normpath(candidate)
+    return os.path.normpath(os.path.join(HERE, "..", "data", "spheric_test2", DATA_FILE))
 
 
 def load_measured(path):
@@ -70,13 +82,15 @@ def rms(t_sim, v_sim, t_exp, v_exp, t_max):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("probes")
-    ap.add_argument("--data", default=DEFAULT_DATA)
+    ap.add_argument("--data", default=None, help="measured data file (default: see above)")
     ap.add_argument("--out", default=None, help="PNG path (default: PROBES with .png)")
     ap.add_argument("--t-max", type=float, default=6.0)
     ap.add_argument("--dp", type=float, default=None, help="particle spacing of the run [m]")
     ap.add_argument("--threshold", type=float, default=None, help="arrival depth [m]")
     ap.add_argument("--title", default="")
     a = ap.parse_args()
+    if a.data is None:
+        a.data = default_data()
     if not os.path.exists(a.data):
         sys.exit(f"measured data not found: {a.data} (use --data)")
     te, he, pe = load_measured(a.data)

@@ -66,18 +66,20 @@ std::string markdown_report(const std::vector<ppkit::CompareRow>& rows, const nl
       "ppkit {}, problem size `{}`, {} repeats (median shown, spread = (max-min)/median).\n\n",
       info["version"].get<std::string>(), ppkit::to_string(o.size), o.repeats);
   md +=
-      "Roofline = bytes moved per run / median time / copy bandwidth of the same backend measured "
-      "in this run.\n\n";
-  // The bytes are the workload's model, one per case; a variant that avoids
-  // traffic the model counts shows more than 100%.
+      "Roofline = compulsory bytes per run (each input read once, each output written once; the "
+      "workload's docs say what that is) / median time / copy bandwidth of the same backend "
+      "measured in this run. Rows that failed verification carry no throughput, roofline or "
+      "speedup.\n\n";
+  // The compulsory bytes are a lower bound on the traffic of every variant, so a
+  // fraction above 100% is not a fast variant but a timing or model error.
   const bool above_model = std::any_of(rows.begin(), rows.end(), [](const auto& r) {
     return r.roofline_fraction > 1.0;  // false for NaN
   });
   if (above_model)
     md +=
-        "Bytes per run are each workload's model for the case (the workload's docs say what it "
-        "counts), the same for all its variants: a roofline above 100% means the variant moves "
-        "fewer bytes than the model counts, not that it beats the copy bandwidth.\n\n";
+        "**A roofline above 100%** means a row moved fewer bytes than the compulsory traffic "
+        "at more than the measured copy bandwidth: a timing error (or a cache holding the whole "
+        "problem), to be investigated before the figure is used.\n\n";
   md += ppkit::results_table(rows, true);
   return md;
 }

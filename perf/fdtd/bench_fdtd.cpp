@@ -3,9 +3,14 @@
 // node, a soft and a hard source; the problem `ppkit compare` verifies at
 // every size, verification.hpp): cells/s for full E+H steps,
 // GB/s and the roofline fraction from fdtd::step_bytes(), the compulsory
-// traffic of a run (72 B of fields per node and step, the narrowest material
-// id twice, psi read + write in the layers, the restart and the energy sum;
-// docs/fdtd.md "Performance model").
+// traffic of a run (48 B of fields per node and step: each field read and
+// written once; the narrowest material id once, psi read + written in the
+// layers), and "modelled GB/s" from step_modelled_bytes() (72 B of fields per
+// node and step for separate E and H sweeps, the id twice, the restart and
+// the energy sum; docs/fdtd.md "Performance model").
+// Each variant's result is verified before it is timed by `ppkit compare`'s
+// check (step_verification, fdtd_verification.hpp) against the serial
+// reference: on every node up to 128^3, on the light-cone sample boxes above.
 //
 // Environment (all optional; --benchmark_filter=<regex> picks variants):
 //   PPKIT_FDTD_BENCH_SIZES=256,512,768  cube edges in cells (default 64,128)
@@ -23,6 +28,7 @@
 
 #include "harness/bench_harness.hpp"
 #include "ppkit/core/error.hpp"
+#include "ppkit/fdtd/fdtd_verification.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 #include "ppkit/fdtd/verification.hpp"
 
@@ -87,7 +93,11 @@ void ppkit::bench::register_benchmarks() {
           },
           [](const FdtdStep::Problem& p) {
             return BenchModel{double(p.grid.cells()) * double(p.steps), "cells/s",
-                              fdtd::step_bytes(p), fdtd::step_flops(p)};
+                              fdtd::step_bytes(p), fdtd::step_flops(p),
+                              fdtd::step_modelled_bytes(p)};
+          },
+          [n](const FdtdStep::Problem& p) {
+            return fdtd::step_verification(p, n <= 128 ? ProblemSize::quick : ProblemSize::large);
           },
           [fp64](const std::string& variant) {
             return !fp64 || fdtd::step_variant_supports(variant, fdtd::StepFeature::fp64);

@@ -1,11 +1,16 @@
 // fem.assemble: generation + assembly of every element of a distorted box
 // (fp64), per variant: elements/s, GB/s and roofline fraction from
-// assembly_cost (the paper's data layout: coordinates, connectivity, 64-bit
-// CSR block positions, row lengths, read-modify-write of 576 matrix + 24 load
-// values per element, plus zeroing the CSR values and load vector once per
-// assembly), GFLOP/s (B^T D B entry by entry), and speedup_vs_a: the median
-// time of the same backend's thread-per-element (strategy (a)) on the same box,
-// measured in the same process, over this variant's time per assembly.
+// assembly_cost's compulsory bytes (coordinates and connectivity read once,
+// CSR values and load vector written once), "modelled GB/s" from the paper
+// layout's traffic (every one of the 576 updates a DRAM read-modify-write,
+// plus the zeroing pass), GFLOP/s (B^T D B entry by entry), and speedup_vs_a:
+// the median time of the same backend's thread-per-element (strategy (a)) on
+// the same box, measured in the same process and verified, over this
+// variant's time per assembly.
+// Every variant's result is verified before it is timed, by `ppkit compare`'s
+// check (assembly_verification): the full serial reference on boxes 16^3 and
+// 64^3, the sampled checks (serial load, 256 serial rows, symmetry,
+// rigid-body modes, the Kokkos baseline) on 128^3.
 // docs/fem.md derives the memory floor these figures should be read against.
 // Boxes: 16^3 (CPU-sized), 64^3 (823,875 DOF), 128^3 (6.44 M DOF, the paper's
 // ~6.5 M); pick with --benchmark_filter=fem_assemble/box128.
@@ -17,6 +22,7 @@
 
 #include "harness/bench_harness.hpp"
 #include "ppkit/fem/assemble.hpp"
+#include "ppkit/fem/assembly_checks.hpp"
 
 namespace {
 using ppkit::fem::AssemblyProblem;
@@ -40,13 +46,27 @@ const AssemblyProblem& box_problem(int n) {
   return *slot;
 }
 
+// The verification of box n, built on first use; one box's at a time (a full
+// reference at 64^3 holds 518 MB of values).
+const ppkit::CaseVerification<FemAssemble>& box_verification(int n) {
+  static int cached_n = -1;
+  static std::unique_ptr<const ppkit::CaseVerification<FemAssemble>> cached;
+  if (!cached || cached_n != n) {
+    cached.reset();
+    cached = std::make_unique<const ppkit::CaseVerification<FemAssemble>>(
+        ppkit::fem::assembly_verification(box_problem(n), n <= 64, 256, 2019u + unsigned(n)));
+    cached_n = n;
+  }
+  return *cached;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 // Median seconds per assembly of `<backend>/thread-per-element` on box n (5
-// timed runs after a warm-up), measured once per box and backend; NaN if that
-// variant is not registered or not available.
+// timed runs after a verified warm-up), measured once per box and backend;
+// NaN if that variant is not registered, not available or wrong.
 double baseline_seconds(int n, const std::string& backend) {
   static std::map<std::pair<int, std::string>, double> cache;
   const auto key = std::make_pair(n, backend);
@@ -56,6 +76,9 @@ double baseline_seconds(int n, const std::string& backend) {
     if (v.name == backend + "/thread-per-element" && v.availability().available) {
       auto run = v.prepare(box_problem(n));
       run->run();
+      ppkit::CompareRow row;
+      const auto& verification = box_verification(n);
+      if (!verification.passes(verification.check(v, run->result(), row))) break;  // no baseline
       std::vector<double> times;
       for (int r = 0; r < 5; ++r) {
         const auto start = std::chrono::steady_clock::now();
@@ -83,23 +106,26 @@ void ppkit::bench::register_benchmarks() {
             if (!a.available) return ppkit::bench::skip_benchmark(state, a.reason);
             const AssemblyProblem& problem = box_problem(n);
             const auto cost = fem::assembly_cost(problem);
-            const double baseline = baseline_seconds(n, backend);
-            auto run = variant.prepare(problem);
-            run->run();  // warm-up
+            std::unique_ptr<PreparedRun<FemAssemble::Result>> run;
+            double baseline = std::nan("");
+            try {
+              const auto& verification = box_verification(n);
+              baseline = baseline_seconds(n, backend);  // before this variant holds device memory
+              run = variant.prepare(problem);
+              run->run();  // warm-up; its result is verified before timing
+              if (!verify_before_timing<FemAssemble>(state, variant, run->result(), verification))
+                return;
+            } catch (const std::exception& e) {
+              return fail_benchmark(state, std::string("failed: ") + e.what());
+            }
             const auto start = std::chrono::steady_clock::now();
             for (auto _ : state) run->run();
             const double iterations = double(state.iterations());
             const double per_run = seconds_since(start) / iterations;
-            state.counters["elements/s"] = benchmark::Counter(
-                double(problem.mesh.num_elements()) * iterations, benchmark::Counter::kIsRate);
-            state.counters["GB/s"] =
-                benchmark::Counter(cost.bytes * iterations * 1e-9, benchmark::Counter::kIsRate);
-            const double bw = backend_bandwidth(backend);
-            if (!std::isnan(bw))
-              state.counters["roofline"] =
-                  benchmark::Counter(cost.bytes * iterations / bw, benchmark::Counter::kIsRate);
-            state.counters["GFLOP/s"] =
-                benchmark::Counter(cost.flops * iterations * 1e-9, benchmark::Counter::kIsRate);
+            set_model_counters(state,
+                               BenchModel{double(problem.mesh.num_elements()), "elements/s",
+                                          cost.bytes, cost.flops, cost.modelled_bytes},
+                               backend);
             if (!std::isnan(baseline)) state.counters["speedup_vs_a"] = baseline / per_run;
           })
           ->UseRealTime()

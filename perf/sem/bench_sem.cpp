@@ -4,8 +4,16 @@
 // Nekbone (Helmholtz, fixed 100 iterations) on nekBench's 8000 elements of order 7.
 // Counters (docs/sem.md): DOF/s; GFLOP/s = F_ax / T (P_eff); GFLOP/s_tot =
 // (F_ax + F_geo) / T (P_tot); GB/s and roofline from the bytes this variant
-// must move; GB/s_nekrs from nekRS's stored-factor byte count, the figure
-// nekBench prints.
+// must move at least (its inputs read once, Y written once); GB/s_nekrs from
+// nekRS's stored-factor byte count, the figure nekBench prints. Nekbone: GB/s
+// and roofline from the compulsory bytes per iteration, "modelled GB/s" from
+// the loops' traffic (nekbone_cost).
+// Verification before timing, by `ppkit compare`'s checks (sem_cases.hpp):
+// axhelm against the serial reference; Nekbone, whose timed runs stop after a
+// fixed 100 iterations, by a converged solve of the same problem with the
+// same variant (relative residual 1e-8, as `ppkit compare`) against the
+// manufactured solution, and the timed run's own result must have done its
+// 100 iterations with a finite residual below the initial one.
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -14,6 +22,7 @@
 #include "ppkit/sem/axhelm.hpp"
 #include "ppkit/sem/nekbone.hpp"
 #include "ppkit/sem/sem_cases.hpp"
+#include "ppkit/core/compare.hpp"
 
 namespace {
 using namespace ppkit::sem;
@@ -30,6 +39,19 @@ const Problem& problem_of_case(const std::string& key, Make make) {
   if (!cached || cached_key != key) {
     cached.reset();  // free the previous case before building the next
     cached = std::make_unique<const Problem>(make());
+    cached_key = key;
+  }
+  return *cached;
+}
+
+// The verification of the case being measured, kept with it (as problem_of_case).
+template <class Op, class Make>
+const ppkit::CaseVerification<Op>& verification_of_case(const std::string& key, Make make) {
+  static std::string cached_key;
+  static std::unique_ptr<const ppkit::CaseVerification<Op>> cached;
+  if (!cached || cached_key != key) {
+    cached.reset();
+    cached = std::make_unique<const ppkit::CaseVerification<Op>>(make());
     cached_key = key;
   }
   return *cached;
@@ -53,6 +75,8 @@ void register_axhelm(const BoxMeshSpec& spec, const std::string& tag) {
           if (!a.available) return ppkit::bench::skip_benchmark(state, a.reason);
           const AxhelmProblem& problem = problem_of_case<AxhelmProblem>(
               tag, [&] { return make_axhelm_problem(make_box_mesh(spec), AxhelmSettings{}, 7u); });
+          const auto& verification =
+              verification_of_case<SemAxhelm>(tag, [&] { return axhelm_verification(problem); });
           std::unique_ptr<ppkit::PreparedRun<SemAxhelm::Result>> run;
           try {
             run = variant.prepare(problem);
@@ -61,7 +85,14 @@ void register_axhelm(const BoxMeshSpec& spec, const std::string& tag) {
           }
           const AxhelmCost nekrs = axhelm_cost_stored(problem);
           const AxhelmCost cost = axhelm_cost_for(problem, geometry_cost_of(strategy));
-          run->run();  // warm-up
+          try {
+            run->run();  // warm-up; its result is verified before timing
+            if (!ppkit::bench::verify_before_timing<SemAxhelm>(state, variant, run->result(),
+                                                               verification))
+              return;
+          } catch (const std::exception& e) {
+            return ppkit::bench::fail_benchmark(state, std::string("failed: ") + e.what());
+          }
           for (auto _ : state) run->run();
           const double it = double(state.iterations());
           using C = benchmark::Counter;
@@ -98,8 +129,37 @@ void register_nekbone(const BoxMeshSpec& spec) {
           s.max_iterations = 100;
           const NekboneProblem& problem = problem_of_case<NekboneProblem>(
               case_key, [&] { return make_nekbone_problem(make_box_mesh(spec), s); });
-          auto run = variant.prepare(problem);
-          run->run();
+          // The converged solve of the same mesh that verifies the variant.
+          const NekboneProblem& converged =
+              problem_of_case<NekboneProblem>(case_key + "/converged", [&] {
+                NekboneProblem p = problem;
+                p.tolerance = 1e-8;
+                p.max_iterations = 2000;
+                return p;
+              });
+          const auto& verification = verification_of_case<SemNekbone>(
+              case_key, [&] { return nekbone_verification(converged); });
+          std::unique_ptr<ppkit::PreparedRun<SemNekbone::Result>> run;
+          try {
+            {
+              auto solve = variant.prepare(converged);
+              solve->run();
+              if (!ppkit::bench::verify_before_timing<SemNekbone>(state, variant, solve->result(),
+                                                                  verification))
+                return;
+            }
+            run = variant.prepare(problem);
+            run->run();  // warm-up; its result must be a complete, finite solve
+            const NekboneResult r = run->result();
+            if (r.iterations != s.max_iterations || !std::isfinite(r.final_residual) ||
+                !(r.final_residual < r.initial_residual))
+              return ppkit::bench::fail_benchmark(
+                  state, "verification failed: " + std::to_string(r.iterations) +
+                             " iterations, residual " + std::to_string(r.final_residual) +
+                             " from " + std::to_string(r.initial_residual));
+          } catch (const std::exception& e) {
+            return ppkit::bench::fail_benchmark(state, std::string("failed: ") + e.what());
+          }
           for (auto _ : state) run->run();
           const double it = double(state.iterations()) * s.max_iterations;
           const NekboneCost cost =
@@ -109,6 +169,8 @@ void register_nekbone(const BoxMeshSpec& spec) {
           state.counters["DOF_iter/s"] = C(dofs * it, C::kIsRate);
           state.counters["GFLOP/s"] = C(cost.flops_per_iteration * it * 1e-9, C::kIsRate);
           state.counters["GB/s"] = C(cost.bytes_per_iteration * it * 1e-9, C::kIsRate);
+          state.counters["modelled GB/s"] =
+              C(cost.modelled_bytes_per_iteration * it * 1e-9, C::kIsRate);
           const double bw = ppkit::bench::backend_bandwidth(backend);
           if (std::isfinite(bw))
             state.counters["roofline"] = C(cost.bytes_per_iteration * it / bw, C::kIsRate);

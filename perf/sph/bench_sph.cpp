@@ -1,10 +1,15 @@
 // SPH benchmarks on the SPHERIC test 2 dam break at 1, 4 and 16 M particles
 // (PPKIT_SPH_BENCH_PARTICLES="1e6,4e6,16e6" overrides; use small counts on a CPU):
 //  - sph_interaction/<N>: interactions/s (ordered pairs with r < 2h, estimated
-//    from 20000 sampled particles); bytes = 49 per particle (state read once,
-//    results written once), flops = 60 per pair (sph_pair.hpp);
+//    from 20000 sampled particles); bytes = 45 per particle, the compulsory
+//    traffic (interaction_bytes: 29 B of state read once, 16 B of results
+//    written once), flops = 60 per pair (sph_pair.hpp);
 //  - sph_step/<N>/reorder-{every-step,never}: 10 symplectic steps per run
 //    (2 interactions each); particle-steps/s (ns/particle/step = 1e9 / it).
+// Each variant's result is verified before it is timed, by `ppkit compare`'s
+// checks (sph_verification.hpp): the serial reference up to 1.5 M particles
+// (interaction) or 1e7 particle-steps (steps), the sampled and conservation
+// checks and the Kokkos baseline above.
 // Step time versus step number: `ppkit sph step-history` (docs/sph.md).
 #include <cstdlib>
 #include <sstream>
@@ -15,6 +20,7 @@
 #include "ppkit/sph/cases.hpp"
 #include "ppkit/sph/operations.hpp"
 #include "ppkit/sph/reference.hpp"
+#include "ppkit/sph/sph_verification.hpp"
 
 namespace {
 using namespace ppkit::sph;
@@ -58,8 +64,10 @@ void ppkit::bench::register_benchmarks() {
         [](const Interaction::Problem& p) {
           const double pairs =
               reference::estimate_interacting_pairs(p.params, p.particles, 20000, 5u);
-          const double particles = double(p.particles.size());
-          return BenchModel{pairs, "interactions/s", particles * 49.0, 60.0 * pairs};
+          return BenchModel{pairs, "interactions/s", interaction_bytes(p), 60.0 * pairs};
+        },
+        [](const Interaction::Problem& p) {
+          return interaction_verification(p, double(p.particles.size()) <= 1.5e6);
         });
     for (int every : {1, 0}) {
       register_variant_benchmarks<Step>(
@@ -71,6 +79,9 @@ void ppkit::bench::register_benchmarks() {
           [](const Step::Problem& p) {
             return BenchModel{double(p.particles.size()) * p.steps, "particle-steps/s",
                               std::nan(""), std::nan("")};
+          },
+          [](const Step::Problem& p) {
+            return step_verification(p, double(p.particles.size()) * p.steps <= 1e7);
           });
     }
   }

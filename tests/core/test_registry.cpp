@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
+
 #include "ppkit/core/compare.hpp"
 #include "ppkit/core/stream_copy.hpp"
 
@@ -82,6 +85,66 @@ TEST(ProblemSize, RejectsUnknownNamesWithValidOnes) {
   } catch (const ppkit::Error& e) {
     EXPECT_EQ(e.valid(), "quick, default, large");
   }
+}
+
+// compare_variants: a variant whose result is wrong is a FAIL row without
+// throughput or speedup, and as the baseline strategy it gives no speedups.
+struct OffsetOp {
+  static constexpr const char* name = "test.offset";
+  using Problem = int;
+  using Result = int;
+};
+
+class OffsetRun : public ppkit::PreparedRun<int> {
+ public:
+  OffsetRun(int value, int offset) : value_(value), offset_(offset) {}
+  void run() override { out_ = value_ + offset_; }
+  int result() override { return out_; }
+
+ private:
+  int value_, offset_, out_ = 0;
+};
+
+TEST(CompareVariants, WrongResultIsAFailRowWithoutFigures) {
+  for (auto [name, offset] :
+       {std::pair<const char*, int>{"toy/base", 1}, {"toy/right", 0}, {"toy/wrong", 5}}) {
+    ppkit::Variant<OffsetOp> v;
+    v.name = name;
+    v.backend = "toy";
+    v.strategy = std::string(name).substr(4);
+    const int off = offset;
+    v.prepare = [off](const int& p) { return std::make_unique<OffsetRun>(p, off); };
+    ppkit::Registry<OffsetOp>::add(v);
+  }
+  ppkit::CompareOptions o;
+  o.repeats = 1;
+  ppkit::CompareContext ctx(o);
+  ppkit::CaseModel m;
+  m.workload = "test";
+  m.case_name = "offset";
+  m.work_units = 100;
+  m.throughput_unit = "items/s";
+  m.tolerance = 0;
+  m.baseline_strategy = "right";
+  const int problem = 7;
+  auto rows = ppkit::compare_variants<OffsetOp>(
+      ctx, m, problem, [&](const int& r) { return std::abs(double(r - problem)) / problem; });
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].status, "FAIL");
+  EXPECT_EQ(rows[1].status, "PASS");
+  EXPECT_EQ(rows[2].status, "FAIL");
+  EXPECT_GT(rows[1].throughput, 0);
+  EXPECT_DOUBLE_EQ(rows[1].speedup, 1.0);
+  for (int i : {0, 2}) {
+    EXPECT_TRUE(std::isnan(rows[i].throughput)) << rows[i].variant;
+    EXPECT_TRUE(std::isnan(rows[i].speedup)) << rows[i].variant;
+    EXPECT_TRUE(std::isnan(rows[i].roofline_fraction)) << rows[i].variant;
+  }
+  // The wrong variant as the baseline strategy: nobody gets a speedup over it.
+  m.baseline_strategy = "wrong";
+  rows = ppkit::compare_variants<OffsetOp>(
+      ctx, m, problem, [&](const int& r) { return std::abs(double(r - problem)) / problem; });
+  for (const auto& r : rows) EXPECT_TRUE(std::isnan(r.speedup)) << r.variant;
 }
 
 }  // namespace

@@ -69,4 +69,65 @@ TEST(Results, SpeedupNeverCrossesDevices) {
   EXPECT_DOUBLE_EQ(rows[2].speedup, 2.0);  // over kokkos-cuda, not kokkos-openmp
   EXPECT_TRUE(std::isnan(rows[3].speedup));
 }
+
+// A failed or errored row has a median time but publishes no throughput,
+// roofline or speedup in any output (JSON, CSV, table).
+TEST(Results, FailedRowsPublishNoFigures) {
+  for (const char* status : {"FAIL", "ERROR"}) {
+    auto r = sample_row();
+    r.status = status;
+    r.roofline_fraction = 0.8;
+    r.speedup = 3.0;
+    r.extra["modelled_bytes"] = 1e9;
+    const auto j = ppkit::to_json(r);
+    EXPECT_TRUE(j["throughput"].is_null()) << status;
+    EXPECT_TRUE(j["roofline_fraction"].is_null()) << status;
+    EXPECT_TRUE(j["speedup"].is_null()) << status;
+    EXPECT_FALSE(j["extra"].contains("modelled_bytes")) << status;
+    EXPECT_DOUBLE_EQ(j["median_s"].get<double>(), 0.25);  // the timing stays
+    const std::string csv = ppkit::results_csv({r});
+    const std::string line = csv.substr(csv.find('\n') + 1);
+    EXPECT_EQ(line.find("4e+09"), std::string::npos) << line;
+    EXPECT_EQ(line.find(",0.8,"), std::string::npos) << line;
+    const std::string table = ppkit::results_table({r}, false);
+    EXPECT_EQ(table.find("elements/s"), std::string::npos) << table;
+    EXPECT_EQ(table.find("80%"), std::string::npos) << table;
+    EXPECT_EQ(table.find("3.00x"), std::string::npos) << table;
+  }
+  auto pass = sample_row();
+  pass.roofline_fraction = 0.8;
+  const auto j = ppkit::to_json(pass);
+  EXPECT_DOUBLE_EQ(j["throughput"].get<double>(), 4e9);
+  EXPECT_DOUBLE_EQ(j["roofline_fraction"].get<double>(), 0.8);
+  EXPECT_NE(ppkit::results_table({pass}, false).find("80%"), std::string::npos);
+}
+
+// Speedups need a passing baseline and are given to passing rows only.
+TEST(Results, SpeedupNeedsAPassingBaselineAndAPassingRow) {
+  auto base = sample_row();
+  base.extra["strategy"] = "thread";
+  base.timing.median_s = 1.0;
+  auto fast = sample_row();
+  fast.extra["strategy"] = "warp";
+  fast.timing.median_s = 0.25;
+  auto wrong = fast;
+  wrong.status = "FAIL";
+  wrong.timing.median_s = 0.1;
+  std::vector<ppkit::CompareRow> rows{base, fast, wrong};
+  ppkit::compute_speedups(rows, "thread");
+  EXPECT_DOUBLE_EQ(rows[1].speedup, 4.0);
+  EXPECT_TRUE(std::isnan(rows[2].speedup));  // FAIL: no speedup
+  rows[0].status = "FAIL";                   // the baseline itself is wrong
+  for (auto& r : rows) r.speedup = std::nan("");
+  ppkit::compute_speedups(rows, "thread");
+  for (const auto& r : rows) EXPECT_TRUE(std::isnan(r.speedup)) << r.variant << " " << r.status;
+  // A passing baseline on the same device family still serves.
+  auto other_base = base;
+  other_base.backend = "kokkos-cuda";
+  other_base.timing.median_s = 0.5;
+  rows.push_back(other_base);
+  ppkit::compute_speedups(rows, "thread");
+  EXPECT_DOUBLE_EQ(rows[1].speedup, 2.0);
+  EXPECT_TRUE(std::isnan(rows[0].speedup));
+}
 }  // namespace

@@ -218,3 +218,29 @@ TEST(FdtdSnapshots, WritesVtiPvdAndPngFrames) {
   EXPECT_EQ(back.arrays[0].values[3], -0.25f);
   for (const auto& f : files) std::remove(f.c_str());
 }
+
+namespace {
+using namespace ppkit;
+using namespace ppkit::fdtd;
+
+// step_bytes (compulsory) against a hand count: a 4^3-cell cube (125 nodes)
+// with a 1-cell CPML, 2 steps. Per step: six fields read + written (12 x 4 B
+// per node = 6,000 B) and each psi value read + written: 4 psi arrays per axis
+// in 2 layers of a 5 x 5 node face, 3 axes: 600 values x 8 B = 4,800 B.
+TEST(FdtdStepBytes, CompulsoryBytesAreAHandCount) {
+  auto p = make_benchmark_problem(4, 1, 2);
+  ASSERT_EQ(p.grid.nodes(), 125);
+  ASSERT_LE(p.materials.size(), 1u);  // vacuum: no material id is read
+  EXPECT_DOUBLE_EQ(step_bytes(p), 2 * (125 * 12 * 4 + 600 * 2 * 4));  // 21,600 B
+  // Three materials: a 1-byte id per node, read once per step.
+  while (p.materials.size() < 3) p.materials.push_back(Material{2.0, 1.0, 0.0, false});
+  p.material_id.assign(std::size_t(p.grid.nodes()), 1u);
+  EXPECT_DOUBLE_EQ(step_bytes(p), 2 * (125 * (12 * 4 + 1) + 600 * 2 * 4));  // 21,850 B
+  // fp64: 8-byte fields and psi, the id unchanged.
+  p.precision = Precision::fp64;
+  EXPECT_DOUBLE_EQ(step_bytes(p), 2 * (125 * (12 * 8 + 1) + 600 * 2 * 8));
+  // The two-sweep model counts more (72 B of fields, the id twice, restart, energy).
+  EXPECT_GT(step_modelled_bytes(p), step_bytes(p));
+}
+
+}  // namespace

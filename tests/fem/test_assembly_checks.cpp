@@ -74,5 +74,42 @@ TEST(FemAssemblyChecks, NanIsNeverAPass) {
   EXPECT_TRUE(std::isnan(inv.rigid_body));
 }
 
+// The verification `ppkit compare` and the benchmarks share
+// (assembly_verification): passes a correct assembly, fails one wrong value of
+// K, both with the full reference and with the sampled checks of large boxes.
+TEST(FemAssemblyChecks, VerificationFailsOneWrongValue) {
+  const auto c = make_checked();
+  const auto& variant = Registry<FemAssemble>::find("kokkos-serial/thread-per-element");
+  for (bool full : {true, false}) {
+    // Sample every node, so the wrong row is among the sampled ones.
+    const auto verification = assembly_verification(c.problem, full, 1000, 5u);
+    CompareRow row;
+    const double good = verification.check(variant, c.reference, row);
+    EXPECT_TRUE(verification.passes(good)) << full << " " << good;
+    auto wrong = c.reference;
+    wrong.values[wrong.values.size() / 3] *= 1.0 + 1e-4;
+    const double bad = verification.check(variant, wrong, row);
+    EXPECT_FALSE(verification.passes(bad)) << full << " " << bad;
+    EXPECT_FALSE(row.extra.value("verified_against", std::string()).empty());
+  }
+}
+
+// assembly_cost's compulsory bytes against hand counts: coordinates (24 B per
+// node) and connectivity (32 B per element) read once, CSR values (8 B per
+// nonzero) and load (8 B per DOF) written once.
+TEST(FemAssemblyCost, CompulsoryBytesAreAHandCount) {
+  const Material steel{2.0e11, 0.3, {0.0, 0.0, -7.7e4}};
+  // One element: 8 nodes, 24 DOF, a dense 24 x 24 matrix.
+  const auto one = make_assembly_problem(inputs::distorted_box({1, 1, 1}, 3u), steel);
+  EXPECT_DOUBLE_EQ(assembly_cost(one).bytes, 8 * 24 + 32 + 576 * 8 + 24 * 8);  // 5,024 B
+  // Two elements in a row: 12 nodes; the 4 shared nodes see all 12 nodes, the
+  // 8 end nodes 8 each: 9 x (4 x 12 + 8 x 8) = 1,008 nonzeros; 36 DOF.
+  const auto two = make_assembly_problem(inputs::distorted_box({2, 1, 1}, 3u), steel);
+  EXPECT_DOUBLE_EQ(assembly_cost(two).bytes, 12 * 24 + 2 * 32 + 1008 * 8 + 36 * 8);  // 8,704 B
+  // The paper layout's traffic: 10,464 B per element plus the zeroing pass.
+  EXPECT_DOUBLE_EQ(assembly_cost(two).modelled_bytes, 2 * 10464 + 8 * (1008 + 36));
+  EXPECT_LT(assembly_cost(two).bytes, assembly_cost(two).modelled_bytes);
+}
+
 }  // namespace
 }  // namespace ppkit::fem

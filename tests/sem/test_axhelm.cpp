@@ -111,6 +111,12 @@ TEST(SemAxhelmCost, StrategiesMapToTheirGeometryAndBytesOrder) {
   EXPECT_DOUBLE_EQ(axhelm_cost_for(p, GeometryCost::stored).bytes, E * 8 * 8 * np);
   EXPECT_DOUBLE_EQ(axhelm_cost_for(p, GeometryCost::recompute).bytes, E * 8 * (2 * np + 24));
   EXPECT_DOUBLE_EQ(axhelm_cost_for(p, GeometryCost::partial).bytes, E * 8 * (3 * np + 24));
+  // Helmholtz reads w|J| too: 7 factors per node stored; one element of order
+  // 1 (8 nodes), one field: X and Y 2 x 8 x 8 B + 7 x 8 x 8 B = 576 B.
+  const AxhelmProblem h =
+      problem_of(small_mesh(1, Deformation::trilinear, 1, 1, 1), Equation::helmholtz, 1);
+  EXPECT_DOUBLE_EQ(axhelm_cost_for(h, GeometryCost::stored).bytes, 576);
+  EXPECT_DOUBLE_EQ(axhelm_cost_for(h, GeometryCost::recompute).bytes, 2 * 8 * 8 + 24 * 8);
   EXPECT_LT(axhelm_cost_for(p, GeometryCost::partial).flops_geo,
             axhelm_cost_for(p, GeometryCost::recompute).flops_geo);
   EXPECT_EQ(axhelm_cost_for(p, GeometryCost::partial).flops_ax,

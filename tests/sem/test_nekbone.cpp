@@ -508,6 +508,28 @@ TEST(SemNekboneSetup, LayoutOfStrategiesAndTheirBytes) {
   }
 }
 
+// nekbone_cost's compulsory bytes per iteration against a hand count on two
+// elements of order 1 (L = 16 local nodes, G = 12 global nodes), Poisson with
+// stored factors: geometry 6 x 8 B per local node, the 4-byte gather-scatter
+// index per local node, and per CG vector value x, r, p read + written, M^-1
+// and the 1-byte mask read (57 B).
+TEST(SemNekboneSetup, CompulsoryBytesAreAHandCount) {
+  const NekboneProblem p = make_nekbone_problem(mesh_of(1, Deformation::trilinear, 2, 1, 1), {});
+  ASSERT_EQ(p.op.local_count(), 16);
+  ASSERT_EQ(p.global_count, 12);
+  EXPECT_DOUBLE_EQ(nekbone_cost(p, GeometryCost::stored).bytes_per_iteration,
+                   16 * 48 + 16 * 4 + 16 * 57);  // 1,744 B
+  EXPECT_DOUBLE_EQ(
+      nekbone_cost(p, GeometryCost::stored, NekboneLayout::assembled).bytes_per_iteration,
+      16 * 48 + 16 * 4 + 12 * 57);  // 1,516 B
+  // Recomputed geometry: the 8 vertices (24 doubles) of each element instead.
+  EXPECT_DOUBLE_EQ(nekbone_cost(p, GeometryCost::recompute).bytes_per_iteration,
+                   2 * 24 * 8 + 16 * 4 + 16 * 57);
+  for (auto layout : {NekboneLayout::local, NekboneLayout::assembled})
+    EXPECT_LT(nekbone_cost(p, GeometryCost::stored, layout).bytes_per_iteration,
+              nekbone_cost(p, GeometryCost::stored, layout).modelled_bytes_per_iteration);
+}
+
 TEST(SemNekboneSetup, BadSettingsAreRejected) {
   const BoxMesh m = mesh_of(2, Deformation::none, 1, 1, 1);
   NekboneSettings s;

@@ -5,6 +5,7 @@
 #include "ppkit/sph/cases.hpp"
 #include "ppkit/sph/operations.hpp"
 #include "ppkit/sph/reference.hpp"
+#include "ppkit/sph/sph_verification.hpp"
 
 namespace {
 using namespace ppkit::sph;
@@ -159,4 +160,37 @@ TEST_P(SphStepTest, MatchesReferenceStepsInAPeriodicBox) {
 }
 
 PPKIT_INSTANTIATE_VARIANT_TESTS(SphStepTest, Step);
+// interaction_bytes against a hand count: 3 particles, each 7 floats and a
+// 1-byte kind read (29 B), 4 floats written (16 B): 135 B.
+TEST(SphInteractionBytes, CompulsoryBytesAreAHandCount) {
+  Interaction::Problem p;
+  p.particles.push_back(0.1, 0.2, 0.3, 1000, kFluid);
+  p.particles.push_back(0.2, 0.2, 0.3, 1000, kFluid);
+  p.particles.push_back(0.0, 0.0, 0.0, 1000, kBoundary);
+  EXPECT_DOUBLE_EQ(interaction_bytes(p), 3 * (7 * 4 + 1) + 3 * 4 * 4);
+}
+
+// The verification `ppkit compare` and the benchmarks share fails one wrong
+// acceleration, with the full reference and with the sampled checks.
+TEST(SphInteractionBytes, VerificationFailsOneWrongParticle) {
+  CaseOptions o;
+  o.dp = 0.02;
+  const Case c = make_random_block(o, 8, 6, 5, ppkit::testing::test_seed());
+  const Interaction::Problem problem{c.params, c.particles};
+  const auto& variant = ppkit::Registry<Interaction>::find("kokkos-serial/linked-list");
+  const auto right = reference::interaction(c.params, c.particles);
+  std::size_t fluid = 0;
+  while (c.particles.kind[fluid] != kFluid) ++fluid;
+  for (bool full : {true, false}) {
+    const auto verification = interaction_verification(problem, full);
+    ppkit::CompareRow row;
+    EXPECT_TRUE(verification.passes(verification.check(variant, right, row))) << full;
+    auto wrong = right;
+    // Wrong everywhere the sample may look: every fluid particle's ax 5% off.
+    for (std::size_t i = fluid; i < wrong.ax.size(); ++i)
+      if (c.particles.kind[i] == kFluid)
+        wrong.ax[i] = Real(wrong.ax[i] + 0.05 * std::abs(wrong.ax[i]) + 0.1);
+    EXPECT_FALSE(verification.passes(verification.check(variant, wrong, row))) << full;
+  }
+}
 }  // namespace

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -45,6 +46,17 @@ void require_initialised(const char* function) {
                 std::string("calls between ppkit_init and ppkit_finalize; ") + function +
                     " needs the runtime");
   throw Error("called before ppkit_init", "call ppkit_init() once first");
+}
+
+void describe_operator(const DataLocation& memory, const std::string& variant, int* memory_kind,
+                       int* device, char* name, std::size_t capacity) {
+  if (memory_kind) *memory_kind = int(memory.kind);
+  if (device) *device = memory.device;
+  if (name && capacity > 0) {
+    const std::size_t n = std::min(capacity - 1, variant.size());
+    std::memcpy(name, variant.data(), n);
+    name[n] = '\0';
+  }
 }
 
 void* add_handle(std::unique_ptr<HandleObject> object) {

@@ -7,10 +7,12 @@
 // Handles are numbers, not addresses: a handle that was destroyed, or whose
 // object ppkit_finalize released, is never reused, so a call on it answers
 // "not a live handle" instead of reading freed memory.
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <typeinfo>
 
+#include "ppkit/core/data_location.hpp"
 #include "ppkit/core/error.hpp"
 
 namespace ppkit::c_api {
@@ -39,6 +41,13 @@ int guarded(const char* function, F&& f, bool needs_runtime = true) {
   }
   return 1;
 }
+
+// The answers of an operator's *_info call: where its data lives
+// (memory_kind: 0 host, 1 CUDA, 2 HIP, 3 managed; device ordinal, -1 on the
+// host) and its variant's name, NUL-terminated and cut to capacity. Any
+// pointer may be NULL.
+void describe_operator(const DataLocation& memory, const std::string& variant, int* memory_kind,
+                       int* device, char* name, std::size_t capacity);
 
 // An object behind a handle; release() frees what it holds on the device
 // (called by destroy and by ppkit_finalize, before Kokkos is finalised).

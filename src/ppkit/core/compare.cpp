@@ -100,6 +100,14 @@ std::string kokkos_backend_on_same_device(const std::string& backend) {
   return "";
 }
 
+void withhold_figures_unless_passed(CompareRow& row) {
+  if (row.status == "PASS") return;
+  row.throughput = std::nan("");
+  row.roofline_fraction = std::nan("");
+  row.speedup = std::nan("");
+  for (const char* key : {"modelled_bytes", "modelled_GB/s"}) row.extra.erase(key);
+}
+
 void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy) {
   if (baseline_strategy.empty()) return;
   auto strategy_of = [](const CompareRow& r) { return r.extra.value("strategy", std::string()); };
@@ -110,11 +118,15 @@ void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline
     return backend.rfind("kokkos-", 0) == 0 ? backend.substr(7) : backend;
   };
   for (auto& row : rows) {
-    if (row.status != "PASS" && row.status != "FAIL") continue;
+    if (row.status != "PASS") {
+      row.speedup = std::nan("");
+      continue;
+    }
     const CompareRow* base = nullptr;
     for (const auto& b : rows)
-      if (b.case_name == row.case_name && strategy_of(b) == baseline_strategy &&
-          b.timing.median_s > 0 && device_family(b.backend) == device_family(row.backend) &&
+      if (b.status == "PASS" && b.case_name == row.case_name &&
+          strategy_of(b) == baseline_strategy && b.timing.median_s > 0 &&
+          device_family(b.backend) == device_family(row.backend) &&
           (!base || b.backend == row.backend))
         base = &b;
     if (base) row.speedup = base->timing.median_s / row.timing.median_s;

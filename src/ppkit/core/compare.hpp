@@ -30,7 +30,7 @@ struct CompareRow {
   TimingSummary timing;
   double throughput = std::nan("");         // in throughput_unit per second
   std::string throughput_unit;              // "elements/s", "GDOF/s", "cells/s"
-  double bytes = std::nan("");              // bytes moved per run (roofline model)
+  double bytes = std::nan("");              // compulsory DRAM bytes per run (roofline model)
   double flops = std::nan("");              // flops per run
   double bandwidth_Bps = std::nan("");      // copy bandwidth measured for this backend
   double roofline_fraction = std::nan("");  // (bytes / time) / bandwidth
@@ -87,12 +87,21 @@ bool glob_match(const std::string& pattern, const std::string& text);
 //  - prepare/run throwing -> ERROR with the message;
 //  - otherwise times run() (median of options.repeats after a warm-up),
 //    verifies result() with `verify` (returns relative error), PASS when
-//    error <= tolerance, and fills throughput and roofline from the model.
+//    error <= tolerance, and fills throughput and roofline from the model for
+//    PASS rows only: a FAIL or ERROR row carries no throughput, roofline or
+//    speedup (its result is wrong, so its speed is no figure of the variant).
 struct CaseModel {
   std::string workload, case_name, size;
   double work_units = 0;  // e.g. elements per run; throughput = work_units / time
   std::string throughput_unit;
+  // Compulsory DRAM traffic per run: each input array read once, each output
+  // written once (the workload's docs say what that is), so a roofline
+  // fraction above 1 is a measurement error, not a fast variant.
   double bytes = std::nan("");
+  // Optional: the traffic of the workload's kernel model (what a variant of
+  // the usual design moves, e.g. every update a read-modify-write); reported
+  // as extra "modelled_bytes" and "modelled_GB/s" on PASS rows.
+  double modelled_bytes = std::nan("");
   double flops = std::nan("");
   double tolerance = 0;
   std::string baseline_strategy;  // speedups are over this strategy
@@ -115,6 +124,22 @@ template <class Op>
 std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const CaseModel& model,
                                                  const typename Op::Problem& problem,
                                                  const VariantCheck<Op>& check);
+
+// How one case of a workload is verified: the check `ppkit compare` applies
+// and its tolerance. Workloads build one per problem (it owns the reference
+// it compares with), so `ppkit compare` and the benchmarks (perf/harness)
+// verify a variant by the same path.
+template <class Op>
+struct CaseVerification {
+  double tolerance = 0;
+  VariantCheck<Op> check;  // relative error; NaN counts as failed
+  // PASS when the error is within the tolerance (false for NaN).
+  bool passes(double error) const { return error <= tolerance; }
+};
+
+// A FAIL, ERROR or SKIP row publishes no figure: throughput, roofline,
+// speedup and the modelled-traffic figures are cleared (set to NaN / removed).
+void withhold_figures_unless_passed(CompareRow& row);
 
 // The Kokkos backend running on the same device as `backend`: "kokkos-cuda"
 // for "cuda" and "kokkos-cuda", "kokkos-hip" for "hip"; "" when there is none
@@ -142,8 +167,10 @@ class KokkosBaseline {
   std::map<std::string, Entry> by_name_;
 };
 
-// Fills CompareRow::speedup: over the baseline strategy on the same backend,
-// else on the same device family (cuda <-> kokkos-cuda), else left NaN.
+// Fills CompareRow::speedup of PASS rows: over a PASS row of the baseline
+// strategy on the same backend, else on the same device family (cuda <->
+// kokkos-cuda), else left NaN. Rows that did not pass get no speedup, and a
+// baseline that did not pass is no baseline.
 void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy);
 
 // ---- implementation ---------------------------------------------------------
@@ -219,14 +246,22 @@ std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const Case
       row.error = check(v, prepared->result(), row);
       row.status = row.error <= model.tolerance ? "PASS" : "FAIL";
       if (row.status == "FAIL") row.message = "error above tolerance";
-      row.throughput = model.work_units / row.timing.median_s;
       row.bandwidth_Bps = ctx.bandwidth(v.backend);
-      if (!std::isnan(model.bytes) && !std::isnan(row.bandwidth_Bps))
-        row.roofline_fraction = model.bytes / row.timing.median_s / row.bandwidth_Bps;
+      if (row.status == "PASS") {
+        const double t = row.timing.median_s;
+        row.throughput = model.work_units / t;
+        if (!std::isnan(model.bytes) && !std::isnan(row.bandwidth_Bps))
+          row.roofline_fraction = model.bytes / t / row.bandwidth_Bps;
+        if (!std::isnan(model.modelled_bytes)) {
+          row.extra["modelled_bytes"] = model.modelled_bytes;
+          row.extra["modelled_GB/s"] = model.modelled_bytes / t * 1e-9;
+        }
+      }
     } catch (const std::exception& e) {
       row.status = "ERROR";
       row.message = e.what();
     }
+    withhold_figures_unless_passed(row);
     ctx.on_row(row);
     rows.push_back(row);
   }

@@ -16,9 +16,8 @@ std::vector<CompareRow> run_compare(const CompareOptions& options) {
   CompareContext ctx(options);
   std::vector<CompareRow> rows;
   for (const auto& w : all) {
-    if (!options.workloads.empty() &&
-        std::find(options.workloads.begin(), options.workloads.end(), w.name) ==
-            options.workloads.end())
+    if (!options.workloads.empty() && std::find(options.workloads.begin(), options.workloads.end(),
+                                                w.name) == options.workloads.end())
       continue;
     try {
       const auto r = w.run(ctx);

@@ -10,6 +10,21 @@
 
 namespace ppkit {
 
+// The native stream of an execution-space instance (cudaStream_t,
+// hipStream_t as void*), nullptr for host spaces: what the operators' raw
+// apply() takes.
+template <class Exec>
+void* native_stream(const Exec& exec) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return exec.cuda_stream();
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+  if constexpr (std::is_same_v<Exec, Kokkos::HIP>) return exec.hip_stream();
+#endif
+  (void)exec;
+  return nullptr;
+}
+
 template <class Exec>
 DataLocation kokkos_data_location() {
   using Mem = typename Exec::memory_space;

@@ -29,7 +29,11 @@ std::string fixed_or_dash(double x, const char* format) {
 }
 }  // namespace
 
-nlohmann::json to_json(const CompareRow& r) {
+nlohmann::json to_json(const CompareRow& row) {
+  // A row that did not pass publishes no throughput, roofline or speedup,
+  // whoever filled them (compare.hpp).
+  CompareRow r = row;
+  withhold_figures_unless_passed(r);
   return {{"workload", r.workload},
           {"case", r.case_name},
           {"size", r.size},
@@ -99,7 +103,8 @@ std::string results_csv(const std::vector<CompareRow>& rows) {
       "throughput_unit,bytes,flops,bandwidth_Bps,roofline_fraction,speedup,error,tolerance,"
       "message\n";
   auto num = [](double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string(); };
-  for (const auto& r : rows) {
+  for (CompareRow r : rows) {
+    withhold_figures_unless_passed(r);
     out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        csv_escape(r.workload), csv_escape(r.case_name), csv_escape(r.size),
                        csv_escape(r.variant), csv_escape(r.backend), csv_escape(r.device), r.status,
@@ -136,7 +141,8 @@ std::string results_table(const std::vector<CompareRow>& rows, bool markdown) {
                               [&](const CompareRow& r) { return !against(r).empty(); });
   if (with_against) header.push_back("checked against");
   std::vector<std::vector<std::string>> cells;
-  for (const auto& r : rows) {
+  for (CompareRow r : rows) {
+    withhold_figures_unless_passed(r);
     std::string verified = r.status;
     if ((r.status == "PASS" || r.status == "FAIL") && std::isfinite(r.error))
       verified += fmt::format(" ({:.1e})", r.error);

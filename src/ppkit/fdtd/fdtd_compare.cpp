@@ -1,14 +1,16 @@
 // `ppkit compare --workloads fdtd`: fdtd.step on CPML-bounded cubes, cells/s
-// for full E+H steps and the fraction of the roofline from step_bytes().
+// for full E+H steps and the fraction of the roofline from step_bytes() (the
+// compulsory traffic; step_modelled_bytes() as extra "modelled_GB/s").
 // The problem is make_verification_problem(): random E and H on every node,
 // four materials drawn per node (1-byte ids), a 10-cell CPML and two sources;
 // quick: 48^3, default: 256^3, large: 256^3, 512^3, 768^3, and one fp64 case
 // (48^3 quick, 256^3 default, 512^3 large) for the variants with an fp64
 // path (step_features.hpp; the others are SKIP rows).
 // Every variant at every size is checked against the serial reference
-// (verification.hpp), never against another variant: on every node where
-// that is cheaper (quick), else on the sample boxes stepped in their
-// light-cone windows (CPML of every face at every depth, edges, corners,
+// (verification.hpp), never against another variant, by step_verification()
+// (fdtd_verification.hpp, which the benchmarks apply before timing): on every
+// node at quick (and wherever that is cheaper), else on the sample boxes
+// stepped in their light-cone windows (CPML of every face at every depth, edges, corners,
 // pencils through the whole grid along each axis, whole x-planes including
 // the last ones, linear-index thresholds, the sources). The error is the
 // largest deviation over the checked nodes relative to the RMS of its field
@@ -16,9 +18,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <memory>
 
 #include "ppkit/core/compare.hpp"
 #include "ppkit/fdtd/cases.hpp"
+#include "ppkit/fdtd/fdtd_verification.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 #include "ppkit/fdtd/verification.hpp"
 
@@ -48,6 +52,34 @@ index_t fp64_size(ProblemSize s) {
 constexpr int cpml_thickness = 10;
 constexpr std::int64_t compare_steps = 20;
 
+}  // namespace
+
+CaseVerification<FdtdStep> step_verification(const FdtdStep::Problem& problem, ProblemSize size) {
+  // quick: every node; larger sizes: the sample boxes, or every node where
+  // stepping their light-cone windows would cost more.
+  const std::vector<SampleBox> boxes = size == ProblemSize::quick
+                                           ? std::vector<SampleBox>{whole_grid_box(problem.grid)}
+                                           : verification_boxes(problem);
+  auto reference = std::make_shared<const SampledFields>(sampled_reference(problem, boxes));
+  const std::string against =
+      boxes.size() == 1 ? std::string("serial reference, every node")
+                        : fmt::format("serial reference on {} nodes in {} light-cone boxes",
+                                      reference->nodes(), boxes.size());
+  CaseVerification<FdtdStep> v;
+  v.tolerance = sampled_tolerance(problem.precision);
+  v.check = [reference, against](const Variant<FdtdStep>&, const FdtdStep::Result& r,
+                                 CompareRow& row) {
+    row.extra["verified_against"] = against;
+    row.extra["verified_nodes"] = reference->nodes();
+    const SampledError check = sampled_error(r, *reference);
+    if (!check.worst.empty()) row.extra["worst_node"] = check.worst;
+    return check.error;
+  };
+  return v;
+}
+
+namespace {
+
 std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
   std::vector<CompareRow> rows;
   std::vector<std::pair<index_t, Precision>> cases;
@@ -65,8 +97,10 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
     model.work_units = double(problem.grid.cells()) * double(compare_steps);
     model.throughput_unit = "cells/s";
     model.bytes = step_bytes(problem);
+    model.modelled_bytes = step_modelled_bytes(problem);
     model.flops = step_flops(problem);
-    model.tolerance = sampled_tolerance(precision);
+    const auto verification = step_verification(problem, ctx.options().size);
+    model.tolerance = verification.tolerance;
     if (fp64)
       model.skip_reason = [](const std::string& variant) {
         return step_variant_supports(variant, StepFeature::fp64)
@@ -75,22 +109,8 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
                          variants_supporting(StepFeature::fp64);
       };
     model.baseline_strategy = "plain";
-    const auto boxes = verification_boxes(problem);
-    const SampledFields reference = sampled_reference(problem, boxes);
-    const std::string against =
-        boxes.size() == 1 ? std::string("serial reference, every node")
-                          : fmt::format("serial reference on {} nodes in {} light-cone boxes",
-                                        reference.nodes(), boxes.size());
-    auto case_rows = compare_variants_checked<FdtdStep>(
-        ctx, model, problem,
-        [&reference](const Variant<FdtdStep>&, const FdtdStep::Result& r, CompareRow& row) {
-          const SampledError check = sampled_error(r, reference);
-          if (!check.worst.empty()) row.extra["worst_node"] = check.worst;
-          return check.error;
-        });
+    auto case_rows = compare_variants_checked<FdtdStep>(ctx, model, problem, verification.check);
     for (auto& row : case_rows) {
-      row.extra["verified_against"] = against;
-      row.extra["verified_nodes"] = reference.nodes();
       row.extra["steps"] = compare_steps;
       row.extra["bytes_per_cell_step"] = model.bytes / model.work_units;
       row.extra["precision"] = to_string(precision);

@@ -198,12 +198,20 @@ FdtdStep::Result reference_step(const FdtdStep::Problem& problem);
 double fields_relative_error(const FieldSet& a, const FieldSet& reference);
 double fields_relative_error(const FieldSet64& a, const FieldSet64& reference);
 
-// Compulsory DRAM bytes of one run: per node and step 72 B of fields (each half
-// step reads 6 fields and writes 3; neighbours served from cache) plus the
-// narrowest material id twice (0 B with a single material), psi in the CPML
-// layers read + written; the restart of the fields and psi, and the energy
-// sums. See docs/fdtd.md, "Performance model".
+// Compulsory DRAM bytes of one run (docs/fdtd.md, "Performance model"): per
+// node and step each of the six fields read once and written once (48 B in
+// fp32: a fused E+H step, the new E of a plane still in cache for H), the
+// narrowest material id read once (0 B with a single material), and each psi
+// value in the CPML layers read and written once. The restart and the energy
+// sums can be fused into the steps and are not counted: a lower bound for
+// every variant that advances the fields one step per sweep.
 double step_bytes(const FdtdStep::Problem& problem);
+// The traffic of a scheme with separate E and H sweeps (the modelled figure):
+// per node and step 72 B of fields (each half step reads the 3 fields it
+// differentiates and the 3 it updates and writes the 3 it updates; neighbours
+// served from cache), the material id twice, psi read + written, the restart
+// of the fields and psi, and the energy sums.
+double step_modelled_bytes(const FdtdStep::Problem& problem);
 double step_flops(const FdtdStep::Problem& problem);
 
 }  // namespace fdtd

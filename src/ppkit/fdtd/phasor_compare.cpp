@@ -3,12 +3,16 @@
 // phasor_sample_bytes() (pure streaming: 24 B of fields + 96 B of running
 // sums per node, sample and frequency). quick: 48^3, default: 256^3, large:
 // 256^3 and 512^3. Every variant is checked against the serial reference's
-// sums (verification.hpp), on every node at quick, else on the sample boxes
+// sums (verification.hpp) by phasor_verification() (fdtd_verification.hpp,
+// which the benchmarks apply before timing), on every node at quick, else on the sample boxes
 // of verification_boxes() (a phasor depends only on its own node); the error
 // is the largest deviation relative to the RMS of the reference sums.
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "ppkit/core/compare.hpp"
+#include "ppkit/fdtd/fdtd_verification.hpp"
 #include "ppkit/fdtd/phasors.hpp"
 #include "ppkit/fdtd/verification.hpp"
 
@@ -30,14 +34,36 @@ std::vector<index_t> phasor_sizes(ProblemSize s) {
 constexpr int compare_frequencies = 1;
 constexpr std::int64_t compare_samples = 10;
 
-// The nodes checked: every node at quick, else the sample boxes.
-std::vector<SampleBox> phasor_boxes(const FdtdPhasorUpdate::Problem& p, ProblemSize size) {
-  if (size != ProblemSize::quick) return verification_boxes(p.grid, 0, {});
-  SampleBox whole;
-  whole.hi = {p.grid.nx + 1, p.grid.ny + 1, p.grid.nz + 1};
-  whole.where = "whole grid";
-  return {whole};
+}  // namespace
+
+CaseVerification<FdtdPhasorUpdate> phasor_verification(const FdtdPhasorUpdate::Problem& problem,
+                                                       ProblemSize size) {
+  // The nodes checked: every node at quick, else the sample boxes (a phasor
+  // depends only on its own node, so no light-cone window is needed).
+  const std::vector<SampleBox> boxes = size == ProblemSize::quick
+                                           ? std::vector<SampleBox>{whole_grid_box(problem.grid)}
+                                           : verification_boxes(problem.grid, 0, {});
+  auto reference = std::make_shared<const SampledPhasors>(sampled_phasor_reference(problem, boxes));
+  const std::string against = size == ProblemSize::quick
+                                  ? std::string("serial reference, every node")
+                                  : fmt::format("serial reference on {} nodes in {} boxes",
+                                                reference->nodes(), reference->boxes.size());
+  CaseVerification<FdtdPhasorUpdate> v;
+  // The same fp32 multiply-adds in the same order per sum; FMA contraction
+  // on a device changes the last bits of each.
+  v.tolerance = 1e-5;
+  v.check = [reference, against](const Variant<FdtdPhasorUpdate>&,
+                                 const FdtdPhasorUpdate::Result& r, CompareRow& row) {
+    row.extra["verified_against"] = against;
+    row.extra["verified_nodes"] = reference->nodes();
+    const SampledError check = sampled_phasor_error(r, *reference);
+    if (!check.worst.empty()) row.extra["worst_node"] = check.worst;
+    return check.error;
+  };
+  return v;
 }
+
+namespace {
 
 std::vector<CompareRow> run_phasors(CompareContext& ctx) {
   std::vector<CompareRow> rows;
@@ -51,27 +77,12 @@ std::vector<CompareRow> run_phasors(CompareContext& ctx) {
     model.throughput_unit = "cells/s";
     model.bytes = phasor_sample_bytes(problem);
     model.flops = phasor_sample_flops(problem);
-    // The same fp32 multiply-adds in the same order per sum; FMA contraction
-    // on a device changes the last bits of each.
-    model.tolerance = 1e-5;
+    const auto verification = phasor_verification(problem, ctx.options().size);
+    model.tolerance = verification.tolerance;
     model.baseline_strategy = "plain";
-    const auto boxes = phasor_boxes(problem, ctx.options().size);
-    const SampledPhasors reference = sampled_phasor_reference(problem, boxes);
-    const std::string against = ctx.options().size == ProblemSize::quick
-                                    ? std::string("serial reference, every node")
-                                    : fmt::format("serial reference on {} nodes in {} boxes",
-                                                  reference.nodes(), reference.boxes.size());
-    auto case_rows = compare_variants_checked<FdtdPhasorUpdate>(
-        ctx, model, problem,
-        [&reference](const Variant<FdtdPhasorUpdate>&, const FdtdPhasorUpdate::Result& r,
-                     CompareRow& row) {
-          const SampledError check = sampled_phasor_error(r, reference);
-          if (!check.worst.empty()) row.extra["worst_node"] = check.worst;
-          return check.error;
-        });
+    auto case_rows =
+        compare_variants_checked<FdtdPhasorUpdate>(ctx, model, problem, verification.check);
     for (auto& row : case_rows) {
-      row.extra["verified_against"] = against;
-      row.extra["verified_nodes"] = reference.nodes();
       row.extra["samples"] = compare_samples;
       row.extra["bytes_per_cell_sample"] = model.bytes / model.work_units;
     }

@@ -230,6 +230,18 @@ double step_bytes(const FdtdStep::Problem& p) {
   const double nodes = double(p.grid.nodes());
   const std::size_t materials = p.materials.size();
   const double id_bytes = materials <= 1 ? 0 : materials <= 256 ? 1 : materials <= 65536 ? 2 : 4;
+  const double value = p.precision == Precision::fp64 ? sizeof(double) : sizeof(float);
+  // each step reads and writes the six fields once and reads the id once;
+  // each psi value in the CPML layers is read and written once.
+  const double per_step = nodes * (12 * value + id_bytes) + psi_nodes(p) * 2 * value;
+  return double(p.steps) * per_step;
+}
+
+double step_modelled_bytes(const FdtdStep::Problem& p) {
+  // Two sweeps per step (E, then H):
+  const double nodes = double(p.grid.nodes());
+  const std::size_t materials = p.materials.size();
+  const double id_bytes = materials <= 1 ? 0 : materials <= 256 ? 1 : materials <= 65536 ? 2 : 4;
   // value: 4 B (fp32) or 8 B (fp64) per field and psi value;
   const double value = p.precision == Precision::fp64 ? sizeof(double) : sizeof(float);
   // each half step reads the 3 fields it differentiates and the 3 it updates,

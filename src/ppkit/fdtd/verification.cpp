@@ -44,6 +44,13 @@ class Draws {
 
 }  // namespace
 
+SampleBox whole_grid_box(const YeeGrid& g) {
+  SampleBox whole;
+  whole.hi = {g.nx + 1, g.ny + 1, g.nz + 1};
+  whole.where = "whole grid";
+  return whole;
+}
+
 SampleBox light_cone_window(const YeeGrid& g, const SampleBox& box, std::int64_t margin) {
   const index_t nodes[3] = {g.nx + 1, g.ny + 1, g.nz + 1};
   SampleBox w = box;
@@ -189,10 +196,7 @@ std::vector<SampleBox> verification_boxes(const FdtdStep::Problem& p, std::uint6
   for (const auto& s : p.sources) sources.push_back({s.i, s.j, s.k});
   auto boxes = verification_boxes(p.grid, p.cpml.thickness, sources, seed);
   if (window_nodes(p.grid, boxes, p.steps) < double(p.grid.nodes())) return boxes;
-  SampleBox whole;
-  whole.hi = {p.grid.nx + 1, p.grid.ny + 1, p.grid.nz + 1};
-  whole.where = "whole grid";
-  return {whole};
+  return {whole_grid_box(p.grid)};
 }
 
 FdtdStep::Problem make_verification_problem(index_t n, int thickness, std::int64_t steps,

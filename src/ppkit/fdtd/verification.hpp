@@ -43,6 +43,9 @@ struct SampleBox {
   }
 };
 
+// One box of every node of the grid ("whole grid").
+SampleBox whole_grid_box(const YeeGrid& grid);
+
 // The window the reference steps for a box: the box grown by `margin` nodes
 // on each side (margin = steps), clipped to the grid's nodes.
 SampleBox light_cone_window(const YeeGrid& grid, const SampleBox& box, std::int64_t margin);

@@ -10,27 +10,11 @@
 
 #include "ppkit/core/device_memory.hpp"
 #include "ppkit/core/registry.hpp"
+#include "ppkit/core/variant_choice.hpp"
 #include "ppkit/fem/assemble.hpp"
 
 namespace ppkit::fem {
 namespace {
-
-// "auto", a strategy ("node-gather": its preferred available variant) or a name.
-const Variant<FemAssemble>& choose_variant(const std::string& name) {
-  if (name == "auto" || name.find('/') != std::string::npos)
-    return Registry<FemAssemble>::find_available(name);
-  const Variant<FemAssemble>* best = nullptr;
-  for (const auto& v : Registry<FemAssemble>::all())
-    if (v.strategy == name && v.availability().available &&
-        (!best || v.preference > best->preference))
-      best = &v;
-  if (!best)
-    throw Error("unknown variant '" + name +
-                    "': no fem.assemble variant that can run here has that name or strategy",
-                "auto, a strategy of " + Registry<FemAssemble>::joined_names(true) +
-                    ", or one of those names");
-  return *best;
-}
 
 // Throws unless every coordinate is finite.
 void require_finite_coordinates(const double* coordinates, std::int64_t nodes) {
@@ -68,20 +52,13 @@ struct Assembler::State {
   AssemblerApplier* applier = nullptr;                    // the run, as an operator
 };
 
-std::vector<VariantStatus> assembler_variants() {
-  std::vector<VariantStatus> out;
-  for (const auto& v : Registry<FemAssemble>::all()) {
-    const Availability a = v.availability();
-    out.push_back({v.name, v.backend, v.strategy, a.available, a.reason});
-  }
-  return out;
-}
+std::vector<VariantStatus> assembler_variants() { return variant_statuses<FemAssemble>(); }
 
 Assembler::Assembler(const AssemblerMesh& mesh, const AssemblerOptions& options)
     : state_(std::make_unique<State>()) {
   require(Kokkos::is_initialized(), "Kokkos is not initialised",
           "create a ppkit::Runtime (or initialise Kokkos) before creating an Assembler");
-  const auto& variant = choose_variant(options.variant);
+  const auto& variant = choose_variant<FemAssemble>(options.variant);
   // The material is a placeholder: each assemble() gives its own.
   AssemblyProblem p = make_assembly_problem(mesh_of(mesh), Material{});
   p.own_outputs = false;

@@ -36,6 +36,7 @@
 
 #include "ppkit/core/data_location.hpp"
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/kokkos_instances.hpp"
 #include "ppkit/core/variant_status.hpp"
 
 namespace ppkit::fem {
@@ -114,7 +115,7 @@ class Assembler {
     view_check(values, num_nonzeros(), "values");
     view_check(load, num_rows(), "load");
     assemble(youngs_modulus, poisson_ratio, body_force, values.data(), load.data(),
-             native_stream(exec));
+             ppkit::native_stream(exec));
   }
 
   // Moves the nodes: coordinates [num_nodes()][3] in host memory, the
@@ -139,17 +140,6 @@ class Assembler {
     check_view(v.span_is_contiguous(), std::int64_t(v.extent(0)), size, name);
   }
   void check_view(bool contiguous, std::int64_t extent, std::int64_t size, const char* name) const;
-  template <class Exec>
-  static void* native_stream(const Exec& exec) {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return exec.cuda_stream();
-#endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-    if constexpr (std::is_same_v<Exec, Kokkos::HIP>) return exec.hip_stream();
-#endif
-    (void)exec;
-    return nullptr;
-  }
   const State& state() const;
   std::unique_ptr<State> state_;
 };

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ppkit/core/compare.hpp"
 #include "ppkit/fem/assemble.hpp"
 
 namespace ppkit::fem {
@@ -38,5 +39,19 @@ SampledRows sample_reference_rows(const AssemblyProblem& problem, int nodes, uns
 // max(||K_rows - K_ref_rows|| / ||K_ref_rows||, ||f_rows - f_ref_rows|| / ||f_ref_rows||).
 double sampled_rows_error(const AssemblyProblem& problem, const SampledRows& reference,
                           const AssemblyResult& result);
+
+// How `ppkit compare` and the benchmarks verify an assembly of `problem`
+// (relative error <= 1e-12, fp64), the invariants recorded in the row at
+// every size:
+//  - full_reference: against the full serial reference (assemble_reference);
+//  - otherwise (where the serial reference is minutes of host time): the exact
+//    serial load vector, serial reference rows of `sampled_nodes` random nodes
+//    (seeded by `seed`), symmetry and rigid-body modes, and the result of the
+//    most preferred available Kokkos variant on the same device
+//    (KokkosBaseline), so that baseline is checked independently too.
+// The check keeps a reference to `problem`, which must outlive it.
+CaseVerification<FemAssemble> assembly_verification(const AssemblyProblem& problem,
+                                                    bool full_reference, int sampled_nodes = 256,
+                                                    unsigned seed = 2019u);
 
 }  // namespace ppkit::fem

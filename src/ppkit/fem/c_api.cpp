@@ -210,13 +210,8 @@ int ppkit_fem_assembler_info(ppkit_fem_assembler_handle handle, int* memory_kind
   using namespace ppkit::fem;
   return guarded("ppkit_fem_assembler_info", [&] {
     const Assembler& op = ppkit::c_api::lookup<AssemblerHandle>(handle, "handle", kHandleKind).op;
-    if (memory_kind) *memory_kind = int(op.memory().kind);
-    if (device) *device = op.memory().device;
-    if (variant && capacity > 0) {
-      const std::size_t n = std::min(capacity - 1, op.variant().size());
-      std::memcpy(variant, op.variant().data(), n);
-      variant[n] = '\0';
-    }
+    ppkit::c_api::describe_operator(op.memory(), op.variant(), memory_kind, device, variant,
+                                    capacity);
   });
 }
 

@@ -1,8 +1,10 @@
 // `ppkit compare --workloads fem`: every fem.assemble variant on distorted
-// boxes, elements/s, roofline fraction (assembly_cost) and speedup over
+// boxes, elements/s, roofline fraction (assembly_cost's compulsory bytes; the
+// paper layout's modelled traffic as extra "modelled_GB/s") and speedup over
 // thread-per-element measured in the same run.
 //
-// Verification (relative error <= 1e-12, fp64):
+// Verification (assembly_verification, shared with the benchmarks; relative
+// error <= 1e-12, fp64):
 //  - quick, default: the full serial reference (assemble_reference);
 //  - large (128^3 elements, 6.44 M DOF; the serial reference is minutes of host
 //    time there): the result of the most preferred available Kokkos variant on
@@ -12,6 +14,8 @@
 //    the baseline variant is checked independently too.
 // The invariants are recorded in row.extra at every size.
 #include <fmt/format.h>
+
+#include <memory>
 
 #include "ppkit/core/compare.hpp"
 #include "ppkit/fem/assemble.hpp"
@@ -35,6 +39,68 @@ std::vector<int> box_edges(ProblemSize size) {
 constexpr double kTolerance = 1e-12;
 constexpr int kSampledNodes = 256;
 
+}  // namespace
+
+CaseVerification<FemAssemble> assembly_verification(const AssemblyProblem& problem,
+                                                    bool full_reference, int sampled_nodes,
+                                                    unsigned seed) {
+  CaseVerification<FemAssemble> verification;
+  verification.tolerance = kTolerance;
+  if (full_reference) {
+    auto reference = std::make_shared<const AssemblyResult>(assemble_reference(problem));
+    verification.check = [&problem, reference](const Variant<FemAssemble>&, const AssemblyResult& r,
+                                               CompareRow& row) {
+      const auto inv = assembly_invariants(problem, r);
+      row.extra["symmetry_error"] = inv.symmetry;
+      row.extra["rigid_body_residual"] = inv.rigid_body;
+      row.extra["verified_against"] = "serial reference (full)";
+      return assembly_relative_error(r, *reference);
+    };
+    return verification;
+  }
+  struct Sampled {
+    std::vector<double> load;
+    SampledRows rows;
+    KokkosBaseline<FemAssemble> baseline;
+  };
+  auto sampled = std::make_shared<Sampled>(
+      Sampled{reference_load(problem), sample_reference_rows(problem, sampled_nodes, seed),
+              KokkosBaseline<FemAssemble>(problem)});
+  verification.check = [&problem, sampled](const Variant<FemAssemble>& v, const AssemblyResult& r,
+                                           CompareRow& row) {
+    const auto inv = assembly_invariants(problem, r);
+    auto relative_l2 = [](const std::vector<double>& a, const std::vector<double>& b) {
+      if (a.size() != b.size()) return double(INFINITY);
+      double d = 0, norm = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        d += (a[i] - b[i]) * (a[i] - b[i]);
+        norm += b[i] * b[i];
+      }
+      return std::isnan(d) ? std::nan("") : std::sqrt(d / std::max(norm, 1e-300));
+    };
+    const double load = relative_l2(r.load, sampled->load);
+    const double rows_error = sampled_rows_error(problem, sampled->rows, r);
+    const auto* base = sampled->baseline.for_variant(v);
+    const double vs_base = base ? assembly_relative_error(r, base->result) : 0.0;
+    row.extra["symmetry_error"] = inv.symmetry;
+    row.extra["rigid_body_residual"] = inv.rigid_body;
+    row.extra["load_error_vs_reference"] = load;
+    row.extra["sampled_rows_error_vs_reference"] = rows_error;
+    if (base) row.extra["error_vs_baseline"] = vs_base;
+    row.extra["verified_against"] = fmt::format(
+        "{}serial reference load and {} sampled rows; symmetry, rigid-body modes",
+        base ? (base->variant == v.name ? "itself (baseline); " : base->variant + "; ") : "",
+        sampled->rows.rows.size());
+    double worst = 0;  // the largest of the checks (NaN counts as infinite)
+    for (double e : {inv.symmetry, inv.rigid_body, load, rows_error, vs_base})
+      worst = std::isnan(e) ? double(INFINITY) : std::max(worst, e);
+    return worst;
+  };
+  return verification;
+}
+
+namespace {
+
 std::vector<CompareRow> run_fem(CompareContext& ctx) {
   std::vector<CompareRow> rows;
   const bool large = ctx.options().size == ProblemSize::large;
@@ -53,57 +119,14 @@ std::vector<CompareRow> run_fem(CompareContext& ctx) {
     model.work_units = double(problem.mesh.num_elements());
     model.throughput_unit = "elements/s";
     model.bytes = cost.bytes;
+    model.modelled_bytes = cost.modelled_bytes;
     model.flops = cost.flops;
-    model.tolerance = kTolerance;
+    model.tolerance = kTolerance;  // assembly_verification's
     model.baseline_strategy = "thread-per-element";
 
-    VariantCheck<FemAssemble> check;
-    AssemblyResult reference;
-    SampledRows sampled;
-    KokkosBaseline<FemAssemble> baseline(problem);
-    if (!large) {
-      reference = assemble_reference(problem);
-      check = [&](const Variant<FemAssemble>&, const AssemblyResult& r, CompareRow& row) {
-        const auto inv = assembly_invariants(problem, r);
-        row.extra["symmetry_error"] = inv.symmetry;
-        row.extra["rigid_body_residual"] = inv.rigid_body;
-        row.extra["verified_against"] = "serial reference (full)";
-        return assembly_relative_error(r, reference);
-      };
-    } else {
-      reference.load = reference_load(problem);
-      sampled = sample_reference_rows(problem, kSampledNodes, 2019u + unsigned(n));
-      check = [&](const Variant<FemAssemble>& v, const AssemblyResult& r, CompareRow& row) {
-        const auto inv = assembly_invariants(problem, r);
-        auto relative_l2 = [](const std::vector<double>& a, const std::vector<double>& b) {
-          if (a.size() != b.size()) return double(INFINITY);
-          double d = 0, norm = 0;
-          for (std::size_t i = 0; i < a.size(); ++i) {
-            d += (a[i] - b[i]) * (a[i] - b[i]);
-            norm += b[i] * b[i];
-          }
-          return std::isnan(d) ? std::nan("") : std::sqrt(d / std::max(norm, 1e-300));
-        };
-        const double load = relative_l2(r.load, reference.load);
-        const double rows_error = sampled_rows_error(problem, sampled, r);
-        const auto* base = baseline.for_variant(v);
-        const double vs_base = base ? assembly_relative_error(r, base->result) : 0.0;
-        row.extra["symmetry_error"] = inv.symmetry;
-        row.extra["rigid_body_residual"] = inv.rigid_body;
-        row.extra["load_error_vs_reference"] = load;
-        row.extra["sampled_rows_error_vs_reference"] = rows_error;
-        if (base) row.extra["error_vs_baseline"] = vs_base;
-        row.extra["verified_against"] = fmt::format(
-            "{}serial reference load and {} sampled rows; symmetry, rigid-body modes",
-            base ? (base->variant == v.name ? "itself (baseline); " : base->variant + "; ") : "",
-            sampled.rows.size());
-        double worst = 0;  // the largest of the checks (NaN counts as infinite)
-        for (double e : {inv.symmetry, inv.rigid_body, load, rows_error, vs_base})
-          worst = std::isnan(e) ? double(INFINITY) : std::max(worst, e);
-        return worst;
-      };
-    }
-    auto case_rows = compare_variants_checked<FemAssemble>(ctx, model, problem, check);
+    const auto verification =
+        assembly_verification(problem, !large, kSampledNodes, 2019u + unsigned(n));
+    auto case_rows = compare_variants_checked<FemAssemble>(ctx, model, problem, verification.check);
     for (auto& row : case_rows) {
       row.extra["colours"] = problem.coloured.num_colours();
       row.extra["nonzeros"] = problem.pattern.num_nonzeros();

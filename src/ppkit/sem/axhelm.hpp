@@ -60,8 +60,7 @@ class AxhelmApplier {
   // by Helmholtz problems only) on arrays of ncol * E * Np values in
   // memory(). stream: the native stream to queue on (cudaStream_t,
   // hipStream_t; nullptr: the default stream), nullptr on the host.
-  virtual void apply(const double* x, double* y, double lambda0, double lambda1,
-                     void* stream) = 0;
+  virtual void apply(const double* x, double* y, double lambda0, double lambda1, void* stream) = 0;
   // Waits for the work queued on stream.
   virtual void wait(void* stream) = 0;
   // Where x and y must live.

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "ppkit/core/variant_choice.hpp"
 #include "ppkit/sem/geometry.hpp"
 #include "ppkit/sem/gll.hpp"
 
@@ -30,39 +31,9 @@ std::vector<double> trilinear_geometric_factors(int order, std::int64_t elements
   return compute_geometric_factors(order, elements, coords);
 }
 
-std::vector<VariantStatus> axhelm_variants() {
-  std::vector<VariantStatus> out;
-  for (const auto& v : Registry<SemAxhelm>::all()) {
-    const Availability a = v.availability();
-    out.push_back({v.name, v.backend, v.strategy, a.available, a.reason});
-  }
-  return out;
-}
+std::vector<VariantStatus> axhelm_variants() { return variant_statuses<SemAxhelm>(); }
 
 namespace {
-
-// "auto", a strategy ("stored": its preferred available variant) or a name;
-// "auto" and strategies only among variants that work on `memory` when set.
-const Variant<SemAxhelm>& choose_variant(const std::string& name,
-                                         const std::optional<MemoryKind>& memory) {
-  if (name.find('/') != std::string::npos) return Registry<SemAxhelm>::find_available(name);
-  const Variant<SemAxhelm>* best = nullptr;
-  for (const auto& v : Registry<SemAxhelm>::all())
-    if ((name == "auto" || v.strategy == name) &&
-        (!memory || memory_kind_of_backend(v.backend) == memory) && v.availability().available &&
-        (!best || v.preference > best->preference))
-      best = &v;
-  if (!best) {
-    std::string what = "no sem.axhelm variant that can run here";
-    if (name != "auto") what += " has strategy '" + name + "'";
-    if (memory)
-      what +=
-          std::string(name != "auto" ? " and" : "") + " works on " + to_string(*memory) + " memory";
-    throw Error(what, "auto, a strategy of " + Registry<SemAxhelm>::joined_names(true) +
-                          ", or one of those names");
-  }
-  return *best;
-}
 
 AxhelmProblem problem_of(const AxhelmMesh& mesh, const AxhelmOptions& options) {
   require_valid_order(mesh.order);
@@ -119,7 +90,7 @@ Axhelm::Axhelm(const AxhelmMesh& mesh, const AxhelmOptions& options)
   require(Kokkos::is_initialized(), "Kokkos is not initialised",
           "create a ppkit::Runtime (or initialise Kokkos) before creating an operator");
   const AxhelmProblem p = problem_of(mesh, options);
-  const auto& variant = choose_variant(options.variant, options.memory);
+  const auto& variant = choose_variant<SemAxhelm>(options.variant, options.memory);
   State& s = *state_;
   s.variant = variant.name;
   s.order = p.order;

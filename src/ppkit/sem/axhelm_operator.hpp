@@ -24,6 +24,7 @@
 
 #include "ppkit/core/data_location.hpp"
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/kokkos_instances.hpp"
 #include "ppkit/core/variant_status.hpp"
 #include "ppkit/sem/axhelm.hpp"
 
@@ -86,7 +87,7 @@ class Axhelm {
   void apply_on(const Exec& exec, const XView& x, const YView& y, double lambda0 = 1,
                 double lambda1 = 1) const {
     view_check(x, "x", y, "y");
-    apply(x.data(), y.data(), lambda0, lambda1, native_stream(exec));
+    apply(x.data(), y.data(), lambda0, lambda1, ppkit::native_stream(exec));
   }
 
   // Waits for the work queued on stream (nullptr: the default stream).
@@ -112,17 +113,6 @@ class Axhelm {
     return nullptr;
   }
   void check_view(bool contiguous, std::int64_t extent, const char* name) const;
-  template <class Exec>
-  static void* native_stream(const Exec& exec) {
-#if defined(KOKKOS_ENABLE_CUDA)
-    if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) return exec.cuda_stream();
-#endif
-#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
-    if constexpr (std::is_same_v<Exec, Kokkos::HIP>) return exec.hip_stream();
-#endif
-    (void)exec;
-    return nullptr;
-  }
   std::unique_ptr<State> state_;
 };
 

@@ -138,13 +138,8 @@ int ppkit_sem_axhelm_info(ppkit_sem_axhelm_handle handle, long long* size, int* 
   return guarded("ppkit_sem_axhelm_info", [&] {
     const Axhelm& op = ppkit::c_api::lookup<AxhelmHandle>(handle, "handle", kHandleKind).op;
     if (size) *size = op.size();
-    if (memory_kind) *memory_kind = int(op.memory().kind);
-    if (device) *device = op.memory().device;
-    if (variant && capacity > 0) {
-      const std::size_t n = std::min(capacity - 1, op.variant().size());
-      std::memcpy(variant, op.variant().data(), n);
-      variant[n] = '\0';
-    }
+    ppkit::c_api::describe_operator(op.memory(), op.variant(), memory_kind, device, variant,
+                                    capacity);
   });
 }
 

@@ -97,6 +97,12 @@ NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, Nekbone
   const AxhelmCost ax = axhelm_cost_for(p.op, geometry);
   const double L = double(p.op.local_count());
   NekboneCost c;
+  // Compulsory: the geometry (the axhelm bytes less its X read and Y write per
+  // local node), the 4-byte gather-scatter index per local node, and per CG
+  // vector value x, r, p read + written, M^-1 and the mask read (6 x 8 + 8 + 1).
+  const double geometry_bytes = ax.bytes - 2.0 * 8.0 * double(p.op.ncol) * L;
+  const double values = layout == NekboneLayout::assembled ? double(p.global_count) : L;
+  c.bytes_per_iteration = geometry_bytes + 4.0 * L + 57.0 * values;
   if (layout == NekboneLayout::assembled) {
     const double G = double(p.global_count), E = double(p.op.elements);
     // The assembled operator (apply_axhelm_assembled, the CUDA kernels'
@@ -111,7 +117,7 @@ NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, Nekbone
     // (no DRAM traffic counted); search reads M^-1, r, p and writes p and
     // w = 0 (40 B per global node); update reads x, r, p, w, M^-1 and the
     // interior flag and writes x, r (57 B).
-    c.bytes_per_iteration = ax.bytes + (4.0 - 8.0 - 8.0) * L + (24.0 + 40.0 + 57.0) * G;
+    c.modelled_bytes_per_iteration = ax.bytes + (4.0 - 8.0 - 8.0) * L + (24.0 + 40.0 + 57.0) * G;
     return c;
   }
   // Vector work per iteration on L local values: p = M^-1 r + beta p (3),
@@ -126,7 +132,7 @@ NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, Nekbone
   // gather-scatter's indices: a 4-byte local index and per global node two
   // 4-byte offsets (one new per node), the interior flag and p (13 bytes),
   // the per-global-node bytes counted per local node, an upper bound.
-  c.bytes_per_iteration = ax.bytes + (8.0 * 14 + 4.0 + 13.0) * L;
+  c.modelled_bytes_per_iteration = ax.bytes + (8.0 * 14 + 4.0 + 13.0) * L;
   return c;
 }
 

@@ -64,13 +64,22 @@ double max_error(const NekboneProblem& p, const std::vector<double>& solution);
 enum class NekboneLayout { local, assembled };
 NekboneLayout nekbone_layout_of(const std::string& strategy);
 
-// Per CG iteration (docs/sem.md): one axhelm + gather-scatter + 3 reductions +
-// 3 vector updates + Jacobi; flops and bytes for the roofline (the Kokkos and
-// CUDA loops move the same bytes: 32-bit gather-scatter indices, a 1-byte
-// interior flag per global node).
+// Per CG iteration (docs/sem.md, "Byte models"): one axhelm + gather-scatter +
+// 3 reductions + 3 vector updates + Jacobi.
+//  bytes_per_iteration: compulsory DRAM traffic, each input read once and each
+//    output written once per iteration: the operator's geometry (axhelm_cost_for
+//    without its X and Y), the gather-scatter map (a 4-byte index per local
+//    node), and per CG vector value (local nodes, or global nodes for the
+//    assembled layout) x, r, p read and written, M^-1 read and the 1-byte
+//    boundary mask read (57 B). The operator's output w = A p and the vectors
+//    of the reductions are intermediate and not counted: a lower bound.
+//  modelled_bytes_per_iteration: the traffic of the Kokkos and CUDA loops as
+//    written (32-bit gather-scatter indices, a 1-byte interior flag per
+//    global node, every kernel reading and writing its vectors).
 struct NekboneCost {
   double flops_per_iteration = 0;
   double bytes_per_iteration = 0;
+  double modelled_bytes_per_iteration = 0;
 };
 NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry,
                          NekboneLayout layout = NekboneLayout::local);

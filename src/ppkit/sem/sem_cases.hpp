@@ -22,6 +22,17 @@ namespace ppkit::sem {
 BoxMeshSpec box_for_dofs(int order, double target_dofs, Deformation deformation);
 std::string box_label(const BoxMeshSpec& spec);  // "N=7 16x16x16"
 
+// How `ppkit compare` and the benchmarks verify a result (the checks keep a
+// reference to the problem, which must outlive them):
+//  - axhelm: relative L2 error against the serial reference (axhelm_reference)
+//    over every node and field, <= 1e-12;
+//  - nekbone: max |u - u_exact| / max |u_exact| against the manufactured
+//    solution, <= 1e-3 for N >= 5 (3e-2 below), meaningful for a converged
+//    solve (the benchmark's fixed-iteration runs verify a converged solve of
+//    the same problem first, perf/sem/bench_sem.cpp).
+CaseVerification<SemAxhelm> axhelm_verification(const AxhelmProblem& problem);
+CaseVerification<SemNekbone> nekbone_verification(const NekboneProblem& problem);
+
 std::vector<CompareRow> run_axhelm_case(CompareContext& ctx, const BoxMeshSpec& mesh,
                                         const AxhelmSettings& settings);
 std::vector<CompareRow> run_nekbone_case(CompareContext& ctx, const BoxMeshSpec& mesh,

@@ -26,7 +26,7 @@ struct CaseOptions {
 };
 
 // SPHERIC benchmark test 2 (Kleefsman et al. 2005; geometry in
-// ../shared/data/spheric_test2/README.md): tank 3.22 x 1 x 1 m, water column
+// data/spheric_test2/README.md): tank 3.22 x 1 x 1 m, water column
 // x in [1.992, 3.22] of depth 0.55, box obstacle 0.161 x 0.403 x 0.161.
 // The domain extends 0.5 m above the tank; particles leaving it escape.
 Case make_spheric_dambreak(const CaseOptions& o);

@@ -20,8 +20,9 @@
 // Models (stated so figures can be checked):
 //  - interaction: work = particles; also interactions/s (ordered pairs with
 //    r < 2h evaluated, counted by the reference, estimated from 20000 samples
-//    at --large). Bytes = compulsory traffic: each particle's 29 bytes of state
-//    read once, 20 bytes of results written. Flops = 60 per interacting pair
+//    at --large). Bytes = compulsory traffic (interaction_bytes): each
+//    particle's 29 bytes of state read once, its 16 bytes of results written
+//    once. Flops = 60 per interacting pair
 //    (counted from sph_pair.hpp: distance, kernel gradient, EOS of j,
 //    continuity, delta-SPH, viscosity, accumulation).
 //  - step: work = particles x steps (particle-steps/s; ns/particle/step in
@@ -31,6 +32,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <random>
 
@@ -40,6 +42,7 @@
 #include "ppkit/sph/probes.hpp"
 #include "ppkit/sph/reference.hpp"
 #include "ppkit/sph/simulation.hpp"
+#include "ppkit/sph/sph_verification.hpp"
 
 namespace ppkit::sph {
 namespace {
@@ -101,80 +104,6 @@ double rhs_error(const Interaction::Result& got, const Interaction::Result& want
                    component_error(got.az, want.az, p.gravity[2], kind)});
 }
 
-std::vector<CompareRow> run_interaction(CompareContext& ctx) {
-  const Sizes sz = sizes_for(ctx.options().size);
-  const bool large = ctx.options().size == ProblemSize::large;
-  CaseOptions o;
-  o.dp = dambreak_dp_for_particles(sz.interaction_particles);
-  Case c = make_spheric_dambreak(o);
-  perturb(c, 0.5, 2024u);
-  const Interaction::Problem problem{c.params, c.particles};
-  const double n = double(c.particles.size());
-  std::size_t counted_pairs = 0;
-  Interaction::Result want;
-  std::vector<std::size_t> sample;
-  Interaction::Result sampled_want;
-  std::vector<std::uint8_t> sampled_kind;
-  double pairs = 0;
-  if (!large) {
-    want = reference::interaction(c.params, c.particles, &counted_pairs);
-    pairs = double(counted_pairs);
-  } else {
-    pairs = reference::estimate_interacting_pairs(c.params, c.particles, 20000, 2024u);
-    std::mt19937_64 rng(2024u);
-    std::uniform_int_distribution<std::size_t> pick(0, c.particles.size() - 1);
-    for (int k = 0; k < kSampledParticles; ++k) sample.push_back(pick(rng));
-    sampled_want = reference::interaction_at(c.params, c.particles, sample);
-    for (std::size_t i : sample) sampled_kind.push_back(c.particles.kind[i]);
-  }
-  CaseModel m;
-  m.workload = "sph";
-  m.case_name = fmt::format("interaction dam break dp {:.4f}", o.dp);
-  m.size = fmt::format("{:.0f} particles", n);
-  m.work_units = n;
-  m.throughput_unit = "particles/s";
-  m.bytes = n * (29 + 20);
-  m.flops = 60.0 * pairs;
-  m.tolerance = 2e-4;
-  m.baseline_strategy = "linked-list";
-  KokkosBaseline<Interaction> baseline(problem);
-  VariantCheck<Interaction> check = [&](const Variant<Interaction>& v,
-                                        const Interaction::Result& got, CompareRow& row) {
-    if (!large) {
-      row.extra["verified_against"] = "serial reference (all particles)";
-      return rhs_error(got, want, c.params, c.particles.kind);
-    }
-    Interaction::Result at;
-    for (std::size_t i : sample) {
-      if (i >= got.drho.size()) return double(INFINITY);
-      at.drho.push_back(got.drho[i]);
-      at.ax.push_back(got.ax[i]);
-      at.ay.push_back(got.ay[i]);
-      at.az.push_back(got.az[i]);
-    }
-    const double sampled = rhs_error(at, sampled_want, c.params, sampled_kind);
-    const auto* base = baseline.for_variant(v);
-    const double vs_base = base ? rhs_error(got, base->result, c.params, c.particles.kind) : 0.0;
-    row.extra["error_vs_sampled_reference"] = sampled;
-    if (base) row.extra["error_vs_baseline"] = vs_base;
-    row.extra["verified_against"] = fmt::format(
-        "{}serial reference at {} random particles",
-        base ? (base->variant == v.name ? "itself (baseline); " : base->variant + "; ") : "",
-        sample.size());
-    return std::max(sampled, vs_base);
-  };
-  auto rows = compare_variants_checked<Interaction>(ctx, m, problem, check);
-  for (auto& r : rows) {
-    r.extra["interacting_pairs"] = pairs;
-    if (large) r.extra["interacting_pairs_estimated"] = true;
-    if (r.status == "PASS") {
-      r.extra["interactions_per_s"] = pairs / r.timing.median_s;
-      r.extra["ns_per_particle"] = r.timing.median_s / n * 1e9;
-    }
-  }
-  return rows;
-}
-
 // Largest displacement difference in units of dp, or relative velocity error.
 double state_error(const Particles& got, const Particles& want, double dp) {
   if (got.size() != want.size()) return INFINITY;
@@ -221,17 +150,149 @@ std::string conservation_violation(const Particles& initial, const Particles& go
   return "";
 }
 
+}  // namespace
+
+CaseVerification<Interaction> interaction_verification(const Interaction::Problem& problem,
+                                                       bool full_reference,
+                                                       std::size_t* counted_pairs) {
+  const Parameters& params = problem.params;
+  const Particles& particles = problem.particles;
+  CaseVerification<Interaction> v;
+  v.tolerance = 2e-4;
+  if (full_reference) {
+    std::size_t pairs = 0;
+    auto want = std::make_shared<const Interaction::Result>(
+        reference::interaction(params, particles, &pairs));
+    if (counted_pairs) *counted_pairs = pairs;
+    v.check = [&problem, want](const Variant<Interaction>&, const Interaction::Result& got,
+                               CompareRow& row) {
+      row.extra["verified_against"] = "serial reference (all particles)";
+      return rhs_error(got, *want, problem.params, problem.particles.kind);
+    };
+    return v;
+  }
+  struct Sampled {
+    std::vector<std::size_t> sample;
+    Interaction::Result want;
+    std::vector<std::uint8_t> kind;
+    KokkosBaseline<Interaction> baseline;
+  };
+  auto s = std::make_shared<Sampled>(Sampled{{}, {}, {}, KokkosBaseline<Interaction>(problem)});
+  std::mt19937_64 rng(2024u);
+  std::uniform_int_distribution<std::size_t> pick(0, particles.size() - 1);
+  for (int k = 0; k < kSampledParticles; ++k) s->sample.push_back(pick(rng));
+  s->want = reference::interaction_at(params, particles, s->sample);
+  for (std::size_t i : s->sample) s->kind.push_back(particles.kind[i]);
+  v.check = [&problem, s](const Variant<Interaction>& variant, const Interaction::Result& got,
+                          CompareRow& row) {
+    Interaction::Result at;
+    for (std::size_t i : s->sample) {
+      if (i >= got.drho.size()) return double(INFINITY);
+      at.drho.push_back(got.drho[i]);
+      at.ax.push_back(got.ax[i]);
+      at.ay.push_back(got.ay[i]);
+      at.az.push_back(got.az[i]);
+    }
+    const double sampled = rhs_error(at, s->want, problem.params, s->kind);
+    const auto* base = s->baseline.for_variant(variant);
+    const double vs_base =
+        base ? rhs_error(got, base->result, problem.params, problem.particles.kind) : 0.0;
+    row.extra["error_vs_sampled_reference"] = sampled;
+    if (base) row.extra["error_vs_baseline"] = vs_base;
+    row.extra["verified_against"] = fmt::format(
+        "{}serial reference at {} random particles",
+        base ? (base->variant == variant.name ? "itself (baseline); " : base->variant + "; ") : "",
+        s->sample.size());
+    return std::max(sampled, vs_base);
+  };
+  return v;
+}
+
+CaseVerification<Step> step_verification(const Step::Problem& problem, bool full_reference) {
+  CaseVerification<Step> v;
+  v.tolerance = 1e-3;
+  const double dp = problem.params.dp;
+  if (full_reference) {
+    auto want = std::make_shared<Particles>(problem.particles);
+    for (int s = 0; s < problem.steps; ++s) reference::step(problem.params, *want);
+    v.check = [want, dp](const Variant<Step>&, const Particles& got, CompareRow& row) {
+      row.extra["verified_against"] = "serial reference integrator";
+      return state_error(got, *want, dp);
+    };
+    return v;
+  }
+  auto baseline = std::make_shared<KokkosBaseline<Step>>(problem);
+  v.check = [&problem, baseline, dp](const Variant<Step>& variant, const Particles& got,
+                                     CompareRow& row) {
+    std::int64_t escaped = 0;
+    const std::string violation = conservation_violation(problem.particles, got, &escaped);
+    row.extra["fluid_escaped"] = escaped;
+    const auto* base = baseline->for_variant(variant);
+    const double vs_base = base ? state_error(got, base->result, dp) : 0.0;
+    if (base) row.extra["error_vs_baseline"] = vs_base;
+    row.extra["verified_against"] = fmt::format(
+        "{}particle conservation, fixed walls, finite state",
+        base ? (base->variant == variant.name ? "itself (baseline); " : base->variant + "; ") : "");
+    if (!violation.empty()) {
+      row.extra["conservation_violation"] = violation;
+      return double(INFINITY);
+    }
+    return vs_base;
+  };
+  return v;
+}
+
+double interaction_bytes(const Interaction::Problem& problem) {
+  // Read once: x, y, z, vx, vy, vz, rho (Real) and kind (1 B) per particle;
+  // written once: drho, ax, ay, az (Real).
+  const double n = double(problem.particles.size());
+  return n * (7.0 * sizeof(Real) + sizeof(std::uint8_t)) + n * 4.0 * sizeof(Real);
+}
+
+namespace {
+
+std::vector<CompareRow> run_interaction(CompareContext& ctx) {
+  const Sizes sz = sizes_for(ctx.options().size);
+  const bool large = ctx.options().size == ProblemSize::large;
+  CaseOptions o;
+  o.dp = dambreak_dp_for_particles(sz.interaction_particles);
+  Case c = make_spheric_dambreak(o);
+  perturb(c, 0.5, 2024u);
+  const Interaction::Problem problem{c.params, c.particles};
+  const double n = double(c.particles.size());
+  std::size_t counted_pairs = 0;
+  const auto verification = interaction_verification(problem, !large, &counted_pairs);
+  const double pairs =
+      large ? reference::estimate_interacting_pairs(c.params, c.particles, 20000, 2024u)
+            : double(counted_pairs);
+  CaseModel m;
+  m.workload = "sph";
+  m.case_name = fmt::format("interaction dam break dp {:.4f}", o.dp);
+  m.size = fmt::format("{:.0f} particles", n);
+  m.work_units = n;
+  m.throughput_unit = "particles/s";
+  m.bytes = interaction_bytes(problem);
+  m.flops = 60.0 * pairs;
+  m.tolerance = verification.tolerance;
+  m.baseline_strategy = "linked-list";
+  auto rows = compare_variants_checked<Interaction>(ctx, m, problem, verification.check);
+  for (auto& r : rows) {
+    r.extra["interacting_pairs"] = pairs;
+    if (large) r.extra["interacting_pairs_estimated"] = true;
+    if (r.status == "PASS") {
+      r.extra["interactions_per_s"] = pairs / r.timing.median_s;
+      r.extra["ns_per_particle"] = r.timing.median_s / n * 1e9;
+    }
+  }
+  return rows;
+}
+
 std::vector<CompareRow> run_steps(CompareContext& ctx, ReorderPolicy reorder) {
   const Sizes sz = sizes_for(ctx.options().size);
   const bool large = ctx.options().size == ProblemSize::large;
   CaseOptions o;
   o.dp = dambreak_dp_for_particles(sz.step_particles);
   const Case c = make_spheric_dambreak(o);
-  Particles want;
-  if (!large) {
-    want = c.particles;
-    for (int s = 0; s < sz.steps; ++s) reference::step(c.params, want);
-  }
   const double n = double(c.particles.size());
   CaseModel m;
   m.workload = "sph";
@@ -240,31 +301,11 @@ std::vector<CompareRow> run_steps(CompareContext& ctx, ReorderPolicy reorder) {
   m.size = fmt::format("{:.0f} particles", n);
   m.work_units = n * sz.steps;
   m.throughput_unit = "particle-steps/s";
-  m.tolerance = 1e-3;
   m.baseline_strategy = "symplectic";
   const Step::Problem problem{c.params, c.particles, sz.steps, reorder};
-  KokkosBaseline<Step> baseline(problem);
-  VariantCheck<Step> check = [&](const Variant<Step>& v, const Particles& got, CompareRow& row) {
-    if (!large) {
-      row.extra["verified_against"] = "serial reference integrator";
-      return state_error(got, want, o.dp);
-    }
-    std::int64_t escaped = 0;
-    const std::string violation = conservation_violation(c.particles, got, &escaped);
-    row.extra["fluid_escaped"] = escaped;
-    const auto* base = baseline.for_variant(v);
-    const double vs_base = base ? state_error(got, base->result, o.dp) : 0.0;
-    if (base) row.extra["error_vs_baseline"] = vs_base;
-    row.extra["verified_against"] = fmt::format(
-        "{}particle conservation, fixed walls, finite state",
-        base ? (base->variant == v.name ? "itself (baseline); " : base->variant + "; ") : "");
-    if (!violation.empty()) {
-      row.extra["conservation_violation"] = violation;
-      return double(INFINITY);
-    }
-    return vs_base;
-  };
-  auto rows = compare_variants_checked<Step>(ctx, m, problem, check);
+  const auto verification = step_verification(problem, !large);
+  m.tolerance = verification.tolerance;
+  auto rows = compare_variants_checked<Step>(ctx, m, problem, verification.check);
   for (auto& r : rows)
     if (r.status == "PASS")
       r.extra["ns_per_particle_step"] = r.timing.median_s / (n * sz.steps) * 1e9;

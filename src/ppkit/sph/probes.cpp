@@ -128,7 +128,7 @@ std::string probe_csv_row(const ProbeSample& sample) {
 MeasuredSeries load_spheric_test2(const std::string& path) {
   std::ifstream in(path);
   require(bool(in), "cannot read the SPHERIC test 2 data '" + path + "'",
-          "../shared/data/spheric_test2/test_case_2_exp_data.dat");
+          "data/spheric_test2/test_case_2_exp_data.dat of the source tree");
   std::string line;
   std::getline(in, line);  // header
   MeasuredSeries m;
@@ -152,7 +152,6 @@ MeasuredSeries load_spheric_test2(const std::string& path) {
 std::string find_spheric_test2_data(std::string* why_not) {
   namespace fs = std::filesystem;
   const std::string file = "test_case_2_exp_data.dat";
-  const std::string below = "shared/data/spheric_test2/" + file;
   if (const char* env = std::getenv("PPKIT_SPHERIC_TEST2_DATA"); env && *env) {
     const fs::path p(env);
     const fs::path candidate = fs::is_directory(p) ? p / file : p;
@@ -161,17 +160,24 @@ std::string find_spheric_test2_data(std::string* why_not) {
       *why_not = "PPKIT_SPHERIC_TEST2_DATA=" + std::string(env) + " names no readable " + file;
     return "";
   }
-  std::vector<fs::path> candidates = {fs::path(below), fs::path("..") / below};
+  // The copy shipped in the repository (data/spheric_test2), then the one
+  // `cmake --install` puts in <prefix>/share/ppkit/spheric_test2, then
+  // data/spheric_test2 under the current directory.
+  std::vector<fs::path> candidates;
 #ifdef PPKIT_SOURCE_DIR
-  candidates.push_back(fs::path(PPKIT_SOURCE_DIR) / below);
-  candidates.push_back(fs::path(PPKIT_SOURCE_DIR) / ".." / below);
+  candidates.push_back(fs::path(PPKIT_SOURCE_DIR) / "data" / "spheric_test2" / file);
 #endif
+#ifdef PPKIT_DATA_INSTALL_DIR
+  candidates.push_back(fs::path(PPKIT_DATA_INSTALL_DIR) / "spheric_test2" / file);
+#endif
+  candidates.push_back(fs::path("data") / "spheric_test2" / file);
   for (const auto& c : candidates)
     if (fs::is_regular_file(c)) return c.lexically_normal().string();
-  if (why_not)
-    *why_not = "the SPHERIC test 2 measurements (" + below +
-               ") are not in the current directory, its parent or the source tree's parent; set "
-               "PPKIT_SPHERIC_TEST2_DATA";
+  if (why_not) {
+    *why_not = "the SPHERIC test 2 measurements (" + file + ") are in none of";
+    for (const auto& c : candidates) *why_not += " " + c.lexically_normal().string();
+    *why_not += "; set PPKIT_SPHERIC_TEST2_DATA to the file or its directory";
+  }
   return "";
 }
 

@@ -16,7 +16,7 @@ struct ProbeLayout {
   double top_z = 1;
 };
 
-// Positions from ../shared/data/spheric_test2/README.md. Pressure points are
+// Positions from data/spheric_test2/README.md. Pressure points are
 // moved h into the water from the box face (P1..P4, x = 0.8245 + h) and top
 // (P5..P8, z = 0.161 + h), where the kernel sum sees fluid particles only.
 ProbeLayout spheric_test2_probes(const Parameters& p);
@@ -52,9 +52,10 @@ struct MeasuredSeries {
 MeasuredSeries load_spheric_test2(const std::string& path);
 
 // Where the measured file is: $PPKIT_SPHERIC_TEST2_DATA (the file or its
-// directory), else shared/data/spheric_test2/test_case_2_exp_data.dat under
-// the current directory, its parent, or the source tree's parent. Returns ""
-// and sets *why_not (the places tried) when none exists.
+// directory), else the copy shipped in the source tree (data/spheric_test2),
+// the installed one (<prefix>/share/ppkit/spheric_test2), or
+// data/spheric_test2 under the current directory. Returns "" and sets
+// *why_not (the places tried) when none exists.
 std::string find_spheric_test2_data(std::string* why_not = nullptr);
 
 // First time a height series exceeds `threshold`, linearly interpolated
