@@ -206,6 +206,9 @@ module ppkit
     end function
     integer(c_int) function ppkit_fem_assembler_destroy(handle) &
         bind(C, name="ppkit_fem_assembler_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+    end function
     ! json: a NUL-terminated case (json // c_null_char); variant: c_null_ptr for "auto"
     ! or c_loc of a NUL-terminated name.
     integer(c_int) function ppkit_fdtd_solver_create_from_json(json, variant, handle) &
