@@ -1,5 +1,5 @@
 ! ppkit for Fortran: `use ppkit`, an ISO_C_BINDING module over the C API
-! (include/ppkit.h, include/ppkit_sem.h). Arrays are passed as type(c_ptr):
+! (include/ppkit.h, ppkit_sem.h, ppkit_fem.h, ppkit_fdtd.h). Arrays are passed as type(c_ptr):
 ! c_loc(host_array) for host memory, or the device addresses ppkit_malloc
 ! (or the host code's own CUDA/HIP runtime) returns. Every function returns 0
 ! on success; ppkit_error() gives the reason of the last failure.
@@ -34,11 +34,37 @@ module ppkit
   public :: ppkit_fem_assembler_copy_pattern, ppkit_fem_assembler_assemble
   public :: ppkit_fem_assembler_update_coordinates, ppkit_fem_assembler_wait
   public :: ppkit_fem_assembler_destroy
+
+  ! ppkit_fdtd.h: field components and the element type of field arrays.
+  integer(c_int), parameter, public :: PPKIT_FDTD_EX = 0, PPKIT_FDTD_EY = 1, PPKIT_FDTD_EZ = 2, &
+                                       PPKIT_FDTD_HX = 3, PPKIT_FDTD_HY = 4, PPKIT_FDTD_HZ = 5
+  integer(c_int), parameter, public :: PPKIT_FDTD_FP32 = 0, PPKIT_FDTD_FP64 = 1
+
+  ! ppkit_fdtd_solver_info_t of ppkit_fdtd.h (same layout, bind(C)).
+  type, bind(C), public :: ppkit_fdtd_solver_info_t
+    integer(c_long_long) :: cells(3) = 0
+    integer(c_long_long) :: nodes = 0        ! values of each field array
+    integer(c_long_long) :: pitch = 0        ! z pitch of the stored rows
+    integer(c_long_long) :: steps_done = 0
+    integer(c_long_long) :: steps_total = 0
+    integer(c_long_long) :: probes = 0
+    integer(c_int) :: precision = 0          ! PPKIT_FDTD_FP32 or PPKIT_FDTD_FP64
+    integer(c_int) :: memory_kind = 0        ! 0 host, 1 CUDA, 2 HIP, 3 managed, -1 OpenCL
+    integer(c_int) :: device = -1
+    real(c_double) :: dt = 0
+    real(c_double) :: cell(3) = 0
+    character(kind=c_char) :: variant(64) = c_null_char
+  end type
+
   public :: ppkit_init, ppkit_finalize, ppkit_error, ppkit_malloc, ppkit_free, ppkit_memcpy
   public :: ppkit_dot, ppkit_axpby, ppkit_sem_gll
   public :: ppkit_sem_axhelm_create, ppkit_sem_axhelm_apply, ppkit_sem_axhelm_wait
   public :: ppkit_sem_axhelm_size, ppkit_sem_axhelm_destroy
   public :: ppkit_sem_gather_scatter_create, ppkit_sem_dssum, ppkit_sem_gather_scatter_destroy
+  public :: ppkit_fdtd_solver_create_from_json, ppkit_fdtd_solver_step, ppkit_fdtd_solver_restart
+  public :: ppkit_fdtd_solver_wait, ppkit_fdtd_solver_field, ppkit_fdtd_solver_set_field
+  public :: ppkit_fdtd_solver_get_field, ppkit_fdtd_solver_probe_values, ppkit_fdtd_solver_info
+  public :: ppkit_fdtd_solver_destroy
 
   interface
     integer(c_int) function ppkit_init() bind(C, name="ppkit_init")
@@ -180,6 +206,78 @@ module ppkit
     end function
     integer(c_int) function ppkit_fem_assembler_destroy(handle) &
         bind(C, name="ppkit_fem_assembler_destroy")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+    end function
+    ! json: a NUL-terminated case (json // c_null_char); variant: c_null_ptr for "auto"
+    ! or c_loc of a NUL-terminated name.
+    integer(c_int) function ppkit_fdtd_solver_create_from_json(json, variant, handle) &
+        bind(C, name="ppkit_fdtd_solver_create_from_json")
+      import :: c_int, c_ptr, c_char
+      character(kind=c_char), intent(in) :: json(*)
+      type(c_ptr), value :: variant
+      type(c_ptr), intent(out) :: handle
+    end function
+    integer(c_int) function ppkit_fdtd_solver_step(handle, steps, stream) &
+        bind(C, name="ppkit_fdtd_solver_step")
+      import :: c_int, c_ptr, c_long_long
+      type(c_ptr), value :: handle, stream
+      integer(c_long_long), value :: steps
+    end function
+    integer(c_int) function ppkit_fdtd_solver_restart(handle) &
+        bind(C, name="ppkit_fdtd_solver_restart")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle
+    end function
+    integer(c_int) function ppkit_fdtd_solver_wait(handle, stream) &
+        bind(C, name="ppkit_fdtd_solver_wait")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, stream
+    end function
+    ! The field's address in the solver's memory, the values it spans and its strides.
+    integer(c_int) function ppkit_fdtd_solver_field(handle, component, data, size, stride) &
+        bind(C, name="ppkit_fdtd_solver_field")
+      import :: c_int, c_ptr, c_long_long
+      type(c_ptr), value :: handle
+      integer(c_int), value :: component
+      type(c_ptr), intent(out) :: data
+      integer(c_long_long), intent(out) :: size, stride(3)
+    end function
+    ! values: c_loc of a host array (PPKIT_MEM_HOST) or a device address
+    ! (PPKIT_MEM_DEVICE) of count = nodes real(c_float) / real(c_double) values.
+    integer(c_int) function ppkit_fdtd_solver_set_field(handle, component, values, count, &
+                                                        precision, memory, stream) &
+        bind(C, name="ppkit_fdtd_solver_set_field")
+      import :: c_int, c_ptr, c_long_long
+      type(c_ptr), value :: handle, values, stream
+      integer(c_int), value :: component, precision, memory
+      integer(c_long_long), value :: count
+    end function
+    integer(c_int) function ppkit_fdtd_solver_get_field(handle, component, values, count, &
+                                                        precision, memory, stream) &
+        bind(C, name="ppkit_fdtd_solver_get_field")
+      import :: c_int, c_ptr, c_long_long
+      type(c_ptr), value :: handle, values, stream
+      integer(c_int), value :: component, precision, memory
+      integer(c_long_long), value :: count
+    end function
+    ! values(p * steps_done + s + 1): probe p after step s (0-based p and s).
+    integer(c_int) function ppkit_fdtd_solver_probe_values(handle, values, capacity, count) &
+        bind(C, name="ppkit_fdtd_solver_probe_values")
+      import :: c_int, c_ptr, c_long_long, c_double
+      type(c_ptr), value :: handle
+      real(c_double), intent(out) :: values(*)
+      integer(c_long_long), value :: capacity
+      integer(c_long_long), intent(out) :: count
+    end function
+    integer(c_int) function ppkit_fdtd_solver_info(handle, info) &
+        bind(C, name="ppkit_fdtd_solver_info")
+      import :: c_int, c_ptr, ppkit_fdtd_solver_info_t
+      type(c_ptr), value :: handle
+      type(ppkit_fdtd_solver_info_t), intent(out) :: info
+    end function
+    integer(c_int) function ppkit_fdtd_solver_destroy(handle) &
+        bind(C, name="ppkit_fdtd_solver_destroy")
       import :: c_int, c_ptr
       type(c_ptr), value :: handle
     end function

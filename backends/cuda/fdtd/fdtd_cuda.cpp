@@ -1,6 +1,7 @@
 // cuda/register-x: host glue of the hand-tuned CUDA fdtd.step
 // (fdtd_cuda_kernels.cu). Owns its device buffers (the found Kokkos may have
-// no CUDA backend), narrows material ids to 1 or 2 bytes when they fit.
+// no CUDA backend), narrows material ids to 1 or 2 bytes when they fit. The
+// prepared run is also a StepApplier (fdtd::Solver steps it in chunks).
 #include <algorithm>
 #include <cmath>
 
@@ -9,6 +10,7 @@
 #include "backends/cuda/fdtd/fdtd_cuda_kernels.hpp"
 #include "backends/cuda/fdtd/phasor_cuda.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 
 namespace ppkit::fdtd {
@@ -23,7 +25,7 @@ void check_launch(const char* what) {
     throw Error(std::string("CUDA launch of ") + what + " failed: " + error);
 }
 
-class CudaStep final : public PreparedRun<FdtdStep::Result> {
+class CudaStep final : public PreparedRun<FdtdStep::Result>, public StepApplier {
  public:
   explicit CudaStep(const FdtdStep::Problem& p) : problem_(p), setup_(make_step_setup(p)) {
     const YeeGrid& g = p.grid;
@@ -83,19 +85,60 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
   }
 
   void run() override {
+    restart();
+    steps_until(problem_.steps);
+    if (ntff_.active()) radiation_ = ntff_.radiation(problem_.far_field[0]);
+    check_launch("the fdtd.step kernels");
+    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  // ---- StepApplier (fdtd::Solver): the same state, stepped in chunks ----------
+  void restart() override {
     cuda_buffers::reset_fields(problem_, fields_, initial_);
     for (auto& b : psi_) b.fill_bytes(0);
     energy_.clear();
     frames_.clear();
     radiation_.clear();
     ntff_.reset();
-    std::size_t next_energy = 0, next_frame = 0;
+    next_energy_ = next_frame_ = 0;
+    step_ = 0;
     if (phasors_) phasors_->reset(PhasorSet{});
+  }
+  void advance(std::int64_t n, void* stream) override {
+    order_.before(stream);
+    steps_until(step_ + n);
+    check_launch("the fdtd.step kernels");
+    order_.after(stream);
+  }
+  std::int64_t step() const override { return step_; }
+  index_t pitch() const override { return problem_.grid.nz + 1; }
+  void* field_address(int c) override { return fields_[c].data(); }
+  void copy_field(int c, void* array, bool array_on_host, bool into_field, void* stream) override {
+    order_.before(stream);
+    cuda_buffers::copy_field_rows(fields_[c].data(), pitch(), problem_.grid, array, array_on_host,
+                                  into_field);
+    order_.after(stream);
+  }
+  std::vector<double> probe_record() override {
+    const std::vector<float> v = sources_probes_.probe_values.download();
+    return std::vector<double>(v.begin(), v.begin() + std::ptrdiff_t(problem_.probes.size() *
+                                                                     std::size_t(problem_.steps)));
+  }
+  PhasorSet phasor_sums() override { return phasors_ ? phasors_->download() : PhasorSet{}; }
+  void wait(void* stream) override { cuda_buffers::StreamOrder::wait(stream); }
+  std::optional<DataLocation> memory() const override {
+    return cuda_buffers::current_device_memory();
+  }
+
+ private:
+  // Steps step_ .. end - 1, as run() does them.
+  void steps_until(std::int64_t end) {
     const bool periodic = args_.periodic_x || args_.periodic_y;
     SourceProbeArgs sources_only = io_, probes_only = io_;
     sources_only.n_probes = 0;
     probes_only.n_sources = 0;
-    for (std::int64_t step = 0; step < problem_.steps; ++step) {
+    for (; step_ < end; ++step_) {
+      const std::int64_t step = step_;
       cuda_kernels::update_h(args_, ids_);
       tfsf_.correct(args_, 3, step);
       if (periodic) cuda_kernels::periodic_copy(args_, false);
@@ -109,26 +152,24 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
         cuda_kernels::sources_and_probes(args_, io_, step);
       }
       if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
-      for (; next_frame < setup_.snapshot_schedule.size() &&
-             setup_.snapshot_schedule[next_frame].first == step;
-           ++next_frame) {
+      for (; next_frame_ < setup_.snapshot_schedule.size() &&
+             setup_.snapshot_schedule[next_frame_].first == step;
+           ++next_frame_) {
         check_launch("the fdtd.step kernels");
         frames_.push_back(cuda_buffers::download_frame(problem_, problem_.grid.nz + 1, fields_,
-                                                       setup_.snapshot_schedule[next_frame].second,
+                                                       setup_.snapshot_schedule[next_frame_].second,
                                                        step));
       }
       ntff_.accumulate(step);
-      if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
+      if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
         cuda_kernels::field_energy(args_, ids_, energy_sum_.data());
         energy_.push_back(cuda_buffers::download_sum(energy_sum_) * setup_.cell_volume);
-        ++next_energy;
+        ++next_energy_;
       }
     }
-    if (ntff_.active()) radiation_ = ntff_.radiation(problem_.far_field[0]);
-    check_launch("the fdtd.step kernels");
-    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
+ public:
   FdtdStep::Result result() override {
     FdtdStep::Result r;
     for (int c = 0; c < 6; ++c) r.fields[c] = fields_[c].download();
@@ -158,6 +199,9 @@ class CudaStep final : public PreparedRun<FdtdStep::Result> {
   cuda_buffers::NtffBuffers ntff_;
   std::vector<RadiationVectors> radiation_;
   std::unique_ptr<CudaPhasors> phasors_;
+  std::int64_t step_ = 0;  // steps done since restart()
+  std::size_t next_energy_ = 0, next_frame_ = 0;
+  cuda_buffers::StreamOrder order_;
 };
 
 }  // namespace

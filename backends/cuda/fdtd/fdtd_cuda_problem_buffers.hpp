@@ -12,6 +12,7 @@
 
 #include "backends/cuda/core/cuda_device.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_corrections.hpp"
+#include "ppkit/core/data_location.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
 #include "ppkit/fdtd/yee_kernel_args.hpp"
 
@@ -233,6 +234,63 @@ inline double download_sum(const cuda::DeviceBuffer<double>& sum) {
   double value = 0;
   PPKIT_CUDA_CHECK(cudaMemcpy(&value, sum.data(), sizeof(double), cudaMemcpyDeviceToHost));
   return value;
+}
+
+// Orders the kernels (queued on the legacy default stream) with a caller's
+// stream through events, without blocking the host: before() makes the
+// default stream wait for the work queued on `stream` so far, after() makes
+// `stream` wait for the work queued on the default stream so far.
+class StreamOrder {
+ public:
+  StreamOrder() = default;
+  StreamOrder(const StreamOrder&) = delete;
+  StreamOrder& operator=(const StreamOrder&) = delete;
+  ~StreamOrder() {
+    if (event_) (void)cudaEventDestroy(event_);
+  }
+  void before(void* stream) { link(static_cast<cudaStream_t>(stream), nullptr); }
+  void after(void* stream) { link(nullptr, static_cast<cudaStream_t>(stream)); }
+  // Blocks until the default stream and `stream` are done.
+  static void wait(void* stream) {
+    if (stream) PPKIT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+    PPKIT_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  }
+
+ private:
+  void link(cudaStream_t from, cudaStream_t to) {
+    if (from == to) return;
+    if (!event_) PPKIT_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
+    PPKIT_CUDA_CHECK(cudaEventRecord(event_, from));
+    PPKIT_CUDA_CHECK(cudaStreamWaitEvent(to, event_, 0));
+  }
+  cudaEvent_t event_ = nullptr;
+};
+
+// Copies a field stored in rows of `pitch` values to or from an array in the
+// compact grid layout (rows of nz + 1): one strided 2D copy on the default
+// stream, synchronous for host arrays.
+inline void copy_field_rows(float* field, index_t pitch, const YeeGrid& g, void* array,
+                            bool array_on_host, bool into_field) {
+  const std::size_t len = std::size_t(g.nz + 1) * sizeof(float);
+  const std::size_t rows = std::size_t((g.nx + 1) * (g.ny + 1));
+  const std::size_t field_pitch = std::size_t(pitch) * sizeof(float);
+  const cudaMemcpyKind kind = !array_on_host ? cudaMemcpyDeviceToDevice
+                              : into_field   ? cudaMemcpyHostToDevice
+                                             : cudaMemcpyDeviceToHost;
+  if (into_field)
+    PPKIT_CUDA_CHECK(
+        cudaMemcpy2DAsync(field, field_pitch, array, len, len, rows, kind, cudaStream_t(nullptr)));
+  else
+    PPKIT_CUDA_CHECK(
+        cudaMemcpy2DAsync(array, len, field, field_pitch, len, rows, kind, cudaStream_t(nullptr)));
+  if (array_on_host) PPKIT_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+}
+
+// The current CUDA device's memory (where the variants' buffers live).
+inline DataLocation current_device_memory() {
+  int device = 0;
+  PPKIT_CUDA_CHECK(cudaGetDevice(&device));
+  return DataLocation{MemoryKind::cuda, device};
 }
 
 }  // namespace ppkit::fdtd::cuda_buffers

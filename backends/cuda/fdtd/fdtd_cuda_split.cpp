@@ -21,6 +21,7 @@
 #include "backends/cuda/fdtd/phasor_cuda.hpp"
 #include "backends/cuda/fdtd/phasor_cuda_kernels.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 
 namespace ppkit::fdtd {
@@ -32,7 +33,7 @@ using cuda_buffers::device_copy;
 
 constexpr index_t row_alignment = 32;  // nodes: 128 bytes of fp32
 
-class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
+class CudaSplitStep final : public PreparedRun<FdtdStep::Result>, public StepApplier {
  public:
   // planes_per_thread 0: cuda/wavefront, -1: cuda/wavefront-l1.
   CudaSplitStep(const FdtdStep::Problem& p, int planes_per_thread)
@@ -143,19 +144,67 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   }
 
   void run() override {
+    restart();
+    steps_until(problem_.steps);
+    if (ntff_.active()) radiation_ = ntff_.radiation(problem_.far_field[0]);
+    check_launches();
+    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  // ---- StepApplier (fdtd::Solver): the same state, stepped in chunks ----------
+  void restart() override {
     cuda_buffers::reset_fields(problem_, fields_, initial_);
     for (auto& b : psi_) b.fill_bytes(0);
     energy_.clear();
     frames_.clear();
     radiation_.clear();
     ntff_.reset();
-    std::size_t next_energy = 0, next_frame = 0;
+    next_energy_ = next_frame_ = 0;
+    steps_done_ = 0;
     if (phasors_) phasors_->reset(PhasorSet{});
+  }
+  void advance(std::int64_t n, void* stream) override {
+    order_.before(stream);
+    steps_until(steps_done_ + n);
+    check_launches();
+    order_.after(stream);
+  }
+  std::int64_t step() const override { return steps_done_; }
+  index_t pitch() const override { return pz_; }
+  void* field_address(int c) override { return fields_[c].data(); }
+  void copy_field(int c, void* array, bool array_on_host, bool into_field, void* stream) override {
+    order_.before(stream);
+    cuda_buffers::copy_field_rows(fields_[c].data(), pz_, problem_.grid, array, array_on_host,
+                                  into_field);
+    order_.after(stream);
+  }
+  std::vector<double> probe_record() override {
+    const std::vector<float> v = sources_probes_.probe_values.download();
+    return std::vector<double>(v.begin(), v.begin() + std::ptrdiff_t(problem_.probes.size() *
+                                                                     std::size_t(problem_.steps)));
+  }
+  PhasorSet phasor_sums() override { return phasors_ ? phasors_->download() : PhasorSet{}; }
+  void wait(void* stream) override { cuda_buffers::StreamOrder::wait(stream); }
+  std::optional<DataLocation> memory() const override {
+    return cuda_buffers::current_device_memory();
+  }
+
+ private:
+  static void check_launches() {
+    if (const char* error = cuda_split::last_launch_error())
+      throw Error(std::string("CUDA launch of the fdtd.step split kernels failed: ") + error);
+    if (const char* error = cuda_kernels::phasor_launch_error())
+      throw Error(std::string("CUDA launch of the fdtd.step feature kernels failed: ") + error);
+  }
+
+  // Steps steps_done_ .. end - 1, as run() does them.
+  void steps_until(std::int64_t end) {
     const bool periodic = step_.a.periodic_x || step_.a.periodic_y;
     SourceProbeArgs sources_only = io_, probes_only = io_;
     sources_only.n_probes = 0;
     probes_only.n_sources = 0;
-    for (std::int64_t step = 0; step < problem_.steps; ++step) {
+    for (; steps_done_ < end; ++steps_done_) {
+      const std::int64_t step = steps_done_;
       if (planes_ == 0) {
         cuda_split::wavefront_step(step_, wave_counters_.data());
       } else if (planes_ < 0) {
@@ -175,26 +224,21 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
         cuda_kernels::sources_and_probes(step_.a, io_, step);
       }
       if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
-      for (; next_frame < setup_.snapshot_schedule.size() &&
-             setup_.snapshot_schedule[next_frame].first == step;
-           ++next_frame)
+      for (; next_frame_ < setup_.snapshot_schedule.size() &&
+             setup_.snapshot_schedule[next_frame_].first == step;
+           ++next_frame_)
         frames_.push_back(cuda_buffers::download_frame(
-            problem_, pz_, fields_, setup_.snapshot_schedule[next_frame].second, step));
+            problem_, pz_, fields_, setup_.snapshot_schedule[next_frame_].second, step));
       ntff_.accumulate(step);
-      if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
+      if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
         cuda_split::field_energy(step_, energy_sum_.data());
         energy_.push_back(cuda_buffers::download_sum(energy_sum_) * setup_.cell_volume);
-        ++next_energy;
+        ++next_energy_;
       }
     }
-    if (ntff_.active()) radiation_ = ntff_.radiation(problem_.far_field[0]);
-    if (const char* error = cuda_split::last_launch_error())
-      throw Error(std::string("CUDA launch of the fdtd.step split kernels failed: ") + error);
-    if (const char* error = cuda_kernels::phasor_launch_error())
-      throw Error(std::string("CUDA launch of the fdtd.step feature kernels failed: ") + error);
-    PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
+ public:
   FdtdStep::Result result() override {
     FdtdStep::Result r;
     for (int c = 0; c < 6; ++c) r.fields[c] = unpitched(fields_[c].download());
@@ -253,6 +297,9 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result> {
   cuda_buffers::NtffBuffers ntff_;
   std::vector<RadiationVectors> radiation_;
   std::unique_ptr<CudaPhasors> phasors_;
+  std::int64_t steps_done_ = 0;  // since restart()
+  std::size_t next_energy_ = 0, next_frame_ = 0;
+  cuda_buffers::StreamOrder order_;
 };
 
 }  // namespace

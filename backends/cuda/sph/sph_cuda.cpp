@@ -19,6 +19,11 @@ struct CudaBackend {
   static void copy_on_device(void* to, const void* from, std::size_t bytes) {
     PPKIT_CUDA_CHECK(cudaMemcpy(to, from, bytes, cudaMemcpyDeviceToDevice));
   }
+  static DataLocation memory() {
+    int device = 0;
+    PPKIT_CUDA_CHECK(cudaGetDevice(&device));
+    return DataLocation{MemoryKind::cuda, device};
+  }
   template <class Op>
   static Variant<Op> variant(const std::string& strategy, int preference) {
     return cuda::cuda_variant<Op>(strategy, preference);

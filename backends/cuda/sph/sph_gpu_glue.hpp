@@ -240,6 +240,21 @@ class GpuSolver final : public Solver {
   std::int64_t escaped() const override { return escaped_; }
   void set_reorder(ReorderPolicy policy) override { policy_ = policy; }
   Particles state() override { return state_.download(); }
+  // The float4 records in place: x y z rho and vx vy vz kind (stride 4).
+  ppkit::sph::DeviceParticles device_particles() override {
+    Backend::synchronize();
+    const ParticleBuffers b = state_.view();
+    float* p = reinterpret_cast<float*>(b.pos_rho);
+    float* v = reinterpret_cast<float*>(b.vel_kind);
+    ppkit::sph::DeviceParticles d;
+    d.count = b.n;
+    d.stride = 4;
+    d.x = p, d.y = p + 1, d.z = p + 2, d.rho = p + 3;
+    d.vx = v, d.vy = v + 1, d.vz = v + 2, d.kind_as_float = v + 3;
+    d.id = b.id;
+    d.memory = Backend::memory();
+    return d;
+  }
   void restore(const Particles& s, double time, std::int64_t steps) override {
     require(s.size() == problem_.particles.size(),
             "restored state has " + std::to_string(s.size()) + " particles",

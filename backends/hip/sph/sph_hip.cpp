@@ -20,6 +20,11 @@ struct HipBackend {
   static void copy_on_device(void* to, const void* from, std::size_t bytes) {
     PPKIT_HIP_CHECK(hipMemcpy(to, from, bytes, hipMemcpyDeviceToDevice));
   }
+  static DataLocation memory() {
+    int device = 0;
+    PPKIT_HIP_CHECK(hipGetDevice(&device));
+    return DataLocation{MemoryKind::hip, device};
+  }
   template <class Op>
   static Variant<Op> variant(const std::string& strategy, int preference) {
     return hip::hip_variant<Op>(strategy, preference);

@@ -3,6 +3,9 @@
 // fdtd_plain.cl); float4 pads pz to a multiple of 4, reads the narrowest
 // material id type, and splits each half step into a CPML-free interior
 // (quad-aligned along z, 2D work-groups) and a shell of the remaining nodes.
+// Both prepared runs are also StepAppliers (fdtd::Solver steps them in
+// chunks); their cl_mem buffers are not addressable, so fields are read and
+// written through host arrays only.
 #include <algorithm>
 #include <cmath>
 
@@ -15,6 +18,7 @@
 #include "opencl_fdtd_ntff.hpp"
 #include "opencl_fdtd_plain.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 #include "ppkit/fdtd/yee_split.hpp"
 
@@ -35,7 +39,7 @@ Buffer<T> device_copy(std::vector<T> host) {
 
 std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
 
-class OpenClStep final : public PreparedRun<FdtdStep::Result> {
+class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplier {
  public:
   OpenClStep(const FdtdStep::Problem& p, bool vectorized)
       : problem_(p), setup_(make_step_setup(p)), vectorized_(vectorized) {
@@ -227,8 +231,15 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
   }
 
   void run() override {
-    auto& ctx = opencl::Context::get();
-    cl_command_queue queue = ctx.queue();
+    restart();
+    steps_until(problem_.steps);
+    if (ntff_samples_ > 0) ntff_radiation();
+    opencl::Context::get().finish();
+  }
+
+  // ---- StepApplier (fdtd::Solver): the same state, stepped in chunks ----------
+  void restart() override {
+    cl_command_queue queue = opencl::Context::get().queue();
     for (int c = 0; c < 6; ++c) {
       if (problem_.initial[c].empty())
         fields_[c].fill_bytes(0);
@@ -244,7 +255,56 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
       ntff_re_.fill_bytes(0);
       ntff_im_.fill_bytes(0);
     }
-    std::size_t next_frame = 0;
+    next_energy_ = next_frame_ = 0;
+    step_ = 0;
+    if (phasors_) phasors_->reset(PhasorSet{});
+  }
+  void advance(std::int64_t n, void* stream) override {
+    refuse_stream(stream);
+    steps_until(step_ + n);
+  }
+  std::int64_t step() const override { return step_; }
+  index_t pitch() const override { return pz_; }
+  void* field_address(int) override { return nullptr; }  // cl_mem, not an address
+  // Host arrays only: rectangular reads and writes of the rows of nz + 1 values.
+  void copy_field(int c, void* array, bool array_on_host, bool into_field, void* stream) override {
+    refuse_stream(stream);
+    require(array_on_host, "OpenCL buffers are not addressable device memory",
+            "a host array (PPKIT_MEM_HOST) for an opencl/* variant");
+    const std::size_t len = std::size_t(nz_ + 1) * sizeof(float);
+    const std::size_t origin[3] = {0, 0, 0};
+    const std::size_t region[3] = {len, std::size_t((nx_ + 1) * (ny_ + 1)), 1};
+    const std::size_t pitch = std::size_t(pz_) * sizeof(float);
+    cl_command_queue queue = opencl::Context::get().queue();
+    if (into_field)
+      PPKIT_CL_CHECK(clEnqueueWriteBufferRect(queue, fields_[c].mem(), CL_TRUE, origin, origin,
+                                              region, pitch, 0, len, 0, array, 0, nullptr,
+                                              nullptr));
+    else
+      PPKIT_CL_CHECK(clEnqueueReadBufferRect(queue, fields_[c].mem(), CL_TRUE, origin, origin,
+                                             region, pitch, 0, len, 0, array, 0, nullptr, nullptr));
+  }
+  std::vector<double> probe_record() override {
+    const std::vector<float> v = probe_values_.download();
+    return std::vector<double>(v.begin(), v.begin() + std::ptrdiff_t(problem_.probes.size() *
+                                                                     std::size_t(problem_.steps)));
+  }
+  PhasorSet phasor_sums() override { return phasors_ ? phasors_->download() : PhasorSet{}; }
+  void wait(void* stream) override {
+    refuse_stream(stream);
+    opencl::Context::get().finish();
+  }
+  std::optional<DataLocation> memory() const override { return std::nullopt; }
+
+ private:
+  static void refuse_stream(void* stream) {
+    require(stream == nullptr, "a stream was given to an opencl/* variant",
+            "no stream (nullptr): OpenCL variants run on ppkit's own command queue");
+  }
+
+  // Steps step_ .. end - 1, as run() does them.
+  void steps_until(std::int64_t end) {
+    cl_command_queue queue = opencl::Context::get().queue();
     std::size_t global[3], local[3] = {float4_quads, float4_rows, 1};
     if (vectorized_) {
       global[0] = round_up(std::size_t(pz_ / 4), float4_quads);
@@ -258,9 +318,8 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
     const cl_long n_sources = cl_long(problem_.sources.size()),
                   n_probes = cl_long(problem_.probes.size());
     const cl_long steps = problem_.steps;
-    std::size_t next_energy = 0;
-    if (phasors_) phasors_->reset(PhasorSet{});
-    for (cl_long step = 0; step < steps; ++step) {
+    for (; step_ < end; ++step_) {
+      const cl_long step = step_;
       if (vectorized_) {
         for (int half = 0; half < 2; ++half) {
           if (interior_global_[half][2] > 0)
@@ -304,20 +363,19 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
                                               nullptr, nullptr));
       }
       if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
-      for (; next_frame < setup_.snapshot_schedule.size() &&
-             setup_.snapshot_schedule[next_frame].first == step;
-           ++next_frame)
-        take_frame(setup_.snapshot_schedule[next_frame].second, step);
+      for (; next_frame_ < setup_.snapshot_schedule.size() &&
+             setup_.snapshot_schedule[next_frame_].first == step;
+           ++next_frame_)
+        take_frame(setup_.snapshot_schedule[next_frame_].second, step);
       if (ntff_samples_ > 0) ntff_accumulate(step);
-      if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
+      if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
         energy_values_.push_back(total_energy() * setup_.cell_volume);
-        ++next_energy;
+        ++next_energy_;
       }
     }
-    if (ntff_samples_ > 0) ntff_radiation();
-    ctx.finish();
   }
 
+ public:
   FdtdStep::Result result() override {
     FdtdStep::Result r;
     for (int c = 0; c < 6; ++c) r.fields[c] = unpitched(fields_[c].download());
@@ -571,6 +629,8 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result> {
   Buffer<cl_long> source_index_, probe_index_;
   std::size_t reduction_group_ = 1;
   std::vector<double> energy_values_;
+  std::int64_t step_ = 0;  // steps done since restart()
+  std::size_t next_energy_ = 0, next_frame_ = 0;
 };
 
 }  // namespace

@@ -5,13 +5,17 @@
 // through yee_kokkos_split_kernels.hpp (interior RangePolicy numbered in
 // 32 x 8 tiles + thin CPML/boundary shell per half step, 1-byte material ids,
 // no id read with a single material).
+// Both prepared runs are also StepAppliers (step_applier.hpp): fdtd::Solver
+// steps the same buffers in chunks through the same kernels.
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <type_traits>
 
+#include "ppkit/core/kokkos_instances.hpp"
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
 #include "ppkit/fdtd/phasor_kokkos.hpp"
+#include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit/fdtd/ntff_kokkos.hpp"
 #include "ppkit/fdtd/yee_kernel_args.hpp"
 #include "ppkit/fdtd/yee_kokkos_kernels.hpp"
@@ -46,7 +50,7 @@ void extract_plane(const Real* field, float* plane, index_t na, index_t nb, int 
 
 // Real: float for fp32 problems, double for fp64 ones (same kernels, templates).
 template <class Exec, class Real>
-class KokkosStep final : public PreparedRun<FdtdStep::Result> {
+class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplier {
   static constexpr bool fp32 = std::is_same_v<Real, float>;
   using Mem = typename Exec::memory_space;
   template <class T>
@@ -201,6 +205,19 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
 
   // Starts from the problem's initial state each time, so repeated runs agree.
   void run() override {
+    restart();
+    steps_until(problem_.steps);
+    // Far field: one parallel_reduce per (frequency, direction).
+    if (ntff_.samples > 0)
+      for (std::int64_t f = 0; f < ntff_.frequencies; ++f)
+        for (std::size_t d = 0; d < problem_.far_field[0].directions.size(); ++d)
+          radiation_.push_back(ntff_radiation<Exec>(
+              ntff_, f, ntff_direction(problem_.far_field[0], std::size_t(f), d)));
+    Exec().fence();
+  }
+
+  // ---- StepApplier (fdtd::Solver): the same state, stepped in chunks ----------
+  void restart() override {
     for (int c = 0; c < 6; ++c) {
       if (initial_[c].size() == 0)
         Kokkos::deep_copy(Exec(), fields_[c], Real(0));
@@ -212,55 +229,63 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     frames_.clear();
     radiation_.clear();
     if (ntff_.samples > 0) Kokkos::deep_copy(Exec(), ntff_dft_, 0.0);
-    std::size_t next_energy = 0, next_frame = 0;
+    next_energy_ = next_frame_ = 0;
+    step_ = 0;
     if (phasors_) phasors_->reset(PhasorSet{});
-    Real* fields[6] = {args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz};
-    const std::int64_t sy = sy_;
-    const bool narrow = lookup32_.ids == nullptr;
-    for (std::int64_t step = 0; step < problem_.steps; ++step) {
-      if (!split_)
-        update_h<Exec>(args_, whole_grid(args_));
-      else if (narrow)
-        split::update_h_split<Exec>(args_, lookup8_, interior_[0], shell_[0], sy);
-      else
-        split::update_h_split<Exec>(args_, lookup32_, interior_[0], shell_[0], sy);
-      if constexpr (fp32)
-        if (incident_.size() > 0) tfsf(fields, 3, step);
-      periodic_copy<Exec>(args_, whole_grid(args_), false, sy);
-      if (!split_)
-        update_e<Exec>(args_, whole_grid(args_));
-      else if (narrow)
-        split::update_e_split<Exec>(args_, lookup8_, interior_[1], shell_[1], sy);
-      else
-        split::update_e_split<Exec>(args_, lookup32_, interior_[1], shell_[1], sy);
-      if constexpr (fp32)
-        if (incident_.size() > 0) tfsf(fields, 0, step);
-      apply_sources<Exec>(args_, io_, step);
-      periodic_copy<Exec>(args_, whole_grid(args_), true, sy);
-      record_probes<Exec>(args_, io_, step);
-      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
-      for (; next_frame < setup_.snapshot_schedule.size() &&
-             setup_.snapshot_schedule[next_frame].first == step;
-           ++next_frame)
-        take_frame(fields, setup_.snapshot_schedule[next_frame].second, step);
-      if (ntff_.samples > 0)
-        ntff_accumulate<Exec>(ntff_, ntff_factors_.data() + step * ntff_.frequencies * 4);
-      if (next_energy < setup_.energy_steps.size() && setup_.energy_steps[next_energy] == step) {
-        const double e = !split_  ? field_energy<Exec>(args_, whole_grid(args_))
-                         : narrow ? split::field_energy_split<Exec>(args_, lookup8_, sy)
-                                  : split::field_energy_split<Exec>(args_, lookup32_, sy);
-        energy_.push_back(e * setup_.cell_volume);
-        ++next_energy;
+  }
+
+  // The kernels run on the default instance (as in run()); a caller's stream
+  // is waited for before and the steps are waited for after.
+  void advance(std::int64_t n, void* stream) override {
+    if (stream) streams_.on(stream).fence();
+    steps_until(step_ + n);
+    if (stream) Exec().fence();
+  }
+  std::int64_t step() const override { return step_; }
+  index_t pitch() const override { return sy_; }
+  void* field_address(int c) override { return fields_[c].data(); }
+
+  void copy_field(int c, void* array, bool array_on_host, bool into_field, void* stream) override {
+    const YeeGrid& g = problem_.grid;
+    const std::size_t rows = std::size_t((g.nx + 1) * (g.ny + 1)), len = std::size_t(g.nz + 1);
+    Real* values = static_cast<Real*>(array);
+    if (array_on_host) {
+      Exec().fence();
+      if (into_field) {
+        const std::vector<Real> host(values, values + rows * len);
+        Kokkos::deep_copy(fields_[c], unmanaged_host(pitched(host, Real(0))));
+      } else {
+        const std::vector<Real> host = unpitched(download(fields_[c]));
+        std::copy(host.begin(), host.end(), values);
       }
+      return;
     }
-    // Far field: one parallel_reduce per (frequency, direction).
-    if (ntff_.samples > 0)
-      for (std::int64_t f = 0; f < ntff_.frequencies; ++f)
-        for (std::size_t d = 0; d < problem_.far_field[0].directions.size(); ++d)
-          radiation_.push_back(ntff_radiation<Exec>(
-              ntff_, f, ntff_direction(problem_.far_field[0], std::size_t(f), d)));
+    if (stream) streams_.on(stream).fence();
+    using Grid =
+        Kokkos::View<Real**, Kokkos::LayoutRight, Mem, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const Grid stored(fields_[c].data(), rows, std::size_t(sy_)), user(values, rows, len);
+    const auto part = Kokkos::subview(stored, Kokkos::ALL, std::make_pair(std::size_t(0), len));
+    if (into_field)
+      Kokkos::deep_copy(Exec(), part, user);
+    else
+      Kokkos::deep_copy(Exec(), user, part);
+    if (stream) Exec().fence();
+  }
+
+  std::vector<double> probe_record() override {
+    Exec().fence();
+    const std::vector<Real> values = download(probe_values_);
+    return std::vector<double>(values.begin(), values.end());
+  }
+  PhasorSet phasor_sums() override {
+    Exec().fence();
+    return phasors_ ? phasors_->download() : PhasorSet{};
+  }
+  void wait(void* stream) override {
+    if (stream) streams_.on(stream).fence();
     Exec().fence();
   }
+  std::optional<DataLocation> memory() const override { return kokkos_data_location<Exec>(); }
 
   FdtdStep::Result result() override {
     FdtdStep::Result r;
@@ -329,6 +354,57 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
     frames_.push_back({snapshot, step, download(plane)});
   }
 
+  // Steps step_ .. end - 1, as run() does them.
+  void steps_until(std::int64_t end) {
+    Real* fields[6] = {args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz};
+    const std::int64_t sy = sy_;
+    const bool narrow = lookup32_.ids == nullptr;
+    for (; step_ < end; ++step_) {
+      const std::int64_t step = step_;
+      if (!split_)
+        update_h<Exec>(args_, whole_grid(args_));
+      else if (narrow)
+        split::update_h_split<Exec>(args_, lookup8_, interior_[0], shell_[0], sy);
+      else
+        split::update_h_split<Exec>(args_, lookup32_, interior_[0], shell_[0], sy);
+      if constexpr (fp32)
+        if (incident_.size() > 0) tfsf(fields, 3, step);
+      periodic_copy<Exec>(args_, whole_grid(args_), false, sy);
+      if (!split_)
+        update_e<Exec>(args_, whole_grid(args_));
+      else if (narrow)
+        split::update_e_split<Exec>(args_, lookup8_, interior_[1], shell_[1], sy);
+      else
+        split::update_e_split<Exec>(args_, lookup32_, interior_[1], shell_[1], sy);
+      if constexpr (fp32)
+        if (incident_.size() > 0) tfsf(fields, 0, step);
+      apply_sources<Exec>(args_, io_, step);
+      periodic_copy<Exec>(args_, whole_grid(args_), true, sy);
+      record_probes<Exec>(args_, io_, step);
+      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
+      for (; next_frame_ < setup_.snapshot_schedule.size() &&
+             setup_.snapshot_schedule[next_frame_].first == step;
+           ++next_frame_)
+        take_frame(fields, setup_.snapshot_schedule[next_frame_].second, step);
+      if (ntff_.samples > 0)
+        ntff_accumulate<Exec>(ntff_, ntff_factors_.data() + step * ntff_.frequencies * 4);
+      if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
+        const double e = !split_  ? field_energy<Exec>(args_, whole_grid(args_))
+                         : narrow ? split::field_energy_split<Exec>(args_, lookup8_, sy)
+                                  : split::field_energy_split<Exec>(args_, lookup32_, sy);
+        energy_.push_back(e * setup_.cell_volume);
+        ++next_energy_;
+      }
+    }
+  }
+
+  template <class T>
+  static Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+  unmanaged_host(const std::vector<T>& host) {
+    return Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+        host.data(), host.size());
+  }
+
   template <class T>
   static std::vector<T> download(const View<T>& v) {
     std::vector<T> out(v.extent(0));
@@ -368,6 +444,9 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result> {
   std::vector<std::shared_ptr<void>> views_keepalive_;
   std::vector<double> energy_;
   std::unique_ptr<KokkosPhasors<Exec>> phasors_;
+  std::int64_t step_ = 0;  // steps done since restart()
+  std::size_t next_energy_ = 0, next_frame_ = 0;
+  StreamInstance<Exec> streams_;
 };
 
 }  // namespace

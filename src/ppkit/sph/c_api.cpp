@@ -1,4 +1,5 @@
-// C API of the sph workload (include/ppkit_sph.h).
+// C API of the sph workload (include/ppkit_sph.h): handles over
+// ppkit::sph::Simulation (simulation_operator.hpp).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -8,7 +9,7 @@
 #include "ppkit/core/error.hpp"
 #include "ppkit/sph/cases.hpp"
 #include "ppkit/sph/probes.hpp"
-#include "ppkit/sph/simulation.hpp"
+#include "ppkit/sph/simulation_operator.hpp"
 #include "ppkit.h"
 #include "ppkit_sph.h"
 
@@ -16,8 +17,8 @@ namespace {
 // The object behind a ppkit_sph_simulation* handle (a number in the handle
 // table, c_api_support.hpp, never an address of this struct).
 struct SphSimulation final : ppkit::c_api::HandleObject {
-  ppkit::sph::Case c;
-  std::unique_ptr<ppkit::sph::Solver> solver;
+  explicit SphSimulation(ppkit::sph::Simulation s) : sim(std::move(s)) {}
+  ppkit::sph::Simulation sim;
 };
 
 SphSimulation& simulation_of(const ppkit_sph_simulation* s) {
@@ -67,10 +68,10 @@ int ppkit_sph_dambreak_create(const ppkit_sph_dambreak_options* options,
     o.alpha = options->alpha;
     o.delta = options->delta;
     o.cfl = options->cfl;
-    auto s = std::make_unique<SphSimulation>();
-    s->c = ppkit::sph::make_spheric_dambreak(o);
-    s->solver = ppkit::sph::make_solver(options->variant ? options->variant : "auto", s->c,
-                                        ppkit::sph::ReorderPolicy{options->reorder_every});
+    ppkit::sph::SimulationOptions so;
+    so.variant = options->variant ? options->variant : "auto";
+    so.reorder_every = options->reorder_every;
+    auto s = std::make_unique<SphSimulation>(ppkit::sph::Simulation::dambreak(o, so));
     *simulation = static_cast<ppkit_sph_simulation*>(ppkit::c_api::add_handle(std::move(s)));
   });
 }
@@ -84,9 +85,9 @@ void ppkit_sph_destroy(ppkit_sph_simulation* simulation) {
 int ppkit_sph_particle_count(const ppkit_sph_simulation* simulation, int64_t* total,
                              int64_t* fluid) {
   return guarded("ppkit_sph_particle_count", [&] {
-    auto& sim = simulation_of(simulation);
-    if (total) *total = int64_t(sim.c.particles.size());
-    if (fluid) *fluid = int64_t(sim.c.particles.count(ppkit::sph::kFluid));
+    const auto& sim = simulation_of(simulation).sim;
+    if (total) *total = int64_t(sim.particle_count());
+    if (fluid) *fluid = int64_t(sim.fluid_count());
   });
 }
 
@@ -94,13 +95,16 @@ int ppkit_sph_advance(ppkit_sph_simulation* simulation, double t_end, int64_t ma
                       int64_t* steps_done) {
   int64_t done = 0;
   const int status = guarded("ppkit_sph_advance", [&] {
-    auto& sim = simulation_of(simulation);
+    auto& sim = simulation_of(simulation).sim;
     ppkit::require(std::isfinite(t_end), "t_end is not finite", "an end time in seconds");
-    auto& solver = *sim.solver;
-    while (solver.time() < t_end - 1e-12 && (max_steps < 0 || done < max_steps)) {
-      solver.step();
-      ++done;
+    const int64_t before = sim.steps();
+    try {
+      sim.advance(t_end, max_steps);
+    } catch (...) {
+      done = sim.steps() - before;  // the steps before a blow-up count
+      throw;
     }
+    done = sim.steps() - before;
   });
   if (steps_done) *steps_done = done;
   return status;
@@ -109,19 +113,16 @@ int ppkit_sph_advance(ppkit_sph_simulation* simulation, double t_end, int64_t ma
 int ppkit_sph_status(const ppkit_sph_simulation* simulation, double* time, int64_t* steps,
                      int64_t* escaped) {
   return guarded("ppkit_sph_status", [&] {
-    auto& sim = simulation_of(simulation);
-    if (time) *time = sim.solver->time();
-    if (steps) *steps = sim.solver->steps_done();
-    if (escaped) *escaped = sim.solver->escaped();
+    const auto& sim = simulation_of(simulation).sim;
+    if (time) *time = sim.time();
+    if (steps) *steps = sim.steps();
+    if (escaped) *escaped = sim.escaped();
   });
 }
 
 int ppkit_sph_probes(ppkit_sph_simulation* simulation, double heights[4], double pressures[8]) {
   return guarded("ppkit_sph_probes", [&] {
-    auto& sim = simulation_of(simulation);
-    const auto& p = sim.c.params;
-    const auto sample = ppkit::sph::measure_probes(ppkit::sph::spheric_test2_probes(p), p,
-                                                   sim.solver->state(), sim.solver->time());
+    const auto sample = simulation_of(simulation).sim.probes();
     if (heights) std::copy(sample.height.begin(), sample.height.end(), heights);
     if (pressures) std::copy(sample.pressure.begin(), sample.pressure.end(), pressures);
   });
@@ -130,9 +131,7 @@ int ppkit_sph_probes(ppkit_sph_simulation* simulation, double heights[4], double
 int ppkit_sph_state(ppkit_sph_simulation* simulation, float* x, float* y, float* z, float* vx,
                     float* vy, float* vz, float* density, uint8_t* kind) {
   return guarded("ppkit_sph_state", [&] {
-    auto& sim = simulation_of(simulation);
-    ppkit::sph::Particles s = sim.solver->state();
-    s.sort_by_id();
+    const ppkit::sph::Particles s = simulation_of(simulation).sim.state();
     auto put = [](const std::vector<float>& from, float* to) {
       if (to) std::copy(from.begin(), from.end(), to);
     };

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "ppkit/core/data_location.hpp"
+#include "ppkit/core/error.hpp"
 #include "ppkit/core/registry.hpp"
 #include "ppkit/sph/sph_types.hpp"
 
@@ -46,6 +48,26 @@ struct Step {
   using Result = Particles;  // final state in id order
 };
 
+// A solver's current particle arrays where its variant keeps them (no copy),
+// in its internal order (slot i holds the case's particle id[i]; solvers
+// renumber particles by cell, so the order and the addresses may change with
+// every step). Values of particle i at x[i * stride], ..., rho[i * stride]:
+// stride 1 for structure-of-arrays variants (Kokkos), 4 for the float4
+// records of the CUDA and HIP variants (x y z rho, vx vy vz kind).
+struct DeviceParticles {
+  std::int64_t count = 0;
+  std::int64_t stride = 1;
+  float *x = nullptr, *y = nullptr, *z = nullptr;
+  float *vx = nullptr, *vy = nullptr, *vz = nullptr;
+  float* rho = nullptr;
+  // The kind (ParticleKind) as one byte per particle (stride 1), or as a
+  // float every `stride` values (float4 variants); the other is nullptr.
+  const std::uint8_t* kind = nullptr;
+  const float* kind_as_float = nullptr;
+  const std::int32_t* id = nullptr;  // stride 1
+  DataLocation memory;
+};
+
 // What a time-stepping variant offers beyond PreparedRun (the CLI and tests
 // drive it step by step): its run() performs Problem::steps steps from the
 // initial state; step() continues from the current state.
@@ -66,6 +88,10 @@ class Solver : public PreparedRun<Particles> {
   // Replaces the state (any order; ids must be a permutation of 0..n-1).
   virtual void restore(const Particles& state, double time, std::int64_t steps) = 0;
   virtual void set_reorder(ReorderPolicy policy) = 0;
+  // The current arrays in place (sph::Simulation, simulation_operator.hpp).
+  virtual DeviceParticles device_particles() {
+    throw Error("this sph.step variant does not expose its particle arrays");
+  }
 };
 
 }  // namespace ppkit::sph

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "ppkit/core/kokkos_instances.hpp"
 #include "ppkit/core/kokkos_math.hpp"
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/sph/kokkos_sph.hpp"
@@ -237,6 +238,20 @@ class KokkosSolver final : public Solver {
     download(state_.kind, out.kind);
     download(state_.id, out.id);
     return out;
+  }
+
+  // The structure of arrays in place (stride 1).
+  DeviceParticles device_particles() override {
+    Space().fence();
+    DeviceParticles d;
+    d.count = state_.size();
+    d.x = state_.x.data(), d.y = state_.y.data(), d.z = state_.z.data();
+    d.vx = state_.vx.data(), d.vy = state_.vy.data(), d.vz = state_.vz.data();
+    d.rho = state_.rho.data();
+    d.kind = state_.kind.data();
+    d.id = state_.id.data();
+    d.memory = kokkos_data_location<Space>();
+    return d;
   }
 
   void restore(const Particles& s, double time, std::int64_t steps) override {

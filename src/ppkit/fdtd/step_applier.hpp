@@ -1,0 +1,58 @@
+#pragma once
+// The operator side of every fdtd.step variant (fdtd::Solver, solver.hpp):
+// each variant's prepared run implements it, so the Solver and the registry's
+// run() drive the same buffers through the same kernels. run() is restart()
+// followed by advance(problem.steps) plus what only a whole run records
+// (far-field radiation vectors).
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ppkit/core/data_location.hpp"
+#include "ppkit/fdtd/fdtd_step.hpp"
+
+namespace ppkit::fdtd {
+
+class StepApplier {
+ public:
+  virtual ~StepApplier() = default;
+  // Fields back to the problem's initial values, CPML memory, phasor sums,
+  // energies and frames cleared, step() = 0.
+  virtual void restart() = 0;
+  // Queues the steps step() .. step() + n - 1 (step() + n <= problem.steps:
+  // the source waveforms and the probe record are sized for the problem's
+  // steps), each as run() does it. stream: a native stream (cudaStream_t,
+  // hipStream_t) the steps are ordered with: they start after the work
+  // queued on it before the call, and work queued on it afterwards sees
+  // them; nullptr: the variant's own queue only. Host variants and OpenCL
+  // variants refuse a stream.
+  virtual void advance(std::int64_t n, void* stream) = 0;
+  virtual std::int64_t step() const = 0;
+  // The z pitch of the stored fields (values between (i, j, 0) and
+  // (i, j + 1, 0)): nz + 1, or more for variants that pad rows (padding
+  // holds zeros and is never updated).
+  virtual index_t pitch() const = 0;
+  // Address of field c (0..5: Ex..Hz) in memory(), rows of pitch() values;
+  // nullptr where the buffers are not addressable (OpenCL).
+  virtual void* field_address(int c) = 0;
+  // Copies field c between its storage and `array`, grid.nodes() values of
+  // the problem's precision in the compact layout of yee_grid.hpp.
+  // array_on_host: host memory (the copy is complete on return); otherwise
+  // memory() (queued, ordered with `stream` as advance()). into_field:
+  // array -> field, else field -> array. Padding is left alone.
+  virtual void copy_field(int c, void* array, bool array_on_host, bool into_field,
+                          void* stream) = 0;
+  // The probe record as result() gives it: [probe * problem.steps + s], in
+  // double; entries of steps s >= step() are not meaningful. Copies the
+  // probe values only, never the grid.
+  virtual std::vector<double> probe_record() = 0;
+  // The running DFT sums so far (empty set without phasors).
+  virtual PhasorSet phasor_sums() = 0;
+  // Blocks until the work queued on the variant's queue (and on stream) is done.
+  virtual void wait(void* stream) = 0;
+  // Where field_address() points and device arrays given to copy_field
+  // live; std::nullopt: the buffers are not addressable (OpenCL).
+  virtual std::optional<DataLocation> memory() const = 0;
+};
+
+}  // namespace ppkit::fdtd
