@@ -105,7 +105,9 @@ void withhold_figures_unless_passed(CompareRow& row) {
   row.throughput = std::nan("");
   row.roofline_fraction = std::nan("");
   row.speedup = std::nan("");
-  for (const char* key : {"modelled_bytes", "modelled_GB/s"}) row.extra.erase(key);
+  for (const char* key :
+       {"modelled_bytes", "modelled_GB/s", "prepare_s", "first_run_s", "total_1_s", "total_10_s"})
+    row.extra.erase(key);
 }
 
 void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy) {
