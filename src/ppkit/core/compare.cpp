@@ -61,6 +61,7 @@ double CompareContext::bandwidth(const std::string& backend) {
   if (it != bandwidth_.end()) return it->second;
   double bw = std::nan("");
   for (const auto& v : Registry<StreamCopy>::all()) {
+    if (!options_.measure_bandwidth) break;
     if (v.backend != backend || !v.availability().available) continue;
     // 512 MiB per buffer: several times the largest last-level cache (60 MB
     // L2 on an H200), so the probe measures memory, not cache.

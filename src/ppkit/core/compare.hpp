@@ -47,6 +47,9 @@ struct CompareOptions {
   std::vector<std::string> workloads;  // empty: all
   std::string variant_glob = "*";
   std::string out_dir;
+  // false: no copy-bandwidth probe (512 MiB per buffer; tests), so rows get
+  // no bandwidth and no roofline.
+  bool measure_bandwidth = true;
 };
 
 // What a run shares across workloads: options, bandwidth per backend, progress.

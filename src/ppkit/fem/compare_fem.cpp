@@ -111,6 +111,33 @@ CaseVerification<FemAssemble> assembly_verification(const AssemblyProblem& probl
   return verification;
 }
 
+std::vector<CompareRow> compare_assembly_case(CompareContext& ctx, const AssemblyProblem& problem,
+                                              const std::string& case_name, bool full_reference,
+                                              unsigned seed) {
+  const auto cost = assembly_cost(problem);
+  CaseModel model;
+  model.workload = "fem";
+  model.case_name = case_name;
+  model.size = fmt::format("{} DOF", problem.mesh.num_dofs());
+  model.work_units = double(problem.mesh.num_elements());
+  model.throughput_unit = "elements/s";
+  model.bytes = cost.bytes;
+  model.modelled_bytes = cost.modelled_bytes;
+  model.flops = cost.flops;
+  model.tolerance = kTolerance;  // assembly_verification's
+  model.baseline_strategy = "thread-per-element";
+  model.report_prepare = true;  // layouts and cluster tables are built in prepare()
+
+  const auto verification = assembly_verification(problem, full_reference, kSampledNodes, seed);
+  auto rows = compare_variants_checked<FemAssemble>(ctx, model, problem, verification.check);
+  for (auto& row : rows) {
+    row.extra["colours"] = problem.coloured.num_colours();
+    row.extra["nonzeros"] = problem.pattern.num_nonzeros();
+    row.extra["elements"] = problem.mesh.num_elements();
+  }
+  return rows;
+}
+
 namespace {
 
 std::vector<CompareRow> run_fem(CompareContext& ctx) {
@@ -124,29 +151,10 @@ std::vector<CompareRow> run_fem(CompareContext& ctx) {
     Material material{2.0e11, 0.3, {0.0, 0.0, -7850 * 9.81}};  // steel under gravity
     const auto problem = make_assembly_problem(
         scrambled ? make_scrambled_box_mesh(spec) : make_box_mesh(spec), material);
-    const auto cost = assembly_cost(problem);
-    CaseModel model;
-    model.workload = "fem";
-    model.case_name =
-        fmt::format("assemble {} {}x{}x{}", scrambled ? "scrambled box" : "box", n, n, n);
-    model.size = fmt::format("{} DOF", problem.mesh.num_dofs());
-    model.work_units = double(problem.mesh.num_elements());
-    model.throughput_unit = "elements/s";
-    model.bytes = cost.bytes;
-    model.modelled_bytes = cost.modelled_bytes;
-    model.flops = cost.flops;
-    model.tolerance = kTolerance;  // assembly_verification's
-    model.baseline_strategy = "thread-per-element";
-    model.report_prepare = true;  // layouts and cluster tables are built in prepare()
-
-    const auto verification =
-        assembly_verification(problem, !large, kSampledNodes, 2019u + unsigned(n));
-    auto case_rows = compare_variants_checked<FemAssemble>(ctx, model, problem, verification.check);
-    for (auto& row : case_rows) {
-      row.extra["colours"] = problem.coloured.num_colours();
-      row.extra["nonzeros"] = problem.pattern.num_nonzeros();
-      row.extra["elements"] = problem.mesh.num_elements();
-    }
+    const auto case_rows = compare_assembly_case(
+        ctx, problem,
+        fmt::format("assemble {} {}x{}x{}", scrambled ? "scrambled box" : "box", n, n, n), !large,
+        2019u + unsigned(n));
     rows.insert(rows.end(), case_rows.begin(), case_rows.end());
   }
   return rows;
