@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
 #include <random>
 
 #include "fem_test_problems.hpp"
@@ -66,6 +68,33 @@ TEST(FemCompare, ScrambledBoxRowsVerifyAndCarryTheirSetUp) {
     EXPECT_NE(csv.find(fmt::format(",{:.6g},{:.6g},{:.6g}\n", prepare, total_1, total_10)),
               std::string::npos);
   }
+}
+
+// "auto" on host spaces: node-gather, the fastest CPU variant on the box and
+// on the scrambled box (docs/fem.md, "General meshes and set-up"); every
+// host variant ranks below every device variant, so a build with a GPU space
+// picks a GPU variant.
+TEST(FemCompare, AutoPicksNodeGatherOnTheHostAndDevicesFirst) {
+  auto on_host = [](const Variant<FemAssemble>& v) {
+    return v.backend == "kokkos-serial" || v.backend == "kokkos-openmp" ||
+           v.backend == "kokkos-threads";
+  };
+  const Variant<FemAssemble>* best_host = nullptr;
+  int lowest_device = std::numeric_limits<int>::max(),
+      highest_host = std::numeric_limits<int>::min();
+  for (const auto& v : Registry<FemAssemble>::all()) {
+    if (on_host(v)) {
+      highest_host = std::max(highest_host, v.preference);
+      if (!best_host || v.preference > best_host->preference) best_host = &v;
+    } else {
+      lowest_device = std::min(lowest_device, v.preference);
+    }
+  }
+  ASSERT_NE(best_host, nullptr);
+  EXPECT_EQ(best_host->strategy, "node-gather");
+  EXPECT_LT(highest_host, lowest_device);
+  const auto& chosen = Registry<FemAssemble>::find("auto");
+  if (on_host(chosen)) EXPECT_EQ(chosen.strategy, "node-gather");
 }
 
 }  // namespace

@@ -180,7 +180,7 @@ void register_factored() {
     const KeEntryOrder entries = v.entries;
     for_each_kokkos_space([&v, order, entries](auto space) {
       using Exec = typename decltype(space)::execution_space;
-      auto variant = kokkos_variant<FemAssemble>(space, v.name, v.preference);
+      auto variant = fem_kokkos_variant(space, v.name, v.preference);
       variant.prepare = [order, entries](const AssemblyProblem& p) {
         return std::make_unique<FactoredTeamRun<Exec>>(p, order, entries);
       };
