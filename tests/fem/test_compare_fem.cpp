@@ -94,7 +94,9 @@ TEST(FemCompare, AutoPicksNodeGatherOnTheHostAndDevicesFirst) {
   EXPECT_EQ(best_host->strategy, "node-gather");
   EXPECT_LT(highest_host, lowest_device);
   const auto& chosen = Registry<FemAssemble>::find("auto");
-  if (on_host(chosen)) EXPECT_EQ(chosen.strategy, "node-gather");
+  if (on_host(chosen)) {
+    EXPECT_EQ(chosen.strategy, "node-gather");
+  }
 }
 
 }  // namespace
