@@ -16,8 +16,9 @@
 //   ppkit_fem_cluster_stats 64 --scrambled 1 ...  # on the scrambled box (a general mesh,
 //                                                 # make_scrambled_box_mesh) instead
 //
-// It prints the host time of the layout (and of the bank renumbering), the
-// set-up cuda/cluster-gather's prepare() spends on them.
+// It prints the host times of the node gather layout (strategy (h)'s, which
+// strategy (i) builds on), of the cluster layout and of the bank
+// renumbering: the set-up cuda/cluster-gather's prepare() spends on them.
 // --group G counts the elements around each run of G consecutive clusters once,
 // as G thread blocks of one Hopper thread-block cluster sharing their
 // accumulators through distributed shared memory would form them: the
@@ -103,22 +104,27 @@ int main(int argc, char** argv) {
     spec.seed = 2019;
     const AssemblyProblem problem = make_assembly_problem(
         scrambled ? make_scrambled_box_mesh(spec) : make_box_mesh(spec), Material{});
+    auto since = [](std::chrono::steady_clock::time_point start) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    const auto nodes_start = std::chrono::steady_clock::now();
+    const NodeGatherLayout nodes = make_node_gather_layout(problem);
+    const double nodes_s = since(nodes_start);
     const auto layout_start = std::chrono::steady_clock::now();
-    ClusterGatherLayout L =
-        make_cluster_gather_layout(problem, make_node_gather_layout(problem), options);
-    const double layout_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - layout_start).count();
+    ClusterGatherLayout L = make_cluster_gather_layout(problem, nodes, options);
+    const double layout_s = since(layout_start);
     const double elements = double(problem.mesh.num_elements());
     const double groups = double(L.colour_offsets.size() - 1);
     std::printf(
         "%sbox %d^3, perturbation %g, max_nodes %d, max_blocks %d, max_elements %d, "
-        "colour_capacity %d, max_pack_elements %d; layout %.2f s\n"
+        "colour_capacity %d, max_pack_elements %d; node gather layout %.2f s, cluster layout "
+        "%.2f s\n"
         "clusters %lld, cluster elements %lld = %.3f formations per element, packs %lld = %.3f "
         "per element, colour groups %.0f = %.2f per cluster\n"
         "largest cluster: %d nodes, %d accumulator blocks (%d row blocks), %d elements, %d packs, "
         "%d colours\n",
         scrambled ? "scrambled " : "", n, perturbation, options.max_nodes, options.max_blocks,
-        options.max_elements, options.colour_capacity, options.max_pack_elements, layout_s,
+        options.max_elements, options.colour_capacity, options.max_pack_elements, nodes_s, layout_s,
         (long long)L.num_clusters(), (long long)L.num_cluster_elements(),
         double(L.num_cluster_elements()) / elements, (long long)L.num_packs(),
         double(L.num_packs()) / elements, groups, groups / double(L.num_clusters()), L.max_nodes,
