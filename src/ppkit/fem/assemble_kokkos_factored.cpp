@@ -165,7 +165,8 @@ class FactoredTeamRun final : public KokkosAssembler<Space> {
 
 void register_factored() {
   // factored-atomic-runs: as fast as factored-atomic or faster on an H200
-  // (docs/fem.md), so first for "auto".
+  // (docs/fem.md), so first for "auto" on a GPU space (fem_kokkos_variant:
+  // node-gather on host spaces).
   const struct {
     const char* name;
     FactoredOrder order;
