@@ -165,7 +165,7 @@ void register_fem_cuda_variants() {
   // clusters (docs/fem.md, strategy (i)). On a general mesh (the scrambled box,
   // docs/fem.md "General meshes and set-up") the clusters form each element
   // 2.48 times instead of 1.95, need 15.4 colour groups instead of 8, and the
-  // layout and bank numbering take 4.8 times as long on the host.
+  // layout and bank numbering take 4.8-5.8 times as long on the host.
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);
   cluster.availability = cluster_gather_availability;
   cluster.prepare = [](const fem::AssemblyProblem& p) {
