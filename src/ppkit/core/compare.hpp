@@ -202,8 +202,9 @@ template <class Op>
 const typename KokkosBaseline<Op>::Entry* KokkosBaseline<Op>::for_variant(const Variant<Op>& v) {
   const std::string same_device = kokkos_backend_on_same_device(v.backend);
   const Variant<Op>* best = nullptr;
-  // Kokkos variants of one strategy share a preference on every space: ties go
-  // to the accelerator, then to host threads (faster than Serial at --large).
+  // Kokkos variants of one strategy mostly share a preference on every space
+  // (fem ranks its host spaces' lower, fem_kokkos_variant): ties go to the
+  // accelerator, then to host threads (faster than Serial at --large).
   auto rank = [](const Variant<Op>& k) {
     return std::make_pair(k.preference, k.backend == "kokkos-serial"   ? 0
                                         : k.backend == "kokkos-openmp" ? 1
