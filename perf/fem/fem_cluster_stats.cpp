@@ -13,7 +13,12 @@
 //                                                 # cuda/cluster-gather's own setting
 //   ppkit_fem_cluster_stats 64 --colour-capacity 10 --pack-elements 4 --symmetric-blocks 1
 //   --first-add-stores 1 --bank-stride 10         # and its accumulator's wavefronts
+//   ppkit_fem_cluster_stats 64 --scrambled 1 ...  # on the scrambled box (a general mesh,
+//                                                 # make_scrambled_box_mesh) instead
 //
+// It prints the host times of the node gather layout (strategy (h)'s, which
+// strategy (i) builds on), of the cluster layout and of the bank
+// renumbering: the set-up cuda/cluster-gather's prepare() spends on them.
 // --group G counts the elements around each run of G consecutive clusters once,
 // as G thread blocks of one Hopper thread-block cluster sharing their
 // accumulators through distributed shared memory would form them: the
@@ -43,7 +48,8 @@ int usage(const char* message) {
                "ppkit_fem_cluster_stats: %s\n"
                "usage: ppkit_fem_cluster_stats N [--perturbation P] [--max-nodes M] "
                "[--max-blocks B] [--max-elements E] [--colour-capacity C] [--pack-elements P] "
-               "[--symmetric-blocks 0|1] [--first-add-stores 0|1] [--group G] [--bank-stride S]\n"
+               "[--symmetric-blocks 0|1] [--first-add-stores 0|1] [--group G] [--bank-stride S] "
+               "[--scrambled 0|1]\n"
                "  N: elements per side of the box (1..256); P: node moves in edges (0..0.15, "
                "default 0.15)\n",
                message);
@@ -59,6 +65,7 @@ int main(int argc, char** argv) {
   if (n < 1 || n > 256) return usage("N is out of range");
   double perturbation = 0.15;
   int group = 1, bank_stride = 0;
+  bool scrambled = false;
   ClusterGatherOptions options;
   for (int k = 2; k < argc; k += 2) {
     if (k + 1 >= argc) return usage((std::string("missing the value of ") + argv[k]).c_str());
@@ -84,6 +91,8 @@ int main(int argc, char** argv) {
       options.first_add_stores = value != 0;
     else if (name == "--bank-stride")
       bank_stride = int(value);
+    else if (name == "--scrambled")
+      scrambled = value != 0;
     else
       return usage(("unknown option " + name).c_str());
   }
@@ -93,24 +102,33 @@ int main(int argc, char** argv) {
     spec.elements = {n, n, n};
     spec.perturbation = perturbation;
     spec.seed = 2019;
-    const AssemblyProblem problem = make_assembly_problem(make_box_mesh(spec), Material{});
-    ClusterGatherLayout L =
-        make_cluster_gather_layout(problem, make_node_gather_layout(problem), options);
+    const AssemblyProblem problem = make_assembly_problem(
+        scrambled ? make_scrambled_box_mesh(spec) : make_box_mesh(spec), Material{});
+    auto since = [](std::chrono::steady_clock::time_point start) {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    const auto nodes_start = std::chrono::steady_clock::now();
+    const NodeGatherLayout nodes = make_node_gather_layout(problem);
+    const double nodes_s = since(nodes_start);
+    const auto layout_start = std::chrono::steady_clock::now();
+    ClusterGatherLayout L = make_cluster_gather_layout(problem, nodes, options);
+    const double layout_s = since(layout_start);
     const double elements = double(problem.mesh.num_elements());
     const double groups = double(L.colour_offsets.size() - 1);
     std::printf(
-        "box %d^3, perturbation %g, max_nodes %d, max_blocks %d, max_elements %d, colour_capacity "
-        "%d, max_pack_elements %d\n"
+        "%sbox %d^3, perturbation %g, max_nodes %d, max_blocks %d, max_elements %d, "
+        "colour_capacity %d, max_pack_elements %d; node gather layout %.2f s, cluster layout "
+        "%.2f s\n"
         "clusters %lld, cluster elements %lld = %.3f formations per element, packs %lld = %.3f "
         "per element, colour groups %.0f = %.2f per cluster\n"
         "largest cluster: %d nodes, %d accumulator blocks (%d row blocks), %d elements, %d packs, "
         "%d colours\n",
-        n, perturbation, options.max_nodes, options.max_blocks, options.max_elements,
-        options.colour_capacity, options.max_pack_elements, (long long)L.num_clusters(),
-        (long long)L.num_cluster_elements(), double(L.num_cluster_elements()) / elements,
-        (long long)L.num_packs(), double(L.num_packs()) / elements, groups,
-        groups / double(L.num_clusters()), L.max_nodes, L.max_blocks, L.max_row_blocks,
-        L.max_elements, L.max_packs, L.max_colours);
+        scrambled ? "scrambled " : "", n, perturbation, options.max_nodes, options.max_blocks,
+        options.max_elements, options.colour_capacity, options.max_pack_elements, nodes_s, layout_s,
+        (long long)L.num_clusters(), (long long)L.num_cluster_elements(),
+        double(L.num_cluster_elements()) / elements, (long long)L.num_packs(),
+        double(L.num_packs()) / elements, groups, groups / double(L.num_clusters()), L.max_nodes,
+        L.max_blocks, L.max_row_blocks, L.max_elements, L.max_packs, L.max_colours);
     if (options.max_pack_elements > 1) {
       std::vector<long long> sizes(std::size_t(options.max_pack_elements) + 1, 0);
       for (std::int64_t k = 0; k < L.num_packs(); ++k)

@@ -79,20 +79,28 @@ TEST(Results, FailedRowsPublishNoFigures) {
     r.roofline_fraction = 0.8;
     r.speedup = 3.0;
     r.extra["modelled_bytes"] = 1e9;
+    r.extra["prepare_s"] = 1.25;
+    r.extra["first_run_s"] = 0.5;
+    r.extra["total_1_s"] = 1.75;
+    r.extra["total_10_s"] = 4.0;
     const auto j = ppkit::to_json(r);
     EXPECT_TRUE(j["throughput"].is_null()) << status;
     EXPECT_TRUE(j["roofline_fraction"].is_null()) << status;
     EXPECT_TRUE(j["speedup"].is_null()) << status;
     EXPECT_FALSE(j["extra"].contains("modelled_bytes")) << status;
+    for (const char* key : {"prepare_s", "first_run_s", "total_1_s", "total_10_s"})
+      EXPECT_FALSE(j["extra"].contains(key)) << status << " " << key;
     EXPECT_DOUBLE_EQ(j["median_s"].get<double>(), 0.25);  // the timing stays
     const std::string csv = ppkit::results_csv({r});
     const std::string line = csv.substr(csv.find('\n') + 1);
     EXPECT_EQ(line.find("4e+09"), std::string::npos) << line;
     EXPECT_EQ(line.find(",0.8,"), std::string::npos) << line;
+    EXPECT_EQ(line.find("1.25"), std::string::npos) << line;
     const std::string table = ppkit::results_table({r}, false);
     EXPECT_EQ(table.find("elements/s"), std::string::npos) << table;
     EXPECT_EQ(table.find("80%"), std::string::npos) << table;
     EXPECT_EQ(table.find("3.00x"), std::string::npos) << table;
+    EXPECT_EQ(table.find("1.25 s"), std::string::npos) << table;
   }
   auto pass = sample_row();
   pass.roofline_fraction = 0.8;
@@ -100,6 +108,15 @@ TEST(Results, FailedRowsPublishNoFigures) {
   EXPECT_DOUBLE_EQ(j["throughput"].get<double>(), 4e9);
   EXPECT_DOUBLE_EQ(j["roofline_fraction"].get<double>(), 0.8);
   EXPECT_NE(ppkit::results_table({pass}, false).find("80%"), std::string::npos);
+  // A passing row's set-up: in the JSON, the CSV's last three columns and the table.
+  pass.extra["prepare_s"] = 1.25;
+  pass.extra["total_1_s"] = 1.75;
+  pass.extra["total_10_s"] = 4.0;
+  EXPECT_DOUBLE_EQ(ppkit::to_json(pass)["extra"]["total_10_s"].get<double>(), 4.0);
+  const std::string csv = ppkit::results_csv({pass});
+  EXPECT_NE(csv.find(",message,prepare_s,total_1_s,total_10_s\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",1.25,1.75,4\n"), std::string::npos) << csv;
+  EXPECT_NE(ppkit::results_table({pass}, false).find("1.25 s / 1.75 s / 4 s"), std::string::npos);
 }
 
 // Speedups need a passing baseline and are given to passing rows only.

@@ -30,6 +30,85 @@ TEST(FemMesh, BoxHasTheExpectedCountsAndPositiveJacobians) {
   EXPECT_NO_THROW(validate_mesh(mesh));
 }
 
+// make_scrambled_box_mesh: the box's topology, valid elements, and none of
+// its numbering, element node order or lattice.
+TEST(FemMesh, ScrambledBoxKeepsTheTopologyAndLosesTheLattice) {
+  BoxMeshSpec spec;
+  spec.elements = {5, 4, 3};
+  spec.size = {1.3, 0.9, 1.1};
+  spec.perturbation = 0.15;
+  spec.seed = ppkit::testing::test_seed();
+  const auto box = make_box_mesh(spec), mesh = make_scrambled_box_mesh(spec);
+  ASSERT_EQ(mesh.num_nodes(), box.num_nodes());
+  ASSERT_EQ(mesh.num_elements(), box.num_elements());
+  EXPECT_NO_THROW(validate_mesh(mesh));
+  EXPECT_EQ(make_scrambled_box_mesh(spec).elements, mesh.elements);  // seeded
+  EXPECT_EQ(make_scrambled_box_mesh(spec).coordinates, mesh.coordinates);
+  // Elements per node, sorted: the box's (corners 1, edges 2, faces 4, inside 8).
+  auto incidences = [](const HexMesh& m) {
+    std::vector<int> count(std::size_t(m.num_nodes()), 0);
+    for (auto v : m.elements) ++count[std::size_t(v)];
+    std::sort(count.begin(), count.end());
+    return count;
+  };
+  EXPECT_EQ(incidences(mesh), incidences(box));
+  EXPECT_EQ(mesh.node_groups.at("fixed").size(), box.node_groups.at("fixed").size());
+  // Numbering: share of node pairs (v, v + 1) in one element, and of element
+  // pairs (e, e + 1) sharing a node; most of them on the box, few here.
+  auto neighbour_shares = [](const HexMesh& m) {
+    std::vector<std::vector<std::int64_t>> elements_of(std::size_t(m.num_nodes()));
+    for (std::int64_t e = 0; e < m.num_elements(); ++e)
+      for (int a = 0; a < 8; ++a) elements_of[std::size_t(m.elements[8 * e + a])].push_back(e);
+    int nodes = 0, elements = 0;
+    for (std::int64_t v = 0; v + 1 < m.num_nodes(); ++v)
+      for (auto e : elements_of[std::size_t(v)]) {
+        const auto* first = &m.elements[8 * e];
+        if (std::find(first, first + 8, std::int32_t(v + 1)) != first + 8) {
+          ++nodes;
+          break;
+        }
+      }
+    for (std::int64_t e = 0; e + 1 < m.num_elements(); ++e) {
+      const auto* a = &m.elements[8 * e];
+      const auto* b = &m.elements[8 * (e + 1)];
+      if (std::any_of(a, a + 8, [&](std::int32_t v) { return std::find(b, b + 8, v) != b + 8; }))
+        ++elements;
+    }
+    return std::pair<double, double>{double(nodes) / double(m.num_nodes() - 1),
+                                     double(elements) / double(m.num_elements() - 1)};
+  };
+  const auto [box_nodes, box_elements] = neighbour_shares(box);
+  const auto [nodes, elements] = neighbour_shares(mesh);
+  EXPECT_GT(box_nodes, 0.75);
+  EXPECT_GT(box_elements, 0.75);
+  EXPECT_LT(nodes, 0.5);
+  EXPECT_LT(elements, 0.5);
+  // Element node order: on the box, local node 0 is always the corner with
+  // the smallest x + y + z; rotated at random, about 1 element in 8.
+  auto node_0_lowest = [](const HexMesh& m) {
+    int count = 0;
+    for (std::int64_t e = 0; e < m.num_elements(); ++e) {
+      auto sum = [&](int a) {
+        const auto* x = &m.coordinates[3 * std::size_t(m.elements[8 * e + a])];
+        return x[0] + x[1] + x[2];
+      };
+      bool lowest = true;
+      for (int a = 1; a < 8; ++a) lowest = lowest && sum(0) < sum(a);
+      count += lowest;
+    }
+    return count;
+  };
+  EXPECT_EQ(node_0_lowest(box), box.num_elements());
+  EXPECT_LT(node_0_lowest(mesh), box.num_elements() / 2);
+  // Lattice: the box's face x = LX is a plane; graded and twisted, it is not.
+  double low = 1e300, high = -1e300;
+  for (auto v : mesh.node_groups.at("loaded")) {
+    low = std::min(low, mesh.coordinates[3 * std::size_t(v)]);
+    high = std::max(high, mesh.coordinates[3 * std::size_t(v)]);
+  }
+  EXPECT_GT(high - low, 0.05);
+}
+
 TEST(FemMesh, PerturbationIsSeededAndMovesInteriorNodes) {
   const unsigned seed = ppkit::testing::test_seed();
   const auto a = inputs::distorted_box({3, 3, 3}, seed), b = inputs::distorted_box({3, 3, 3}, seed);

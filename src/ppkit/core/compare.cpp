@@ -61,6 +61,7 @@ double CompareContext::bandwidth(const std::string& backend) {
   if (it != bandwidth_.end()) return it->second;
   double bw = std::nan("");
   for (const auto& v : Registry<StreamCopy>::all()) {
+    if (!options_.measure_bandwidth) break;
     if (v.backend != backend || !v.availability().available) continue;
     // 512 MiB per buffer: several times the largest last-level cache (60 MB
     // L2 on an H200), so the probe measures memory, not cache.
@@ -105,7 +106,9 @@ void withhold_figures_unless_passed(CompareRow& row) {
   row.throughput = std::nan("");
   row.roofline_fraction = std::nan("");
   row.speedup = std::nan("");
-  for (const char* key : {"modelled_bytes", "modelled_GB/s"}) row.extra.erase(key);
+  for (const char* key :
+       {"modelled_bytes", "modelled_GB/s", "prepare_s", "first_run_s", "total_1_s", "total_10_s"})
+    row.extra.erase(key);
 }
 
 void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy) {

@@ -2,6 +2,7 @@
 // `ppkit compare`: every workload registers a driver that runs each of its
 // operations' variants on the same problems, verifies each result against the
 // workload's reference and reports one CompareRow per (case, variant).
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -46,6 +47,9 @@ struct CompareOptions {
   std::vector<std::string> workloads;  // empty: all
   std::string variant_glob = "*";
   std::string out_dir;
+  // false: no copy-bandwidth probe (512 MiB per buffer; tests), so rows get
+  // no bandwidth and no roofline.
+  bool measure_bandwidth = true;
 };
 
 // What a run shares across workloads: options, bandwidth per backend, progress.
@@ -105,6 +109,14 @@ struct CaseModel {
   double flops = std::nan("");
   double tolerance = 0;
   std::string baseline_strategy;  // speedups are over this strategy
+  // Set-up cost beside the timed run (a workload whose variants do costly
+  // work in prepare(): layouts, renumberings, uploads): PASS rows get
+  // extra "prepare_s" (wall time of prepare(), measured once, after the
+  // backend's device is started), "first_run_s" (the untimed warm-up run,
+  // timed alone), "total_1_s" (prepare + first run: one assembly of a new
+  // problem) and "total_10_s" (prepare + first run + 9 x median run: 10 runs
+  // on one prepared problem).
+  bool report_prepare = false;
   // Optional: a non-empty reason skips the variant of that name for this case.
   std::function<std::string(const std::string& variant)> skip_reason;
 };
@@ -138,7 +150,8 @@ struct CaseVerification {
 };
 
 // A FAIL, ERROR or SKIP row publishes no figure: throughput, roofline,
-// speedup and the modelled-traffic figures are cleared (set to NaN / removed).
+// speedup, the modelled-traffic and the set-up figures are cleared (set to
+// NaN / removed).
 void withhold_figures_unless_passed(CompareRow& row);
 
 // The Kokkos backend running on the same device as `backend`: "kokkos-cuda"
@@ -189,8 +202,9 @@ template <class Op>
 const typename KokkosBaseline<Op>::Entry* KokkosBaseline<Op>::for_variant(const Variant<Op>& v) {
   const std::string same_device = kokkos_backend_on_same_device(v.backend);
   const Variant<Op>* best = nullptr;
-  // Kokkos variants of one strategy share a preference on every space: ties go
-  // to the accelerator, then to host threads (faster than Serial at --large).
+  // Kokkos variants of one strategy mostly share a preference on every space
+  // (fem ranks its host spaces' lower, fem_kokkos_variant): ties go to the
+  // accelerator, then to host threads (faster than Serial at --large).
   auto rank = [](const Variant<Op>& k) {
     return std::make_pair(k.preference, k.backend == "kokkos-serial"   ? 0
                                         : k.backend == "kokkos-openmp" ? 1
@@ -241,14 +255,28 @@ std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const Case
     }
     try {
       row.device = v.device();
+      // The copy-bandwidth probe (once per backend) starts the device first,
+      // so prepare_s holds no device start-up.
+      row.bandwidth_Bps = ctx.bandwidth(v.backend);
+      const auto prepare_start = std::chrono::steady_clock::now();
       auto prepared = v.prepare(problem);
-      row.timing = time_repeats([&] { prepared->run(); }, ctx.options().repeats, 1);
+      const double prepare_s = seconds_since(prepare_start);
+      // The first run is the warm-up: timed alone (what a first assembly costs).
+      const auto first_start = std::chrono::steady_clock::now();
+      prepared->run();
+      const double first_run_s = seconds_since(first_start);
+      row.timing = time_repeats([&] { prepared->run(); }, ctx.options().repeats, 0);
       row.error = check(v, prepared->result(), row);
       row.status = row.error <= model.tolerance ? "PASS" : "FAIL";
       if (row.status == "FAIL") row.message = "error above tolerance";
-      row.bandwidth_Bps = ctx.bandwidth(v.backend);
       if (row.status == "PASS") {
         const double t = row.timing.median_s;
+        if (model.report_prepare) {
+          row.extra["prepare_s"] = prepare_s;
+          row.extra["first_run_s"] = first_run_s;
+          row.extra["total_1_s"] = prepare_s + first_run_s;
+          row.extra["total_10_s"] = prepare_s + first_run_s + 9 * t;
+        }
         row.throughput = model.work_units / t;
         if (!std::isnan(model.bytes) && !std::isnan(row.bandwidth_Bps))
           row.roofline_fraction = model.bytes / t / row.bandwidth_Bps;

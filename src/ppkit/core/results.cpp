@@ -27,6 +27,16 @@ std::string csv_escape(const std::string& s) {
 std::string fixed_or_dash(double x, const char* format) {
   return std::isfinite(x) ? fmt::format(fmt::runtime(format), x) : std::string("-");
 }
+// A number of row.extra (e.g. the set-up figures of CaseModel::report_prepare),
+// NaN where absent.
+double extra_number(const CompareRow& r, const char* key) {
+  const auto it = r.extra.find(key);
+  return it != r.extra.end() && it->is_number() ? it->get<double>() : std::nan("");
+}
+std::string seconds_or_dash(double s) {
+  if (!std::isfinite(s)) return "-";
+  return s < 1 ? fmt::format("{:.3g} ms", s * 1e3) : fmt::format("{:.3g} s", s);
+}
 }  // namespace
 
 nlohmann::json to_json(const CompareRow& row) {
@@ -101,17 +111,18 @@ std::string results_csv(const std::vector<CompareRow>& rows) {
   std::string out =
       "workload,case,size,variant,backend,device,status,median_s,min_s,max_s,throughput,"
       "throughput_unit,bytes,flops,bandwidth_Bps,roofline_fraction,speedup,error,tolerance,"
-      "message\n";
+      "message,prepare_s,total_1_s,total_10_s\n";
   auto num = [](double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : std::string(); };
   for (CompareRow r : rows) {
     withhold_figures_unless_passed(r);
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                        csv_escape(r.workload), csv_escape(r.case_name), csv_escape(r.size),
                        csv_escape(r.variant), csv_escape(r.backend), csv_escape(r.device), r.status,
                        num(r.timing.median_s), num(r.timing.min_s), num(r.timing.max_s),
                        num(r.throughput), csv_escape(r.throughput_unit), num(r.bytes), num(r.flops),
                        num(r.bandwidth_Bps), num(r.roofline_fraction), num(r.speedup), num(r.error),
-                       num(r.tolerance), csv_escape(r.message));
+                       num(r.tolerance), csv_escape(r.message), num(extra_number(r, "prepare_s")),
+                       num(extra_number(r, "total_1_s")), num(extra_number(r, "total_10_s")));
   }
   return out;
 }
@@ -139,6 +150,12 @@ std::string results_table(const std::vector<CompareRow>& rows, bool markdown) {
   const bool with_against =
       markdown && std::any_of(rows.begin(), rows.end(),
                               [&](const CompareRow& r) { return !against(r).empty(); });
+  // Where a workload reports its set-up (CaseModel::report_prepare): prepare()
+  // and the totals of 1 and of 10 runs on one prepared problem.
+  const bool with_set_up = std::any_of(rows.begin(), rows.end(), [](const CompareRow& r) {
+    return r.status == "PASS" && std::isfinite(extra_number(r, "total_10_s"));
+  });
+  if (with_set_up) header.push_back("prepare / total 1x / 10x");
   if (with_against) header.push_back("checked against");
   std::vector<std::vector<std::string>> cells;
   for (CompareRow r : rows) {
@@ -155,6 +172,12 @@ std::string results_table(const std::vector<CompareRow>& rows, bool markdown) {
                      timed ? format_rate(r.throughput, r.throughput_unit) : "-",
                      fixed_or_dash(r.roofline_fraction * 100, "{:.0f}%"),
                      fixed_or_dash(r.speedup, "{:.2f}x"), verified});
+    if (with_set_up)
+      cells.back().push_back(std::isfinite(extra_number(r, "prepare_s"))
+                                 ? seconds_or_dash(extra_number(r, "prepare_s")) + " / " +
+                                       seconds_or_dash(extra_number(r, "total_1_s")) + " / " +
+                                       seconds_or_dash(extra_number(r, "total_10_s"))
+                                 : "-");
     if (with_against) cells.back().push_back(against(r).empty() ? "-" : against(r));
   }
   std::vector<std::size_t> width(header.size());

@@ -165,7 +165,8 @@ class FactoredTeamRun final : public KokkosAssembler<Space> {
 
 void register_factored() {
   // factored-atomic-runs: as fast as factored-atomic or faster on an H200
-  // (docs/fem.md), so first for "auto".
+  // (docs/fem.md), so first for "auto" on a GPU space (fem_kokkos_variant:
+  // node-gather on host spaces).
   const struct {
     const char* name;
     FactoredOrder order;
@@ -180,7 +181,7 @@ void register_factored() {
     const KeEntryOrder entries = v.entries;
     for_each_kokkos_space([&v, order, entries](auto space) {
       using Exec = typename decltype(space)::execution_space;
-      auto variant = kokkos_variant<FemAssemble>(space, v.name, v.preference);
+      auto variant = fem_kokkos_variant(space, v.name, v.preference);
       variant.prepare = [order, entries](const AssemblyProblem& p) {
         return std::make_unique<FactoredTeamRun<Exec>>(p, order, entries);
       };

@@ -4,6 +4,7 @@
 // one host is minutes): properties every correct assembly has, the exact load
 // vector (cheap: no element matrices), and serial reference rows of a sample.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ppkit/core/compare.hpp"
@@ -53,5 +54,14 @@ double sampled_rows_error(const AssemblyProblem& problem, const SampledRows& ref
 CaseVerification<FemAssemble> assembly_verification(const AssemblyProblem& problem,
                                                     bool full_reference, int sampled_nodes = 256,
                                                     unsigned seed = 2019u);
+
+// One case of `ppkit compare --workloads fem`: every selected fem.assemble
+// variant on `problem`, verified by assembly_verification(problem,
+// full_reference, 256, seed), with throughput, roofline, speedup over
+// thread-per-element and the set-up (CaseModel::report_prepare: prepare_s,
+// first_run_s, total_1_s, total_10_s).
+std::vector<CompareRow> compare_assembly_case(CompareContext& ctx, const AssemblyProblem& problem,
+                                              const std::string& case_name, bool full_reference,
+                                              unsigned seed);
 
 }  // namespace ppkit::fem

@@ -1,7 +1,10 @@
 // `ppkit compare --workloads fem`: every fem.assemble variant on distorted
-// boxes, elements/s, roofline fraction (assembly_cost's compulsory bytes; the
-// paper layout's modelled traffic as extra "modelled_GB/s") and speedup over
-// thread-per-element measured in the same run.
+// boxes and on a scrambled box (a general mesh: make_scrambled_box_mesh),
+// elements/s, roofline fraction (assembly_cost's compulsory bytes; the paper
+// layout's modelled traffic as extra "modelled_GB/s"), speedup over
+// thread-per-element measured in the same run, and the set-up beside the
+// assembly (CaseModel::report_prepare: prepare(), one assembly and ten of the
+// same mesh).
 //
 // Verification (assembly_verification, shared with the benchmarks; relative
 // error <= 1e-12, fp64):
@@ -24,14 +27,23 @@
 namespace ppkit::fem {
 namespace {
 
-std::vector<int> box_edges(ProblemSize size) {
+// Boxes, and scrambled boxes (make_scrambled_box_mesh: graded, twisted,
+// nodes and elements renumbered at random, element node orders rotated), the
+// general mesh on which no strategy can use the lattice's numbering or shape.
+struct FemCase {
+  bool scrambled;
+  int edge;
+};
+
+std::vector<FemCase> fem_cases(ProblemSize size) {
   switch (size) {
     case ProblemSize::quick:
-      return {8, 16};
+      return {{false, 8}, {false, 16}, {true, 12}};
     case ProblemSize::standard:
-      return {32, 64};
+      return {{false, 32}, {false, 64}, {true, 32}};
     case ProblemSize::large:
-      return {64, 128};  // 128^3: 6.44 M DOF, the paper's ~6.5 M
+      // 128^3: 6.44 M DOF, the paper's ~6.5 M; scrambled, 2.1 M elements.
+      return {{false, 64}, {false, 128}, {true, 128}};
   }
   return {};
 }
@@ -99,39 +111,50 @@ CaseVerification<FemAssemble> assembly_verification(const AssemblyProblem& probl
   return verification;
 }
 
+std::vector<CompareRow> compare_assembly_case(CompareContext& ctx, const AssemblyProblem& problem,
+                                              const std::string& case_name, bool full_reference,
+                                              unsigned seed) {
+  const auto cost = assembly_cost(problem);
+  CaseModel model;
+  model.workload = "fem";
+  model.case_name = case_name;
+  model.size = fmt::format("{} DOF", problem.mesh.num_dofs());
+  model.work_units = double(problem.mesh.num_elements());
+  model.throughput_unit = "elements/s";
+  model.bytes = cost.bytes;
+  model.modelled_bytes = cost.modelled_bytes;
+  model.flops = cost.flops;
+  model.tolerance = kTolerance;  // assembly_verification's
+  model.baseline_strategy = "thread-per-element";
+  model.report_prepare = true;  // layouts and cluster tables are built in prepare()
+
+  const auto verification = assembly_verification(problem, full_reference, kSampledNodes, seed);
+  auto rows = compare_variants_checked<FemAssemble>(ctx, model, problem, verification.check);
+  for (auto& row : rows) {
+    row.extra["colours"] = problem.coloured.num_colours();
+    row.extra["nonzeros"] = problem.pattern.num_nonzeros();
+    row.extra["elements"] = problem.mesh.num_elements();
+  }
+  return rows;
+}
+
 namespace {
 
 std::vector<CompareRow> run_fem(CompareContext& ctx) {
   std::vector<CompareRow> rows;
   const bool large = ctx.options().size == ProblemSize::large;
-  for (int n : box_edges(ctx.options().size)) {
+  for (const auto [scrambled, n] : fem_cases(ctx.options().size)) {
     BoxMeshSpec spec;
     spec.elements = {n, n, n};
     spec.perturbation = 0.15;
     spec.seed = 2019;
     Material material{2.0e11, 0.3, {0.0, 0.0, -7850 * 9.81}};  // steel under gravity
-    const auto problem = make_assembly_problem(make_box_mesh(spec), material);
-    const auto cost = assembly_cost(problem);
-    CaseModel model;
-    model.workload = "fem";
-    model.case_name = fmt::format("assemble box {}x{}x{}", n, n, n);
-    model.size = fmt::format("{} DOF", problem.mesh.num_dofs());
-    model.work_units = double(problem.mesh.num_elements());
-    model.throughput_unit = "elements/s";
-    model.bytes = cost.bytes;
-    model.modelled_bytes = cost.modelled_bytes;
-    model.flops = cost.flops;
-    model.tolerance = kTolerance;  // assembly_verification's
-    model.baseline_strategy = "thread-per-element";
-
-    const auto verification =
-        assembly_verification(problem, !large, kSampledNodes, 2019u + unsigned(n));
-    auto case_rows = compare_variants_checked<FemAssemble>(ctx, model, problem, verification.check);
-    for (auto& row : case_rows) {
-      row.extra["colours"] = problem.coloured.num_colours();
-      row.extra["nonzeros"] = problem.pattern.num_nonzeros();
-      row.extra["elements"] = problem.mesh.num_elements();
-    }
+    const auto problem = make_assembly_problem(
+        scrambled ? make_scrambled_box_mesh(spec) : make_box_mesh(spec), material);
+    const auto case_rows = compare_assembly_case(
+        ctx, problem,
+        fmt::format("assemble {} {}x{}x{}", scrambled ? "scrambled box" : "box", n, n, n), !large,
+        2019u + unsigned(n));
     rows.insert(rows.end(), case_rows.begin(), case_rows.end());
   }
   return rows;
@@ -141,7 +164,7 @@ int count_fem(const CompareContext& ctx) {
   int selected = 0;
   for (const auto& v : Registry<FemAssemble>::all())
     if (ctx.variant_selected(v.name)) ++selected;
-  return selected * int(box_edges(ctx.options().size).size());
+  return selected * int(fem_cases(ctx.options().size).size());
 }
 
 }  // namespace

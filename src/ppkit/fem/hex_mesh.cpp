@@ -1,7 +1,9 @@
 #include "ppkit/fem/hex_mesh.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -61,6 +63,92 @@ HexMesh make_box_mesh(const BoxMeshSpec& spec) {
     }
   std::sort(fixed.begin(), fixed.end());
   std::sort(loaded.begin(), loaded.end());
+  return mesh;
+}
+
+namespace {
+
+// The 24 rotations of the cube [-1, 1]^3 as permutations of the hex8 nodes:
+// rotation R takes node a to node perm[a], the node at R (kNodeSigns[a]).
+// Generated from quarter turns about the zeta and xi axes.
+std::vector<std::array<int, 8>> cube_rotations() {
+  auto node_at = [](const std::array<int, 3>& s) {
+    for (int b = 0; b < 8; ++b)
+      if (kNodeSigns[b][0] == s[0] && kNodeSigns[b][1] == s[1] && kNodeSigns[b][2] == s[2])
+        return b;
+    return -1;
+  };
+  auto turn = [&](int axis) {  // quarter turn about `axis`
+    std::array<int, 8> perm{};
+    for (int a = 0; a < 8; ++a) {
+      std::array<int, 3> s = {kNodeSigns[a][0], kNodeSigns[a][1], kNodeSigns[a][2]};
+      const int u = (axis + 1) % 3, w = (axis + 2) % 3;
+      const int su = s[u];
+      s[u] = -s[w];
+      s[w] = su;
+      perm[a] = node_at(s);
+    }
+    return perm;
+  };
+  const std::array<std::array<int, 8>, 2> generators = {turn(2), turn(0)};
+  std::array<int, 8> identity{};
+  std::iota(identity.begin(), identity.end(), 0);
+  std::vector<std::array<int, 8>> group = {identity};
+  for (std::size_t k = 0; k < group.size(); ++k)
+    for (const auto& g : generators) {
+      std::array<int, 8> composed{};
+      for (int a = 0; a < 8; ++a) composed[a] = g[group[k][a]];
+      if (std::find(group.begin(), group.end(), composed) == group.end()) group.push_back(composed);
+    }
+  return group;  // 24 permutations
+}
+
+}  // namespace
+
+HexMesh make_scrambled_box_mesh(const BoxMeshSpec& spec) {
+  const HexMesh box = make_box_mesh(spec);
+  const std::int64_t nodes = box.num_nodes(), elements = box.num_elements();
+  std::mt19937_64 rng(spec.seed ^ 0x5eedf00dull);
+
+  // Smooth map of the box: u -> (e^(g u) - 1) / (e^g - 1) per axis on the
+  // normalised coordinate u in [0, 1], then a twist about the vertical axis
+  // through the box's centre by 0.25 (w - 1/2) rad at height fraction w.
+  constexpr double grading[3] = {0.8, 0.5, -0.6}, twist = 0.25;
+  HexMesh mesh;
+  std::vector<std::int32_t> new_node(nodes);
+  std::iota(new_node.begin(), new_node.end(), 0);
+  std::shuffle(new_node.begin(), new_node.end(), rng);
+  mesh.coordinates.resize(box.coordinates.size());
+  for (std::int64_t v = 0; v < nodes; ++v) {
+    double x[3];
+    for (int i = 0; i < 3; ++i) {
+      const double u = box.coordinates[3 * v + i] / spec.size[i];
+      x[i] = spec.size[i] * std::expm1(grading[i] * u) / std::expm1(grading[i]);
+    }
+    const double angle = twist * (x[2] / spec.size[2] - 0.5);
+    const double dx = x[0] - 0.5 * spec.size[0], dy = x[1] - 0.5 * spec.size[1];
+    double* out = &mesh.coordinates[3 * std::int64_t(new_node[v])];
+    out[0] = 0.5 * spec.size[0] + std::cos(angle) * dx - std::sin(angle) * dy;
+    out[1] = 0.5 * spec.size[1] + std::sin(angle) * dx + std::cos(angle) * dy;
+    out[2] = x[2];
+  }
+
+  std::vector<std::int64_t> old_element(elements);
+  std::iota(old_element.begin(), old_element.end(), 0);
+  std::shuffle(old_element.begin(), old_element.end(), rng);
+  const auto rotations = cube_rotations();
+  std::uniform_int_distribution<int> pick(0, int(rotations.size()) - 1);
+  mesh.elements.resize(box.elements.size());
+  for (std::int64_t e = 0; e < elements; ++e) {
+    const auto& perm = rotations[pick(rng)];
+    for (int a = 0; a < 8; ++a)
+      mesh.elements[8 * e + a] = new_node[box.elements[8 * old_element[e] + perm[a]]];
+  }
+  for (const auto& [name, group] : box.node_groups) {
+    auto& renumbered = mesh.node_groups[name];
+    for (const std::int32_t v : group) renumbered.push_back(new_node[v]);
+    std::sort(renumbered.begin(), renumbered.end());
+  }
   return mesh;
 }
 

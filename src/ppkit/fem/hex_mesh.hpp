@@ -41,6 +41,21 @@ struct BoxMeshSpec {
 // i + NX*(j + NY*k). Node groups: "fixed" (x = 0) and "loaded" (x = LX).
 HexMesh make_box_mesh(const BoxMeshSpec& spec);
 
+// A mesh with a box's topology and none of its lattice, for measuring the
+// strategies on general meshes (`ppkit compare`'s "scrambled box" cases,
+// docs/fem.md): make_box_mesh(spec), then
+//  - its coordinates mapped smoothly: each axis graded (element sizes change
+//    by a factor e^0.8, e^0.5 and e^0.6 across the box along x, y, z) and the
+//    box twisted about its vertical axis by 0.25 rad from bottom to top, so
+//    the nodes lie on no lattice of equal cells and the edges are not
+//    aligned with the axes;
+//  - its nodes and its elements renumbered by seeded random permutations;
+//  - each element's local node order turned by a seeded random one of the 24
+//    rotations of the cube (a proper rotation of the natural coordinates, so
+//    det J keeps its sign at every corner and Gauss point).
+// Node groups are the box's, renumbered. The same spec gives the same mesh.
+HexMesh make_scrambled_box_mesh(const BoxMeshSpec& spec);
+
 // "element 7" or "element 7 (Gmsh element tag 12, mesh.msh line 40)".
 std::string element_label(const HexMesh& mesh, std::int64_t element);
 

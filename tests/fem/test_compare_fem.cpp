@@ -1,0 +1,103 @@
+// `ppkit compare --workloads fem` on a scrambled box (make_scrambled_box_mesh:
+// graded, twisted, nodes and elements renumbered, element node orders
+// rotated): every CPU variant verifies against the full serial reference, and
+// every passing row carries its set-up beside its timing, consistently, in
+// the row and in the JSON and CSV reports.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "fem_test_problems.hpp"
+#include "harness/variant_test.hpp"
+#include "ppkit/core/results.hpp"
+#include "ppkit/fem/assembly_checks.hpp"
+
+namespace ppkit::fem {
+namespace {
+
+AssemblyProblem scrambled_problem(std::array<int, 3> n, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  BoxMeshSpec spec;
+  spec.elements = n;
+  spec.size = {1.3, 0.9, 1.1};
+  spec.perturbation = 0.15;
+  spec.seed = seed;
+  return make_assembly_problem(make_scrambled_box_mesh(spec), inputs::random_material(rng));
+}
+
+double number(const CompareRow& row, const char* key) {
+  const auto it = row.extra.find(key);
+  return it != row.extra.end() && it->is_number() ? it->get<double>() : std::nan("");
+}
+
+TEST(FemCompare, ScrambledBoxRowsVerifyAndCarryTheirSetUp) {
+  const unsigned seed = ppkit::testing::test_seed();
+  const auto problem = scrambled_problem({4, 3, 5}, seed);
+  CompareOptions options;
+  options.repeats = 2;
+  options.variant_glob = "kokkos-*";
+  options.measure_bandwidth = false;
+  CompareContext ctx(options);
+  const auto rows = compare_assembly_case(ctx, problem, "scrambled box 4x3x5", true, seed);
+  std::size_t cpu_variants = 0;
+  for (const auto& v : Registry<FemAssemble>::all())
+    if (v.backend.rfind("kokkos-", 0) == 0) ++cpu_variants;
+  ASSERT_GT(cpu_variants, 0u);
+  ASSERT_EQ(rows.size(), cpu_variants);
+  const std::string csv = results_csv(rows);
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.variant);
+    EXPECT_EQ(row.status, "PASS") << row.message << " error " << row.error;
+    EXPECT_LE(row.error, 1e-12);
+    EXPECT_EQ(row.extra.value("verified_against", std::string()), "serial reference (full)");
+    const double prepare = number(row, "prepare_s"), first = number(row, "first_run_s");
+    const double total_1 = number(row, "total_1_s"), total_10 = number(row, "total_10_s");
+    EXPECT_GE(prepare, 0);
+    EXPECT_GT(first, 0);
+    EXPECT_GE(total_1, prepare);
+    EXPECT_GE(total_10, total_1);
+    EXPECT_DOUBLE_EQ(total_1, prepare + first);
+    EXPECT_NEAR(total_10, total_1 + 9 * row.timing.median_s, 1e-12 * total_10);
+    const auto json = to_json(row);
+    EXPECT_DOUBLE_EQ(json["extra"]["prepare_s"].get<double>(), prepare);
+    EXPECT_DOUBLE_EQ(json["extra"]["total_10_s"].get<double>(), total_10);
+    EXPECT_NE(csv.find(fmt::format(",{:.6g},{:.6g},{:.6g}\n", prepare, total_1, total_10)),
+              std::string::npos);
+  }
+}
+
+// "auto" on host spaces: node-gather, the fastest CPU variant on the box and
+// on the scrambled box (docs/fem.md, "General meshes and set-up"); every
+// host variant ranks below every device variant, so a build with a GPU space
+// picks a GPU variant.
+TEST(FemCompare, AutoPicksNodeGatherOnTheHostAndDevicesFirst) {
+  auto on_host = [](const Variant<FemAssemble>& v) {
+    return v.backend == "kokkos-serial" || v.backend == "kokkos-openmp" ||
+           v.backend == "kokkos-threads";
+  };
+  const Variant<FemAssemble>* best_host = nullptr;
+  int lowest_device = std::numeric_limits<int>::max(),
+      highest_host = std::numeric_limits<int>::min();
+  for (const auto& v : Registry<FemAssemble>::all()) {
+    if (on_host(v)) {
+      highest_host = std::max(highest_host, v.preference);
+      if (!best_host || v.preference > best_host->preference) best_host = &v;
+    } else {
+      lowest_device = std::min(lowest_device, v.preference);
+    }
+  }
+  ASSERT_NE(best_host, nullptr);
+  EXPECT_EQ(best_host->strategy, "node-gather");
+  EXPECT_LT(highest_host, lowest_device);
+  const auto& chosen = Registry<FemAssemble>::find("auto");
+  if (on_host(chosen)) {
+    EXPECT_EQ(chosen.strategy, "node-gather");
+  }
+}
+
+}  // namespace
+}  // namespace ppkit::fem
