@@ -17,12 +17,14 @@ import atexit
 import json
 
 from . import _ppkit
+from . import fdtd
 from . import fem
 from . import sem
+from . import sph
 
 __version__ = _ppkit.version()
 
-__all__ = ["fem", "sem", "compare", "info", "empty", "copy", "to_host", "variants", "finalize"]
+__all__ = ["fdtd", "fem", "sem", "sph", "compare", "info", "empty", "copy", "to_host", "variants", "finalize"]
 
 
 def info():
@@ -32,7 +34,7 @@ def info():
 
 def variants(operation="sem.axhelm"):
     """[(name, can_run_here, reason)] for every registered variant of an
-    operation: "sem.axhelm" or "fem.assemble"."""
+    operation: "sem.axhelm", "fem.assemble" or "fdtd.step"."""
     return _ppkit.variants(operation)
 
 

@@ -21,7 +21,9 @@
 #include "ppkit/core/info.hpp"
 #include "ppkit/core/results.hpp"
 #include "ppkit/core/runtime.hpp"
+#include "ppkit/fdtd/solver.hpp"
 #include "ppkit/fem/assembler.hpp"
+#include "ppkit/sph/simulation_operator.hpp"
 #include "ppkit/sem/axhelm_operator.hpp"
 
 namespace nb = nanobind;
@@ -258,6 +260,118 @@ struct PyAssembler final : Releasable {
   }
 };
 
+// ---- FDTD -------------------------------------------------------------------------
+
+struct PySolver final : Releasable {
+  std::unique_ptr<ppkit::fdtd::Solver> op;
+  PySolver(const std::string& case_json, const std::string& variant,
+           std::optional<std::string> memory) {
+    require_runtime();
+    ppkit::fdtd::SolverOptions options;
+    options.variant = variant;
+    if (memory) {
+      if (*memory == "host")
+        options.memory = ppkit::MemoryKind::host;
+      else if (*memory == "cuda")
+        options.memory = ppkit::MemoryKind::cuda;
+      else if (*memory == "hip")
+        options.memory = ppkit::MemoryKind::hip;
+      else
+        throw nb::value_error("memory must be 'host', 'cuda' or 'hip'");
+    }
+    op = std::make_unique<ppkit::fdtd::Solver>(ppkit::fdtd::Solver::from_json(case_json, options));
+    live.insert(this);
+  }
+  ~PySolver() override { live.erase(this); }
+  void release() override { op.reset(); }
+  ppkit::fdtd::Solver& get() const {
+    if (!op) require_runtime();
+    if (!op) throw ppkit::Error("this solver was released");
+    return *op;
+  }
+  std::array<std::size_t, 3> shape() const {
+    const auto& g = get().grid();
+    return {std::size_t(g.nx + 1), std::size_t(g.ny + 1), std::size_t(g.nz + 1)};
+  }
+  bool fp64() const { return get().precision() == ppkit::fdtd::Precision::fp64; }
+  // A host copy of field c, shape (nx+1, ny+1, nz+1), in the case's precision.
+  nb::object get_field(const std::string& component) const {
+    auto& s = get();
+    const auto c = ppkit::fdtd::parse_component(component);
+    const auto sh = shape();
+    const std::size_t n = sh[0] * sh[1] * sh[2];
+    auto make = [&](auto* data) {
+      using T = std::remove_pointer_t<decltype(data)>;
+      s.get_field(c, data, ppkit::fdtd::ArrayMemory::host);
+      nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+      return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<3>>(data, 3, sh.data(), owner));
+    };
+    if (fp64()) return make(new double[n]);
+    return make(new float[n]);
+  }
+  // Sets field c from an array of (nx+1)(ny+1)(nz+1) values: host (NumPy) or
+  // in memory() (DLPack), float32 for fp32 cases and float64 for fp64.
+  void set_field(const std::string& component, const Array& values, std::uintptr_t stream) {
+    auto& s = get();
+    const auto c = ppkit::fdtd::parse_component(component);
+    const auto sh = shape();
+    const std::size_t n = sh[0] * sh[1] * sh[2];
+    const bool want64 = fp64();
+    if (values.dtype() != (want64 ? nb::dtype<double>() : nb::dtype<float>()))
+      throw nb::type_error(want64 ? "values must hold float64 values (an fp64 case)"
+                                  : "values must hold float32 values (an fp32 case)");
+    if (values.size() != n)
+      throw nb::value_error(("values has " + std::to_string(values.size()) +
+                             " values, the field has " + std::to_string(n))
+                                .c_str());
+    std::int64_t expected = 1;
+    for (std::size_t d = values.ndim(); d-- > 0;) {
+      if (values.shape(d) > 1 && values.stride(d) != expected)
+        throw nb::value_error("values is not contiguous: pass a contiguous array");
+      expected *= std::int64_t(values.shape(d));
+    }
+    const bool on_host = values.device_type() == nb::device::cpu::value;
+    const auto where = on_host ? ppkit::fdtd::ArrayMemory::host : ppkit::fdtd::ArrayMemory::device;
+    if (want64)
+      s.set_field(c, static_cast<const double*>(values.data()), where, stream_of(stream));
+    else
+      s.set_field(c, static_cast<const float*>(values.data()), where, stream_of(stream));
+  }
+};
+
+// ---- SPH --------------------------------------------------------------------------
+
+struct PySimulation final : Releasable {
+  std::unique_ptr<ppkit::sph::Simulation> op;
+  PySimulation(double dp, double tank_height, const std::string& variant, int reorder_every) {
+    require_runtime();
+    ppkit::sph::CaseOptions o;
+    o.dp = dp;
+    o.tank_height = tank_height;
+    ppkit::sph::SimulationOptions s;
+    s.variant = variant;
+    s.reorder_every = reorder_every;
+    op = std::make_unique<ppkit::sph::Simulation>(ppkit::sph::Simulation::dambreak(o, s));
+    live.insert(this);
+  }
+  ~PySimulation() override { live.erase(this); }
+  void release() override { op.reset(); }
+  ppkit::sph::Simulation& get() const {
+    if (!op) require_runtime();
+    if (!op) throw ppkit::Error("this simulation was released");
+    return *op;
+  }
+};
+
+template <class T>
+nb::object numpy_copy(const std::vector<T>& v) {
+  auto* data = new T[v.size()];
+  std::copy(v.begin(), v.end(), data);
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  const std::size_t shape[1] = {v.size()};
+  return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, 1, shape, owner));
+}
+
 std::vector<std::tuple<std::string, bool, std::string>> as_tuples(
     const std::vector<ppkit::VariantStatus>& list) {
   std::vector<std::tuple<std::string, bool, std::string>> out;
@@ -303,8 +417,10 @@ NB_MODULE(_ppkit, m) {
         require_runtime();
         if (operation == "sem.axhelm") return as_tuples(ppkit::sem::axhelm_variants());
         if (operation == "fem.assemble") return as_tuples(ppkit::fem::assembler_variants());
+        if (operation == "fdtd.step") return as_tuples(ppkit::fdtd::solver_variants());
         throw nb::value_error(
-            ("unknown operation '" + operation + "' (valid: sem.axhelm, fem.assemble)").c_str());
+            ("unknown operation '" + operation + "' (valid: sem.axhelm, fem.assemble, fdtd.step)")
+                .c_str());
       },
       "operation"_a);
   m.def(
@@ -392,4 +508,72 @@ NB_MODULE(_ppkit, m) {
       .def_prop_ro("memory", [](const PyAssembler& a) { return describe(a.get().memory()); })
       .def_prop_ro("num_rows", [](const PyAssembler& a) { return a.get().num_rows(); })
       .def_prop_ro("num_nonzeros", [](const PyAssembler& a) { return a.get().num_nonzeros(); });
+
+  nb::class_<PySolver>(m, "Solver")
+      .def(nb::init<const std::string&, const std::string&, std::optional<std::string>>(),
+           "case_json"_a, "variant"_a = "auto", "memory"_a = nb::none())
+      .def(
+          "step",
+          [](PySolver& s, std::int64_t n, std::uintptr_t stream) {
+            s.get().step(n, stream_of(stream));
+          },
+          "n"_a, "stream"_a = 0)
+      .def("restart", [](PySolver& s) { s.get().restart(); })
+      .def(
+          "wait", [](const PySolver& s, std::uintptr_t stream) { s.get().wait(stream_of(stream)); },
+          "stream"_a = 0)
+      .def("get_field", &PySolver::get_field, "component"_a)
+      .def("set_field", &PySolver::set_field, "component"_a, "values"_a, "stream"_a = 0)
+      .def("probe_values", [](const PySolver& s) { return numpy_copy(s.get().probe_values()); })
+      .def_prop_ro("probe_count", [](const PySolver& s) { return s.get().probe_count(); })
+      .def_prop_ro("steps_done", [](const PySolver& s) { return s.get().steps_done(); })
+      .def_prop_ro("steps_total", [](const PySolver& s) { return s.get().steps_total(); })
+      .def_prop_ro("shape", &PySolver::shape)
+      .def_prop_ro("precision",
+                   [](const PySolver& s) {
+                     return std::string(ppkit::fdtd::to_string(s.get().precision()));
+                   })
+      .def_prop_ro("variant", [](const PySolver& s) { return s.get().variant(); })
+      .def_prop_ro("memory", [](const PySolver& s) -> std::optional<std::tuple<std::string, int>> {
+        const auto m = s.get().memory();
+        if (!m) return std::nullopt;
+        return describe(*m);
+      });
+
+  nb::class_<PySimulation>(m, "Simulation")
+      .def(nb::init<double, double, const std::string&, int>(), "dp"_a = 0.02,
+           "tank_height"_a = 1.0, "variant"_a = "auto", "reorder_every"_a = 1)
+      .def(
+          "advance",
+          [](PySimulation& s, double t_end, std::int64_t max_steps) {
+            return s.get().advance(t_end, max_steps);
+          },
+          "t_end"_a, "max_steps"_a = -1)
+      .def("probes",
+           [](const PySimulation& s) {
+             const auto p = s.get().probes();
+             return std::make_tuple(std::vector<double>(p.height.begin(), p.height.end()),
+                                    std::vector<double>(p.pressure.begin(), p.pressure.end()));
+           })
+      .def("state",
+           [](const PySimulation& s) {
+             const auto p = s.get().state();
+             nb::dict d;
+             d["x"] = numpy_copy(p.x);
+             d["y"] = numpy_copy(p.y);
+             d["z"] = numpy_copy(p.z);
+             d["vx"] = numpy_copy(p.vx);
+             d["vy"] = numpy_copy(p.vy);
+             d["vz"] = numpy_copy(p.vz);
+             d["density"] = numpy_copy(p.rho);
+             d["kind"] = numpy_copy(p.kind);
+             return d;
+           })
+      .def_prop_ro("time", [](const PySimulation& s) { return s.get().time(); })
+      .def_prop_ro("steps", [](const PySimulation& s) { return s.get().steps(); })
+      .def_prop_ro("escaped", [](const PySimulation& s) { return s.get().escaped(); })
+      .def_prop_ro("particle_count", [](const PySimulation& s) { return s.get().particle_count(); })
+      .def_prop_ro("fluid_count", [](const PySimulation& s) { return s.get().fluid_count(); })
+      .def_prop_ro("variant", [](const PySimulation& s) { return s.get().variant(); })
+      .def_prop_ro("memory", [](const PySimulation& s) { return describe(s.get().memory()); });
 }

@@ -2,6 +2,7 @@
 against a NumPy implementation of axhelm written for clarity, the
 gather-scatter against numpy.add.at, applied many times with fresh inputs;
 bad arrays refused with their reason; compare() rows as Python data."""
+import json
 import os
 
 import numpy as np
@@ -226,3 +227,76 @@ def test_fem_assembler_refuses_bad_input():
     conn = np.arange(8, dtype=np.int32).reshape(1, 8)
     with pytest.raises(ValueError):
         ppkit.fem.Assembler(xyz, conn)  # every node at the origin: a degenerate element
+
+
+def numpy_yee_steps(f, steps, d, dt):
+    """The Yee leapfrog (H then E) in a vacuum PEC box, float64, written for
+    clarity: tangential E on the faces is never updated."""
+    mu0 = 1.25663706212e-6
+    eps0 = 1.0 / (mu0 * 299792458.0**2)
+    dh, cb = dt / mu0, dt / eps0
+    ex, ey, ez, hx, hy, hz = (f[c].astype(np.float64) for c in ("ex", "ey", "ez", "hx", "hy", "hz"))
+    dx, dy, dz = d
+    for _ in range(steps):
+        hx[:, :-1, :-1] -= dh * ((ez[:, 1:, :-1] - ez[:, :-1, :-1]) / dy - (ey[:, :-1, 1:] - ey[:, :-1, :-1]) / dz)
+        hy[:-1, :, :-1] -= dh * ((ex[:-1, :, 1:] - ex[:-1, :, :-1]) / dz - (ez[1:, :, :-1] - ez[:-1, :, :-1]) / dx)
+        hz[:-1, :-1, :] -= dh * ((ey[1:, :-1, :] - ey[:-1, :-1, :]) / dx - (ex[:-1, 1:, :] - ex[:-1, :-1, :]) / dy)
+        ex[:-1, 1:-1, 1:-1] += cb * ((hz[:-1, 1:-1, 1:-1] - hz[:-1, :-2, 1:-1]) / dy
+                                     - (hy[:-1, 1:-1, 1:-1] - hy[:-1, 1:-1, :-2]) / dz)
+        ey[1:-1, :-1, 1:-1] += cb * ((hx[1:-1, :-1, 1:-1] - hx[1:-1, :-1, :-2]) / dz
+                                     - (hz[1:-1, :-1, 1:-1] - hz[:-2, :-1, 1:-1]) / dx)
+        ez[1:-1, 1:-1, :-1] += cb * ((hy[1:-1, 1:-1, :-1] - hy[:-2, 1:-1, :-1]) / dx
+                                     - (hx[1:-1, 1:-1, :-1] - hx[1:-1, :-2, :-1]) / dy)
+    return dict(ex=ex, ey=ey, ez=ez, hx=hx, hy=hy, hz=hz)
+
+
+def test_fdtd_solver_steps_match_a_numpy_yee_loop():
+    rng = np.random.default_rng(SEED + 5)
+    cells, size, courant = (8, 6, 5), (0.008, 0.006, 0.005), 0.9
+    case = json.dumps({"grid": {"cells": list(cells), "size": list(size), "courant": courant},
+                       "steps": 12})
+    d = [s / n for s, n in zip(size, cells)]
+    dt = courant / (299792458.0 * np.sqrt(sum(1 / x**2 for x in d)))
+    names = [n for n, ok, _ in ppkit.variants("fdtd.step") if ok]
+    assert names
+    for name in names:
+        S = ppkit.fdtd.Solver(case, variant=name)
+        if S.precision != "fp32":
+            continue
+        assert tuple(S.shape) == tuple(n + 1 for n in cells)
+        fields = {c: rng.uniform(-1, 1, S.shape).astype(np.float32) for c in ("ex", "ey", "ez")}
+        fields.update({c: rng.uniform(-1, 1, S.shape).astype(np.float32) / 376.73
+                       for c in ("hx", "hy", "hz")})
+        for c, v in fields.items():
+            S.set_field(c, v)
+        S.step(4)
+        S.step(3)
+        S.wait()
+        expected = numpy_yee_steps(fields, 7, d, dt)
+        for c in fields:
+            got = S.get_field(c)
+            scale = np.abs(expected[c]).max()
+            assert np.abs(got - expected[c]).max() <= 1e-4 * scale, (name, c)
+        with pytest.raises(ValueError, match="steps"):
+            S.step(100)  # past the case's 12 steps
+        with pytest.raises(TypeError, match="float32"):
+            S.set_field("ex", np.zeros(S.shape))
+
+
+def test_sph_simulation_keeps_mass_and_matches_the_c_handle_defaults():
+    sim = ppkit.sph.Simulation(dp=0.08, tank_height=0.7)
+    n = sim.particle_count
+    assert 0 < sim.fluid_count < n
+    before = sim.state()
+    steps = sim.advance(0.02)
+    assert steps > 0 and sim.time >= 0.02 - 1e-12
+    after = sim.state()
+    fluid = after["kind"] == 0
+    # Gravity pulls the released column down: the fluid's mean height drops,
+    # its mean vertical velocity is negative; walls do not move.
+    assert after["z"][fluid].mean() < before["z"][before["kind"] == 0].mean()
+    assert after["vz"][fluid].mean() < 0
+    walls = before["kind"] == 1
+    assert np.array_equal(after["x"][walls], before["x"][walls])
+    heights, pressures = sim.probes()
+    assert len(heights) == 4 and len(pressures) == 8
