@@ -53,8 +53,8 @@ void run_dambreak(const DamBreakArgs& a) {
   validate(a.run);
   const Case c = make_spheric_dambreak(a.case_options);
   require_fluid(c, a.case_options.dp);
-  ppkit::cli::require_runnable<Step>(a.variant);
   ppkit::Runtime runtime;
+  ppkit::cli::require_runnable<Step>(a.variant);  // availability needs Kokkos initialised
   auto solver = make_solver(a.variant, c, reorder);
   const auto& p = c.params;
   fmt::print(
@@ -91,6 +91,7 @@ void run_history(const HistoryArgs& a) {
   ppkit::require(a.steps >= 1, "--steps " + std::to_string(a.steps), ">= 1");
   ppkit::require(!a.csv.empty(), "--csv is missing", "a file for step,time,step_seconds");
   ppkit::Runtime runtime;
+  ppkit::cli::require_runnable<Step>(a.variant);
   CaseOptions o = a.case_options;
   if (a.particles > 0) o.dp = dambreak_dp_for_particles(a.particles, o.tank_height);
   const Case c = make_spheric_dambreak(o);

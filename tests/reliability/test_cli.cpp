@@ -223,6 +223,25 @@ TEST(Cli, OnlySelectedVariantThatCannotRunExitsFour) {
   }
 }
 
+// The same commands with a variant that can run here still run (exit 0).
+TEST(Cli, ExplicitVariantThatCanRunHereRuns) {
+  const std::string csv = (fs::temp_directory_path() / "ppkit_cli_history.csv").string();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"sph", "dambreak", "--dp", "0.06", "--t-end", "0.001", "--variant",
+                                 "kokkos-serial/symplectic", "--quiet"},
+        std::vector<std::string>{"sph", "step-history", "--dp", "0.06", "--steps", "2", "--csv",
+                                 csv, "--variant", "kokkos-serial/symplectic"},
+        std::vector<std::string>{"fdtd", "cavity", "--cells", "8,8,8", "--steps", "20", "--variant",
+                                 "kokkos-serial/plain", "--max-steps", "20"},
+        std::vector<std::string>{"fem", "assemble", "--box", "2,2,2", "--E", "1e9", "--nu", "0.3",
+                                 "--variant", "kokkos-serial/team-4tpr"}}) {
+    SCOPED_TRACE("ppkit " + joined(args));
+    const Outcome o = run_cli(args);
+    EXPECT_EQ(o.rc, 0) << o.output;
+  }
+  fs::remove(csv);
+}
+
 TEST(Cli, VersionAndHelpDocumentExitCodes) {
   const Outcome v = run_cli({"--version"});
   EXPECT_EQ(v.rc, 0);
