@@ -84,6 +84,13 @@ std::string markdown_report(const std::vector<ppkit::CompareRow>& rows, const nl
   return md;
 }
 
+// Whether the globs select any registered variant of any operation.
+bool any_variant_selected(const ppkit::CompareContext& ctx) {
+  for (const auto& name : ppkit::cli::registered_variant_names())
+    if (ctx.variant_selected(name)) return true;
+  return false;
+}
+
 int run_compare(const CompareArgs& a) {
   ppkit::CompareOptions o;
   const int sizes = int(a.quick) + int(a.standard) + int(a.large);
@@ -113,6 +120,9 @@ int run_compare(const CompareArgs& a) {
   };
 
   ppkit::CompareContext ctx(o);
+  if (!any_variant_selected(ctx))
+    throw ppkit::cli::NothingRan("no registered variant matches --variants '" + a.variants +
+                                 "' (`ppkit list` shows their names)");
   int total = 0;
   for (const auto& w : all)
     if (selected(w)) total += w.count_cases(ctx);

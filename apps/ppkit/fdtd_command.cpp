@@ -9,6 +9,7 @@
 
 #include "ppkit/command.hpp"
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/memory_check.hpp"
 #include "ppkit/core/results.hpp"
 #include "ppkit/core/runtime.hpp"
 #include "ppkit/fdtd/cases.hpp"
@@ -20,13 +21,46 @@ namespace {
 using namespace ppkit;
 using namespace ppkit::fdtd;
 
+// Runs planned beyond this many steps are refused unless --max-steps is raised:
+// a typo in a conductivity or a resolution otherwise plans millions of steps
+// that run for hours (the time step follows the smallest cell, Courant limit).
+constexpr std::int64_t kDefaultMaxSteps = 1000000;
+
 struct RunOptions {
   std::string variant = "auto";
   std::string probes_csv_path;
   CheckpointOptions checkpoints;            // a file or a restart: the checkpointed Kokkos run
   std::vector<std::string> snapshot_specs;  // COMPONENT:NORMAL:INDEX:EVERY:STEM[:vtk|png]
   std::string precision;                    // empty: the problem's (fp32 unless a case says)
+  std::int64_t max_steps = kDefaultMaxSteps;
 };
+
+void add_max_steps_option(CLI::App* cmd, std::int64_t& max_steps) {
+  cmd->add_option("--max-steps", max_steps,
+                  "Refuse a run planned with more time steps than this (raise it for long runs)")
+      ->capture_default_str();
+}
+
+// The plan of one run, checked before anything is allocated or stepped: the
+// number of steps against --max-steps and the arrays every variant holds
+// (device_bytes: fields, CPML, per-step sources and probes) against the host's
+// free memory (the CPU backends hold them there, and results come back there).
+void check_plan(const FdtdStep::Problem& p, std::int64_t max_steps, const std::string& what,
+                bool print = true) {
+  require(max_steps >= 1, "--max-steps " + std::to_string(max_steps), ">= 1");
+  const double bytes = device_bytes(p);
+  const auto& g = p.grid;
+  if (print)
+    std::cout << fmt::format("plan: {}{} steps on {}x{}x{} cells, about {}\n", what, p.steps, g.nx,
+                             g.ny, g.nz, memory::format_bytes(bytes));
+  if (p.steps > max_steps)
+    throw Error(
+        fmt::format("{}plans {} time steps (dt {:.3g} s on {}x{}x{} cells), more than "
+                    "--max-steps {}",
+                    what, p.steps, g.dt, g.nx, g.ny, g.nz, max_steps),
+        fmt::format("--max-steps {} or more to run it anyway, or a coarser problem", p.steps));
+  memory::require_fits(what + "fields, CPML and per-step series", bytes, "host");
+}
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--variant", o.variant,
@@ -46,6 +80,7 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
                   "Steps between checkpoints (N)");
   cmd->add_option("--restart", o.checkpoints.restart_file,
                   "Continue from this checkpoint of the same problem");
+  add_max_steps_option(cmd, o.max_steps);
 }
 
 template <class T>
@@ -87,6 +122,7 @@ FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
   }
   for (const auto& spec : o.snapshot_specs) p.snapshots.push_back(parse_snapshot_spec(spec));
   for (const auto& s : p.snapshots) validate(s, p.grid);
+  check_plan(p, o.max_steps, "");
   const bool checkpointed =
       !o.checkpoints.checkpoint_file.empty() || !o.checkpoints.restart_file.empty();
   if (checkpointed) {
@@ -103,6 +139,7 @@ FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
                   "checkpointed runs of problems with materials, CPML, point sources and probes; "
                   "run this problem without --checkpoint/--restart");
   }
+  cli::require_runnable<FdtdStep>(o.variant);
   const auto& variant = Registry<FdtdStep>::find_available(
       checkpointed ? stepper_variant_name(o.variant) : resolve_variant(o.variant, p));
   const auto& g = p.grid;
@@ -309,6 +346,7 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
   struct HalfspaceArgs {
     HalfspaceSpec spec;
     std::string variant = "auto", profile_path, summary_path, vtk_path, png_path;
+    std::int64_t max_steps = kDefaultMaxSteps;
   };
   auto args = std::make_shared<HalfspaceArgs>();
   auto* cmd = fdtd->add_subcommand(
@@ -329,11 +367,16 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
   cmd->add_option("--sar-vtk", args->vtk_path,
                   "VTK ImageData (.vti) of |E|, SAR, 1 g and 10 g SAR of the medium's cells");
   cmd->add_option("--sar-png", args->png_path, "PNG of the SAR on an x-z slice");
+  add_max_steps_option(cmd, args->max_steps);
   cmd->callback([args] {
-    ppkit::Runtime runtime;  // one Kokkos lifetime for both runs
     const HalfspaceModel model = make_halfspace(args->spec);
+    // Both runs planned before either starts.
+    check_plan(model.incident, args->max_steps, "incident run: ", false);
+    check_plan(model.medium, args->max_steps, "half-space run: ", false);
+    ppkit::Runtime runtime;  // one Kokkos lifetime for both runs
     RunOptions o;
     o.variant = args->variant;
+    o.max_steps = args->max_steps;
     std::cout << "incident run (vacuum column):\n";
     const auto incident = run_and_report(model.incident, o);
     std::cout << "half-space run:\n";

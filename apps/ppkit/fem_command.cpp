@@ -77,6 +77,16 @@ struct MeshArgs {
   }
 };
 
+// Physical inputs checked before the mesh is built: a non-finite or
+// out-of-range modulus would assemble NaN everywhere, a tolerance outside (0, 1)
+// would run CG to its iteration limit.
+void check_material(double E, double nu) {
+  ppkit::require(std::isfinite(E) && E > 0, fmt::format("--E {:g} is not a positive modulus", E),
+                 "a finite Young's modulus > 0 Pa");
+  ppkit::require(std::isfinite(nu) && nu > -1 && nu < 0.5,
+                 fmt::format("--nu {:g} is not a Poisson ratio", nu), "-1 < nu < 0.5");
+}
+
 struct AssembleArgs {
   MeshArgs mesh;
   std::string variant = "all", export_mtx, export_rhs, body_force = "0,0,-9.81";
@@ -85,11 +95,25 @@ struct AssembleArgs {
 };
 
 int run_assemble(const AssembleArgs& a) {
+  check_material(a.E, a.nu);
   Material material;
   material.youngs_modulus = a.E;
   material.poisson_ratio = a.nu;
   material.body_force = parse_triple<double>(a.body_force, "--body-force", "BX,BY,BZ in N/m^3");
+  for (double b : material.body_force)
+    ppkit::require(std::isfinite(b), "--body-force '" + a.body_force + "' is not finite",
+                   "finite BX,BY,BZ in N/m^3");
   ppkit::Runtime runtime;
+  std::vector<const ppkit::Variant<FemAssemble>*> chosen;
+  if (a.variant == "all") {
+    for (const auto& v : ppkit::Registry<FemAssemble>::all()) chosen.push_back(&v);
+  } else {
+    chosen.push_back(&ppkit::Registry<FemAssemble>::find(a.variant));
+    ppkit::cli::require_runnable<FemAssemble>(chosen.front()->name);
+  }
+  if (std::none_of(chosen.begin(), chosen.end(),
+                   [](const auto* v) { return v->availability().available; }))
+    throw ppkit::cli::NothingRan("no variant of fem.assemble can run here");
   std::string description;
   HexMesh mesh = a.mesh.build(description);
   auto start = std::chrono::steady_clock::now();
@@ -99,12 +123,6 @@ int run_assemble(const AssembleArgs& a) {
              description, problem.mesh.num_elements(), problem.mesh.num_nodes(),
              problem.mesh.num_dofs(), problem.pattern.num_nonzeros(),
              problem.coloured.num_colours(), setup_s);
-  std::vector<const ppkit::Variant<FemAssemble>*> chosen;
-  if (a.variant == "all") {
-    for (const auto& v : ppkit::Registry<FemAssemble>::all()) chosen.push_back(&v);
-  } else {
-    chosen.push_back(&ppkit::Registry<FemAssemble>::find(a.variant));
-  }
   start = std::chrono::steady_clock::now();
   const auto reference = assemble_reference(problem);
   fmt::print("reference assembly (host, by colour): {:.3f} s\n", ppkit::seconds_since(start));
@@ -187,6 +205,15 @@ struct CantileverArgs {
 };
 
 int run_cantilever(const CantileverArgs& a) {
+  check_material(a.E, a.nu);
+  ppkit::require(std::isfinite(a.load), fmt::format("--load {:g} is not finite", a.load),
+                 "a finite end load in N");
+  ppkit::require(std::isfinite(a.tolerance) && a.tolerance > 0 && a.tolerance < 1,
+                 fmt::format("--tolerance {:g} is out of range", a.tolerance),
+                 "a relative residual 0 < tol < 1, e.g. 1e-10");
+  ppkit::require(a.max_iterations >= 1,
+                 "--max-iterations " + std::to_string(a.max_iterations) + " is not positive",
+                 ">= 1");
   CantileverSpec spec;
   spec.elements = parse_triple<int>(a.elements, "--elements", "NX,NY,NZ, e.g. 40,4,4");
   spec.size = parse_triple<double>(a.size, "--size", "L,B,H, e.g. 10,1,1");

@@ -8,6 +8,7 @@
 #include "ppkit/command.hpp"
 #include "ppkit/core/compare.hpp"
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/memory_check.hpp"
 #include "ppkit/core/runtime.hpp"
 #include "ppkit/sem/sem_cases.hpp"
 
@@ -56,6 +57,22 @@ BoxMeshSpec mesh_spec(const SemArgs& a) {
   return spec;
 }
 
+// Host memory a case needs at least, checked before anything is allocated:
+// E (N+1)^3 local nodes, each with the 7 geometric factors (G00..G22, w|J|)
+// and `vectors` double fields (axhelm: input, output and reference per column;
+// Nekbone: the PCG vectors x, b, r, z, p, w, the diagonal and the exact solution).
+void require_host_memory(const BoxMeshSpec& spec, double vectors, const std::string& what) {
+  ppkit::require(spec.order >= 1 && spec.order <= 15,
+                 "--order " + std::to_string(spec.order) + " is out of range", "1..15");
+  const double nq = double(spec.order) + 1;
+  const double elements = double(spec.ex) * double(spec.ey) * double(spec.ez);
+  const double bytes = elements * (nq * nq * nq * (7 + vectors) + 24) * sizeof(double);
+  ppkit::memory::require_fits(
+      fmt::format("{} on {}x{}x{} elements of order {} ({:.3g} nodes)", what, spec.ex, spec.ey,
+                  spec.ez, spec.order, elements * nq * nq * nq),
+      bytes, "host");
+}
+
 template <class Op>
 std::string variant_glob(const std::string& requested) {
   if (requested == "all") return "*";
@@ -81,6 +98,8 @@ std::string num(double v, const char* f = "{:.3g}") {
 
 int print_rows(const std::vector<ppkit::CompareRow>& rows, bool nekbone) {
   int failed = 0;
+  const bool none_ran =
+      std::all_of(rows.begin(), rows.end(), [](const auto& r) { return r.status == "SKIP"; });
   if (!rows.empty()) fmt::print("{} [{}]\n", rows.front().case_name, rows.front().size);
   if (nekbone)
     fmt::print("{:<28} {:>10} {:>6} {:>11} {:>11} {:>10} {:>10} {:>9} {:>8}  {}\n", "variant",
@@ -117,6 +136,10 @@ int print_rows(const std::vector<ppkit::CompareRow>& rows, bool nekbone) {
     if (std::isfinite(r.bandwidth_Bps)) bandwidths[r.backend] = r.bandwidth_Bps;
   for (const auto& [backend, bw] : bandwidths)
     fmt::print("copy bandwidth {:<16} {:.1f} GB/s (roofline basis)\n", backend, bw * 1e-9);
+  if (none_ran)
+    throw ppkit::cli::NothingRan(rows.empty() ? "no variant was selected"
+                                              : "no selected variant can run here (every row "
+                                                "skipped)");
   return failed;
 }
 
@@ -144,8 +167,9 @@ void add_sem_command(CLI::App& app) {
   add_common(axhelm, *ax);
   axhelm->add_option("--ncol", ax->ncol, "Fields per application (1 or 3)");
   axhelm->callback([ax] {
-    ppkit::Runtime runtime;
     const BoxMeshSpec spec = mesh_spec(*ax);
+    require_host_memory(spec, 3.0 * std::max(1, ax->ncol), "sem axhelm");
+    ppkit::Runtime runtime;
     AxhelmSettings s;
     s.equation = parse_equation(ax->equation);
     s.ncol = ax->ncol;
@@ -164,8 +188,9 @@ void add_sem_command(CLI::App& app) {
   nekbone->add_option("--iterations", nb->iterations, "Maximum CG iterations");
   nekbone->add_option("--tol", nb->tol, "Relative residual to stop at (0: run --iterations)");
   nekbone->callback([nb] {
-    ppkit::Runtime runtime;
     const BoxMeshSpec spec = mesh_spec(*nb);
+    require_host_memory(spec, 8, "sem nekbone");
+    ppkit::Runtime runtime;
     NekboneSettings s;
     s.equation = parse_equation(nb->equation);
     s.lambda0 = nb->lambda0;

@@ -38,11 +38,23 @@ ReorderPolicy parse_reorder(const std::string& text) {
   throw ppkit::Error("--reorder-every '" + text + "'", "a positive number of steps or 'never'");
 }
 
+// A spacing too coarse for the water column gives no fluid particle: the run
+// would step an empty tank forever (t never advances), so it is refused.
+void require_fluid(const Case& c, double dp) {
+  ppkit::require(c.particles.count(kFluid) > 0,
+                 fmt::format("--dp {:g} leaves no fluid particle in the water column (0 fluid, "
+                             "{} boundary particles)",
+                             dp, c.particles.count(kBoundary)),
+                 "a spacing well below the column's size, 0.02-0.04 m on a CPU");
+}
+
 void run_dambreak(const DamBreakArgs& a) {
   const ReorderPolicy reorder = parse_reorder(a.reorder);
   validate(a.run);
-  ppkit::Runtime runtime;
   const Case c = make_spheric_dambreak(a.case_options);
+  require_fluid(c, a.case_options.dp);
+  ppkit::Runtime runtime;
+  ppkit::cli::require_runnable<Step>(a.variant);  // availability needs Kokkos initialised
   auto solver = make_solver(a.variant, c, reorder);
   const auto& p = c.params;
   fmt::print(
@@ -79,9 +91,11 @@ void run_history(const HistoryArgs& a) {
   ppkit::require(a.steps >= 1, "--steps " + std::to_string(a.steps), ">= 1");
   ppkit::require(!a.csv.empty(), "--csv is missing", "a file for step,time,step_seconds");
   ppkit::Runtime runtime;
+  ppkit::cli::require_runnable<Step>(a.variant);
   CaseOptions o = a.case_options;
   if (a.particles > 0) o.dp = dambreak_dp_for_particles(a.particles, o.tank_height);
   const Case c = make_spheric_dambreak(o);
+  require_fluid(c, o.dp);
   auto solver = make_solver(a.variant, c, reorder);
   std::ofstream out(a.csv);
   ppkit::require(bool(out), "cannot write '" + a.csv + "'", "a writable --csv path");

@@ -224,8 +224,8 @@ TEST(KilledCompare, KeepsTheRowsItMeasured) {
 }
 
 // A machine without an OpenCL platform (the ICD loader finds no vendor file):
-// an explicit OpenCL variant is refused with the reason and exit status 2, and
-// `auto` still runs on another backend.
+// an explicit OpenCL variant is refused with the reason and exit status 4
+// (nothing could run, docs/cli.md), and `auto` still runs on another backend.
 TEST(MissingOpenClPlatform, ExplicitVariantIsRefusedAndAutoRunsElsewhere) {
   const auto names = Registry<FdtdStep>::names();
   if (std::find(names.begin(), names.end(), "opencl/plain") == names.end())
@@ -253,7 +253,7 @@ TEST(MissingOpenClPlatform, ExplicitVariantIsRefusedAndAutoRunsElsewhere) {
     return a;
   };
   const std::string refused = (dir / "refused.log").string();
-  EXPECT_EQ(run(with("opencl/plain"), refused, no_platform), 2) << read_text(refused);
+  EXPECT_EQ(run(with("opencl/plain"), refused, no_platform), 4) << read_text(refused);
   EXPECT_NE(read_text(refused).find("no OpenCL platform"), std::string::npos) << read_text(refused);
   const std::string fallback = (dir / "auto.log").string();
   EXPECT_EQ(run(with("auto"), fallback, no_platform), 0) << read_text(fallback);
