@@ -136,6 +136,15 @@ std::tuple<std::string, int> describe(const ppkit::DataLocation& where) {
   return {ppkit::to_string(where.kind), where.device};
 }
 
+// "host", "cuda", "hip" or None: the memory a caller's arrays will live in.
+std::optional<ppkit::MemoryKind> parse_memory(const std::optional<std::string>& memory) {
+  if (!memory) return std::nullopt;
+  if (*memory == "host") return ppkit::MemoryKind::host;
+  if (*memory == "cuda") return ppkit::MemoryKind::cuda;
+  if (*memory == "hip") return ppkit::MemoryKind::hip;
+  throw nb::value_error("memory must be 'host', 'cuda' or 'hip'");
+}
+
 // ---- SEM ------------------------------------------------------------------------
 
 struct PyAxhelm final : Releasable {
@@ -160,16 +169,7 @@ struct PyAxhelm final : Releasable {
     options.ncol = ncol;
     options.equation = helmholtz ? ppkit::sem::Equation::helmholtz : ppkit::sem::Equation::poisson;
     options.variant = variant;
-    if (memory) {
-      if (*memory == "host")
-        options.memory = ppkit::MemoryKind::host;
-      else if (*memory == "cuda")
-        options.memory = ppkit::MemoryKind::cuda;
-      else if (*memory == "hip")
-        options.memory = ppkit::MemoryKind::hip;
-      else
-        throw nb::value_error("memory must be 'host', 'cuda' or 'hip'");
-    }
+    options.memory = parse_memory(memory);
     op = std::make_unique<ppkit::sem::Axhelm>(mesh, options);
     live.insert(this);
   }
@@ -269,16 +269,7 @@ struct PySolver final : Releasable {
     require_runtime();
     ppkit::fdtd::SolverOptions options;
     options.variant = variant;
-    if (memory) {
-      if (*memory == "host")
-        options.memory = ppkit::MemoryKind::host;
-      else if (*memory == "cuda")
-        options.memory = ppkit::MemoryKind::cuda;
-      else if (*memory == "hip")
-        options.memory = ppkit::MemoryKind::hip;
-      else
-        throw nb::value_error("memory must be 'host', 'cuda' or 'hip'");
-    }
+    options.memory = parse_memory(memory);
     op = std::make_unique<ppkit::fdtd::Solver>(ppkit::fdtd::Solver::from_json(case_json, options));
     live.insert(this);
   }

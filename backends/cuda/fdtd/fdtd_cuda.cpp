@@ -119,11 +119,7 @@ class CudaStep final : public PreparedRun<FdtdStep::Result>, public StepApplier 
                                   into_field);
     order_.after(stream);
   }
-  std::vector<double> probe_record() override {
-    const std::vector<float> v = sources_probes_.probe_values.download();
-    return std::vector<double>(v.begin(), v.begin() + std::ptrdiff_t(problem_.probes.size() *
-                                                                     std::size_t(problem_.steps)));
-  }
+  std::vector<double> probe_record() override { return sources_probes_.probe_record(problem_); }
   PhasorSet phasor_sums() override { return phasors_ ? phasors_->download() : PhasorSet{}; }
   void wait(void* stream) override { cuda_buffers::StreamOrder::wait(stream); }
   std::optional<DataLocation> memory() const override {

@@ -70,6 +70,13 @@ struct SourceProbeBuffers {
   cuda::DeviceBuffer<std::int32_t> source_component, source_hard, probe_component;
   cuda::DeviceBuffer<float> source_values, probe_values;
 
+  // The probe record of a run of p (probes x steps values), as doubles.
+  std::vector<double> probe_record(const FdtdStep::Problem& p) const {
+    const std::vector<float> v = probe_values.download();
+    return std::vector<double>(v.begin(),
+                               v.begin() + std::ptrdiff_t(p.probes.size() * std::size_t(p.steps)));
+  }
+
   template <class NodeMap>
   SourceProbeArgs upload(const FdtdStep::Problem& p, const StepSetup& s, NodeMap node) {
     source_index = device_nodes(s.source_index, node);
