@@ -50,7 +50,7 @@ struct AxhelmOptions {
   std::string variant = "auto";
   // Where the host code's arrays will live: "auto" and strategies then choose
   // among the variants that work on that memory (for example
-  // ppkit::kokkos_data_location<Kokkos::DefaultExecutionSpace>()).
+  // ppkit::kokkos_data_location<Kokkos::DefaultExecutionSpace>().kind).
   std::optional<MemoryKind> memory;
 };
 
