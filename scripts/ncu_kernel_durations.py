@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Mean duration per kernel from an Nsight Compute CSV (`ncu --csv --page raw
---metrics gpu__time_duration.sum ...`), as in docs/results/h200/round5/
+--metrics gpu__time_duration.sum ...`), as in the fifth H200 round (git history, 87de8ac)
 kernel_durations_768.txt. Usage: ncu_kernel_durations.py FILE.csv"""
 import collections
 import csv
