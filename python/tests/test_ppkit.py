@@ -283,7 +283,7 @@ def test_fdtd_solver_steps_match_a_numpy_yee_loop():
             S.set_field("ex", np.zeros(S.shape))
 
 
-def test_sph_simulation_keeps_mass_and_matches_the_c_handle_defaults():
+def test_sph_column_falls_under_gravity_and_walls_stay():
     sim = ppkit.sph.Simulation(dp=0.08, tank_height=0.7)
     n = sim.particle_count
     assert 0 < sim.fluid_count < n
