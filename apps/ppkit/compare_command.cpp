@@ -17,6 +17,7 @@
 #include "ppkit/core/compare.hpp"
 #include "ppkit/core/info.hpp"
 #include "ppkit/core/progress.hpp"
+#include "ppkit/core/provenance.hpp"
 #include "ppkit/core/results.hpp"
 #include "ppkit/core/runtime.hpp"
 
@@ -44,6 +45,7 @@ std::vector<std::string> split_list(const std::string& s) {
 
 // Runs the plotting script on a report directory when python3 + matplotlib are there.
 void make_plots(const std::string& out_dir) {
+  std::cout.flush();  // the table before the script's own lines
   const std::vector<std::string> candidates = {PPKIT_PLOT_SCRIPT_BUILD, PPKIT_PLOT_SCRIPT_INSTALL};
   for (const auto& script : candidates) {
     if (!fs::exists(script)) continue;
@@ -56,32 +58,6 @@ void make_plots(const std::string& out_dir) {
     return;
   }
   std::cerr << "ppkit: warning: plot script not found; no PNG plots written\n";
-}
-
-std::string markdown_report(const std::vector<ppkit::CompareRow>& rows, const nlohmann::json& info,
-                            const ppkit::CompareOptions& o, const std::string& in_progress = "") {
-  std::string md = "# ppkit compare\n\n";
-  if (!in_progress.empty()) md += "**In progress**: " + in_progress + "\n\n";
-  md += fmt::format(
-      "ppkit {}, problem size `{}`, {} repeats (median shown, spread = (max-min)/median).\n\n",
-      info["version"].get<std::string>(), ppkit::to_string(o.size), o.repeats);
-  md +=
-      "Roofline = compulsory bytes per run (each input read once, each output written once; the "
-      "workload's docs say what that is) / median time / copy bandwidth of the same backend "
-      "measured in this run. Rows that failed verification carry no throughput, roofline or "
-      "speedup.\n\n";
-  // The compulsory bytes are a lower bound on the traffic of every variant, so a
-  // fraction above 100% is not a fast variant but a timing or model error.
-  const bool above_model = std::any_of(rows.begin(), rows.end(), [](const auto& r) {
-    return r.roofline_fraction > 1.0;  // false for NaN
-  });
-  if (above_model)
-    md +=
-        "**A roofline above 100%** means a row moved fewer bytes than the compulsory traffic "
-        "at more than the measured copy bandwidth: a timing error (or a cache holding the whole "
-        "problem), to be investigated before the figure is used.\n\n";
-  md += ppkit::results_table(rows, true);
-  return md;
 }
 
 // Whether the globs select any registered variant of any operation.
@@ -135,6 +111,7 @@ int run_compare(const CompareArgs& a) {
   // their speedups yet) and after every workload, marked "in progress" until
   // the end.
   const auto info = ppkit::build_info();
+  const auto provenance = ppkit::run_provenance(info);
   std::vector<ppkit::CompareRow> rows, running;  // finished workloads, the running one
   int selected_count = 0, done = 0;
   for (const auto& w : all) selected_count += selected(w) ? 1 : 0;
@@ -142,11 +119,11 @@ int run_compare(const CompareArgs& a) {
                           const std::string& in_progress) {
     if (o.out_dir.empty()) return;
     fs::create_directories(o.out_dir);
-    const auto json = ppkit::results_json(report_rows, o, info);
+    const auto json = ppkit::results_json(report_rows, o, info, provenance);
     ppkit::write_text_file(o.out_dir + "/results.json", json.dump(2) + "\n");
     ppkit::write_text_file(o.out_dir + "/results.csv", ppkit::results_csv(report_rows));
     ppkit::write_text_file(o.out_dir + "/summary.md",
-                           markdown_report(report_rows, info, o, in_progress));
+                           ppkit::summary_markdown(report_rows, o, provenance, in_progress));
   };
   std::string running_name;
   ctx.on_row = [&](const ppkit::CompareRow& row) {
@@ -178,14 +155,25 @@ int run_compare(const CompareArgs& a) {
   progress.finish();
 
   if (rows.empty()) std::cout << "no workloads are built into this ppkit (" << known << ")\n";
-  std::cout << ppkit::results_table(rows, false);
-  std::map<std::string, double> bandwidths;
+  std::cout << ppkit::provenance_line(provenance) << "\n";
+  std::cout << ppkit::console_table(rows);
+  // Each backend's device and the copy bandwidth measured on it (the roofline basis).
+  std::map<std::string, std::pair<std::string, double>> devices;
   for (const auto& r : rows)
-    if (std::isfinite(r.bandwidth_Bps)) bandwidths[r.backend] = r.bandwidth_Bps;
-  for (const auto& [backend, bw] : bandwidths)
-    std::cout << fmt::format("copy bandwidth {:<16} {:.1f} GB/s\n", backend, bw * 1e-9);
+    if (!r.device.empty() && r.status != "SKIP") {
+      auto& d = devices[r.backend];
+      d.first = r.device;
+      if (std::isfinite(r.bandwidth_Bps)) d.second = r.bandwidth_Bps;
+    }
+  for (const auto& [backend, d] : devices)
+    std::cout << fmt::format("{:<16} {}{}\n", backend, d.first,
+                             d.second > 0
+                                 ? fmt::format(", copy bandwidth {:.1f} GB/s", d.second * 1e-9)
+                                 : std::string());
+  const std::string headline = ppkit::headline_table(rows, false);
+  if (!headline.empty()) std::cout << "headline (best verified variant per case):\n" << headline;
 
-  const auto json = ppkit::results_json(rows, o, info);
+  const auto json = ppkit::results_json(rows, o, info, provenance);
   if (!a.json_file.empty()) ppkit::write_text_file(a.json_file, json.dump(2) + "\n");
   if (!o.out_dir.empty()) {
     write_report(rows, "");
