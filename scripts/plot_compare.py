@@ -2,7 +2,13 @@
 """Plots for a `ppkit compare` report directory (reads results.json).
 
 Writes into the same directory:
-  throughput_<workload>.png  one bar per variant and case (log scale)
+  throughput_<workload>.png  one panel per case (each case is one problem size,
+                             so no two sizes share an axis), one bar per
+                             verified variant with the measured spread as an
+                             error bar (throughput at the slowest and fastest
+                             repeat), and a black tick at the roofline (the
+                             throughput at 100% of the copy bandwidth) where
+                             the row has a roofline basis
   <plot>.png                 throughput (or FLOP/s with "plot_y": "flops")
                              against a case parameter, one line per variant,
                              for rows whose "extra" has "plot" and "plot_x"
@@ -22,6 +28,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 from collections import defaultdict
 
 import matplotlib
@@ -32,6 +39,27 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def safe(name):
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def case_label(r):
+    label = f'{r["workload"]} {r["case"]}'
+    return label + (f' [{r["size"]}]' if r.get("size") else "")
+
+
+def spread(r, value=None):
+    """(low, high) of a row's figure over its repeats: the figure scales as
+    1 / time, so the slowest repeat (max_s) gives the low end."""
+    value = r["throughput"] if value is None else value
+    median, lo_t, hi_t = r.get("median_s"), r.get("min_s"), r.get("max_s")
+    if not (median and lo_t and hi_t):
+        return value, value
+    return value * median / hi_t, value * median / lo_t
+
+
+def colour(r):
+    backend = r["variant"].split("/")[0]
+    return {"cuda": "tab:green", "hip": "tab:red", "opencl": "tab:orange"}.get(
+        backend, "tab:blue" if backend.startswith("kokkos") else "tab:gray")
 
 
 def main(out_dir):
@@ -45,18 +73,46 @@ def main(out_dir):
     for r in rows:
         by_workload[r["workload"]].append(r)
     for workload, wrows in by_workload.items():
-        labels = [f'{r["case"]}\n{r["variant"]}' for r in wrows]
-        values = [r["throughput"] for r in wrows]
-        fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(wrows) + 2), 5))
-        ax.bar(range(len(values)), values, color="tab:blue")
-        ax.set_xticks(range(len(values)))
-        ax.set_xticklabels(labels, rotation=70, ha="right", fontsize=7)
-        ax.set_yscale("log")
-        ax.set_ylabel(wrows[0]["throughput_unit"])
-        ax.set_title(f"ppkit compare: {workload} throughput per verified variant")
+        cases = []
+        for r in wrows:
+            label = case_label(r)
+            if label not in cases:
+                cases.append(label)
+        ncols = min(3, len(cases))
+        nrows = (len(cases) + ncols - 1) // ncols
+        most = max(sum(1 for r in wrows if case_label(r) == c) for c in cases)
+        fig, axes = plt.subplots(nrows, ncols, squeeze=False,
+                                 figsize=(ncols * max(4.0, 0.42 * most + 1.5), nrows * 4.2 + 0.6))
+        for ax, label in zip(axes.flat, cases):
+            crows = [r for r in wrows if case_label(r) == label]
+            x = list(range(len(crows)))
+            values = [r["throughput"] for r in crows]
+            low, high = zip(*(spread(r) for r in crows))
+            ax.bar(x, values, color=[colour(r) for r in crows],
+                   yerr=[[v - lo for v, lo in zip(values, low)],
+                         [hi - v for v, hi in zip(values, high)]],
+                   capsize=3, ecolor="0.25")
+            roofs = [(i, r["throughput"] / r["roofline_fraction"]) for i, r in enumerate(crows)
+                     if r.get("roofline_fraction")]
+            if roofs:
+                ax.scatter([p[0] for p in roofs], [p[1] for p in roofs], marker="_", s=300,
+                           color="black", linewidths=2, zorder=3)
+            ax.set_xticks(x)
+            ax.set_xticklabels([r["variant"] for r in crows], rotation=60, ha="right",
+                               fontsize=7)
+            # One size per panel: a linear axis from zero, so bar heights compare.
+            ax.set_ylim(bottom=0)
+            ax.set_ylabel(crows[0]["throughput_unit"])
+            ax.grid(True, axis="y", alpha=0.3)
+            ax.set_title(textwrap.fill(label, 48), fontsize=8)
+        for ax in list(axes.flat)[len(cases):]:
+            ax.set_visible(False)
+        fig.suptitle(f"ppkit compare: {workload}, verified variants (bars: median; error bars: "
+                     "slowest to fastest repeat;\nblack ticks: roofline, the throughput at the copy "
+                     "bandwidth measured in the run)", fontsize=10)
         fig.tight_layout()
         path = os.path.join(out_dir, f"throughput_{safe(workload)}.png")
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=100)
         plt.close(fig)
         written.append(path)
 
@@ -70,19 +126,29 @@ def main(out_dir):
                 y, unit = r["flops"] / r["median_s"], "FLOP/s"
             else:
                 y, unit = r["throughput"], r["throughput_unit"]
-            lines[extra["plot"]][r["variant"]].append((extra["plot_x"], y))
+            lo, hi = spread(r, y)
+            roof = y / r["roofline_fraction"] if r.get("roofline_fraction") else None
+            lines[extra["plot"]][r["variant"]].append((extra["plot_x"], y, lo, hi, roof))
             meta[extra["plot"]] = (extra.get("plot_xlabel", "x"), unit)
     for plot, per_variant in lines.items():
         fig, ax = plt.subplots(figsize=(7, 5))
         for variant, pts in sorted(per_variant.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=variant)
+            pts.sort(key=lambda p: p[0])
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            line = ax.errorbar(xs, ys, yerr=[[y - p[2] for y, p in zip(ys, pts)],
+                                             [p[3] - y for y, p in zip(ys, pts)]],
+                               marker="o", capsize=3, label=variant)
+            roofs = [(p[0], p[4]) for p in pts if p[4]]
+            if roofs:
+                ax.plot([p[0] for p in roofs], [p[1] for p in roofs], linestyle=":",
+                        color=line[0].get_color(), alpha=0.7)
         ax.set_xlabel(meta[plot][0])
         ax.set_ylabel(meta[plot][1])
         ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
-        ax.set_title(plot)
+        ax.set_title(plot + "\n(error bars: slowest to fastest repeat; dotted: the variant's "
+                     "roofline at the copy bandwidth)", fontsize=9)
         fig.tight_layout()
         path = os.path.join(out_dir, f"{safe(plot)}.png")
         fig.savefig(path, dpi=110)
