@@ -114,6 +114,15 @@ function(ppkit_hip_configure_library target)
   if(PPKIT_WARNINGS_AS_ERRORS)
     target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:HIP>:-Werror>)
   endif()
+  ppkit_hip_link_runtime(${target})
+endfunction()
+
+# The HIP runtime for a target with HIP-runtime host code (tests, tools).
+function(ppkit_hip_link_runtime target)
   target_link_libraries(${target} PRIVATE hip-lang::host)
+endfunction()
+
+# With the AMD platform, .hip sources are CMake's HIP language already.
+function(ppkit_hip_sources_as_cuda target)
 endfunction()
 

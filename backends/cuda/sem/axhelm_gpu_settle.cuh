@@ -13,7 +13,7 @@
 namespace ppkit::sem {
 
 __device__ __forceinline__ double settle(double v) {
-#if defined(PPKIT_GPU_HIP)
+#if defined(PPKIT_GPU_AMD)
   asm volatile("" : "+v"(v));
 #endif
   return v;

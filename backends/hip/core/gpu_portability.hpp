@@ -19,15 +19,27 @@
 // take an explicit width of kSubgroupWidth, so they never cross from one
 // element's sub-group into the other's.
 //
-// Include only from translation units compiled by nvcc (.cu) or a HIP compiler
-// (.hip); host-only glue includes hip_device.hpp / cuda_device.hpp instead.
+// Include only from translation units compiled by nvcc (.cu, and .hip on HIP's
+// NVIDIA platform) or a HIP compiler (.hip); host-only glue includes
+// hip_device.hpp / cuda_device.hpp instead.
 
+// Two questions, answered by separate macros: which runtime API the source
+// calls (PPKIT_GPU_HIP: hip*, PPKIT_GPU_CUDA: cuda*), and which hardware the
+// kernels run on (PPKIT_GPU_AMD: wavefronts and amdgcn builtins,
+// PPKIT_GPU_NVIDIA: warps and PTX). A HIP source compiled by nvcc
+// (PPKIT_HIP_PLATFORM=nvidia, docs/targets.md) is HIP on NVIDIA hardware.
 #if defined(__HIPCC__) && !defined(__CUDACC__)
 #include <hip/hip_runtime.h>
 #define PPKIT_GPU_HIP 1
+#define PPKIT_GPU_AMD 1
+#elif defined(__CUDACC__) && defined(__HIP_PLATFORM_NVIDIA__)
+#include <hip/hip_runtime.h>
+#define PPKIT_GPU_HIP 1
+#define PPKIT_GPU_NVIDIA 1
 #elif defined(__CUDACC__)
 #include <cuda_runtime.h>
 #define PPKIT_GPU_CUDA 1
+#define PPKIT_GPU_NVIDIA 1
 #else
 #error "gpu_portability.hpp needs a CUDA or HIP compiler (.cu or .hip translation unit)"
 #endif
@@ -45,7 +57,7 @@ using Stream = cudaStream_t;
 // host pass and the device pass of a HIP translation unit must agree on it,
 // since the host side sizes launches with it: ppkit's AMD targets (gfx906,
 // gfx90a, Hygon DCU) are wave64, and the device pass checks that.
-#if defined(PPKIT_GPU_HIP)
+#if defined(PPKIT_GPU_AMD)
 inline constexpr int kWarpSize = 64;
 #if defined(__HIP_DEVICE_COMPILE__) && defined(__AMDGCN_WAVEFRONT_SIZE)
 static_assert(__AMDGCN_WAVEFRONT_SIZE == kWarpSize,
@@ -76,7 +88,7 @@ __device__ __forceinline__ int subgroup_in_block() {
 // versions use the full mask), i.e. call them from converged code.
 template <class T>
 __device__ __forceinline__ T shfl(T value, int source_lane, int width) {
-#if defined(PPKIT_GPU_HIP)
+#if defined(PPKIT_GPU_AMD)
   return __shfl(value, source_lane, width);
 #else
   return __shfl_sync(0xffffffffu, value, source_lane, width);
@@ -85,7 +97,7 @@ __device__ __forceinline__ T shfl(T value, int source_lane, int width) {
 
 template <class T>
 __device__ __forceinline__ T shfl_down(T value, unsigned int delta, int width) {
-#if defined(PPKIT_GPU_HIP)
+#if defined(PPKIT_GPU_AMD)
   return __shfl_down(value, delta, width);
 #else
   return __shfl_down_sync(0xffffffffu, value, delta, width);
@@ -94,7 +106,7 @@ __device__ __forceinline__ T shfl_down(T value, unsigned int delta, int width) {
 
 template <class T>
 __device__ __forceinline__ T shfl_xor(T value, int lane_mask, int width) {
-#if defined(PPKIT_GPU_HIP)
+#if defined(PPKIT_GPU_AMD)
   return __shfl_xor(value, lane_mask, width);
 #else
   return __shfl_xor_sync(0xffffffffu, value, lane_mask, width);
@@ -115,7 +127,7 @@ __device__ __forceinline__ T subgroup_sum(T value) {
 // Orders shared-memory (LDS) accesses among the lanes of one warp/wavefront,
 // e.g. between a sub-group writing a scratch row and reading it back.
 __device__ __forceinline__ void warp_sync() {
-#if defined(PPKIT_GPU_HIP)
+#if defined(PPKIT_GPU_AMD)
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
   __builtin_amdgcn_wave_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
@@ -131,7 +143,7 @@ __device__ __forceinline__ void warp_sync() {
 // coarse-grained memory) and its own compare-and-swap loop otherwise (always
 // on gfx906, which has no fp64 atomic add).
 __device__ __forceinline__ double atomic_add(double* address, double value) {
-#if defined(PPKIT_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
+#if defined(PPKIT_GPU_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 600
   auto* word = reinterpret_cast<unsigned long long*>(address);
   unsigned long long observed = *word;
   unsigned long long assumed = 0;
@@ -152,8 +164,8 @@ __device__ __forceinline__ double atomic_add(double* address, double value) {
 // the load/store pipeline whose wavefronts limit gather-heavy kernels: the
 // data are written to shared memory without a register or an L1 data-stage
 // pass. sm_90 and later only; kernels keep their plain loads elsewhere
-// (PPKIT_GPU_BULK_COPY undefined: HIP, sm_80 and older, and the host pass).
-#if defined(PPKIT_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// (PPKIT_GPU_BULK_COPY undefined: AMD, sm_80 and older, and the host pass).
+#if defined(PPKIT_GPU_NVIDIA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define PPKIT_GPU_BULK_COPY 1
 // One phase of the barrier completes when `arrivals` threads have arrived and
 // the bytes they announced have landed. Call from one thread, then order it

@@ -28,7 +28,12 @@ constexpr int kBlock = kWavesPerBlock * gpu::kWarpSize;
 constexpr std::size_t kSlabSize = static_cast<std::size_t>(kLinePoints) * kSlabLines;
 static_assert(2 * kLinePoints == kTile && kSlabLines == kTile, "two slabs fill one MFMA tile");
 static_assert(kTile % kStep == 0, "the k-steps cover the tile");
-static_assert(gpu::kWarpSize == 64, "the MFMA lane layout is that of a 64-lane wavefront");
+// Lane l owns column l % 16 of the 16 x 16 tile and rows l / 16 + kRowGroups r:
+// 4 rows (the MFMA accumulator's items) on a 64-lane wavefront, 8 on a 32-lane
+// warp (NVIDIA through HIP's NVIDIA platform, RDNA), where the FMA path runs.
+constexpr int kRowGroups = gpu::kWarpSize / kTile;
+constexpr int kItems = kTile / kRowGroups;
+static_assert(kRowGroups * kTile == gpu::kWarpSize, "a warp covers whole tile columns");
 
 // Entry (row, column) of the stacked operands, zero outside the data.
 __device__ __forceinline__ double block_diagonal(const double* d, int row, int column) {
@@ -53,6 +58,7 @@ __global__ void __launch_bounds__(kBlock)
   const int row_group = lane / kTile;
 
 #if defined(PPKIT_HIP_FP64_MFMA)
+  static_assert(kItems == 4, "the MFMA lane layout is that of a 64-lane wavefront");
   using Accumulator = double __attribute__((ext_vector_type(4)));
   Accumulator c = {0.0, 0.0, 0.0, 0.0};
 #pragma unroll
@@ -65,10 +71,10 @@ __global__ void __launch_bounds__(kBlock)
   double result[4] = {c[0], c[1], c[2], c[3]};
 #else
   // Same output ownership as the MFMA path, computed with FMAs.
-  double result[4];
+  double result[kItems];
 #pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    const int row = row_group + 4 * r;
+  for (int r = 0; r < kItems; ++r) {
+    const int row = row_group + kRowGroups * r;
     double sum = 0.0;
 #pragma unroll
     for (int k = 0; k < kTile; ++k)
@@ -78,8 +84,8 @@ __global__ void __launch_bounds__(kBlock)
 #endif
 
 #pragma unroll
-  for (int r = 0; r < 4; ++r) {
-    const int row = row_group + 4 * r;  // C[row][column] held in item r
+  for (int r = 0; r < kItems; ++r) {
+    const int row = row_group + kRowGroups * r;  // C[row][column] held in item r
     const std::size_t slab = first_slab + static_cast<std::size_t>(row / kLinePoints);
     if (slab < slabs) y[slab * kSlabSize + (row % kLinePoints) * kSlabLines + column] = result[r];
   }

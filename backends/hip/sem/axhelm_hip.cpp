@@ -83,6 +83,11 @@ using HipAxhelm = DeviceAxhelmRun<HipAxhelmBackend>;
 Availability matrix_core_availability() {
   const Availability device = hip::device_availability();
   if (!device.available) return device;
+#if defined(__HIP_PLATFORM_NVIDIA__)
+  return Availability::no(
+      "AMD-only: fp64 MFMA on a 64-lane wavefront (this build runs HIP on "
+      "NVIDIA); hip/trilinear is the path here");
+#endif
   if (!hip::device_has_fp64_mfma())
     return Availability::no(
         "fp64 MFMA needs a gfx90a-class GPU (CDNA2 or later); hip/trilinear is the path here");

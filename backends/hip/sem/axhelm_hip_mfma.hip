@@ -31,12 +31,22 @@
 // the variant reports itself unavailable there (nothing to gain over hip/trilinear).
 #include "backends/cuda/sem/axhelm_gpu_kernel.cuh"
 #include "backends/hip/sem/axhelm_hip.hpp"
+#include "ppkit/core/error.hpp"
 
 #if defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)
 #define PPKIT_SEM_FP64_MFMA 1
 #endif
 
 namespace ppkit::sem::hip_kernels {
+void set_constants_mfma(int nq, const double* derivative, const double* nodes,
+                        const double* weights) {
+  dshared::copy_constants(nq, derivative, nodes, weights);
+}
+
+// The kernel's lane layout is that of a 64-lane wavefront; on a 32-lane warp
+// (NVIDIA through HIP's NVIDIA platform) the variant is unavailable (no fp64
+// MFMA) and its launch refuses.
+#if !defined(__HIP_PLATFORM_NVIDIA__)
 namespace {
 
 using namespace ppkit::sem::dshared;
@@ -208,11 +218,6 @@ __global__ void __launch_bounds__(kNq2) axhelm_mfma_kernel(const AxhelmKernelArg
 
 }  // namespace
 
-void set_constants_mfma(int nq, const double* derivative, const double* nodes,
-                        const double* weights) {
-  copy_constants(nq, derivative, nodes, weights);
-}
-
 void launch_trilinear_mfma(const AxhelmKernelArgs& a) {
   const unsigned grid = unsigned(a.elements);
   if (a.ncol == 3)
@@ -220,5 +225,10 @@ void launch_trilinear_mfma(const AxhelmKernelArgs& a) {
   else
     axhelm_mfma_kernel<1><<<grid, kNq2, 0, static_cast<hipStream_t>(a.stream)>>>(a);
 }
+#else
+void launch_trilinear_mfma(const AxhelmKernelArgs&) {
+  throw Error("hip/trilinear-mfma is AMD-only (fp64 MFMA on a 64-lane wavefront)");
+}
+#endif
 
 }  // namespace ppkit::sem::hip_kernels
