@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
+#   scripts/h200-measure.sh build|embedding|compare-embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
 # Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
 # GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
@@ -10,7 +10,7 @@
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements; default: the
 # repository's data/spheric_test2). Output in $OUT.
 set -uo pipefail
-parts='build embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
+parts='build embedding compare-embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
 part=${1:?usage: h200-measure.sh PART, one of: $parts}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -62,10 +62,12 @@ case $part in
     # The operators host codes embed (docs/embedding.md) on the GPU: the SEM
     # and FEM suites (every variant, the operator and handle tests among
     # them), the embedding examples, and what each API costs over the
-    # registry's run() at N = 7 on 1 and 32,768 elements (each API's result
-    # verified before timing). Needs only the targets of
-    # PPKIT_GPU_TARGETS="ppkit ppkit_cli ppkit_sem_tests ppkit_fem_tests ppkit_bench_sem_embedding
-    # ppkit_example_embed_cpp ppkit_example_embed_c" in the build part.
+    # registry's run(): SEM at N = 7 on 1 and 32,768 elements, FEM assembly
+    # on 1 element and 64^3 (each API's result verified before timing; the
+    # compare rows of both: part compare-embedding). Needs only the
+    # targets of PPKIT_GPU_TARGETS="ppkit ppkit_cli ppkit_sem_tests ppkit_fem_tests
+    # ppkit_bench_sem_embedding ppkit_bench_fem_embedding ppkit_example_embed_cpp
+    # ppkit_example_embed_c" in the build part.
     export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
     for suite in sem fem; do
       timeout 400 "$bundle/bin/ppkit_${suite}_tests" --gtest_brief=1 \
@@ -80,7 +82,20 @@ case $part in
       "$bundle/bin/ppkit_bench_sem_embedding" --benchmark_min_time=0.3 --benchmark_repetitions=3 \
       --benchmark_report_aggregates_only=true --benchmark_out="$OUT/bench_sem_embedding.json" \
       --benchmark_out_format=json > "$OUT/bench_sem_embedding.txt" 2>&1
-    grep -E '^sem_embedding.*(median|ERROR|error)' "$OUT/bench_sem_embedding.txt" ;;
+    grep -E '^sem_embedding.*(median|ERROR|error)' "$OUT/bench_sem_embedding.txt"
+    PPKIT_FEM_EMBED_VARIANTS=${PPKIT_FEM_EMBED_VARIANTS:-auto} \
+      "$bundle/bin/ppkit_bench_fem_embedding" --benchmark_min_time=0.3 --benchmark_repetitions=3 \
+      --benchmark_report_aggregates_only=true --benchmark_out="$OUT/bench_fem_embedding.json" \
+      --benchmark_out_format=json > "$OUT/bench_fem_embedding.txt" 2>&1
+    grep -E '^fem_embedding.*(median|ERROR|error)' "$OUT/bench_fem_embedding.txt" ;;
+  compare-embedding)
+    # The overhead of each embedding API over the registry's run(), SEM and
+    # FEM rows of one workload at the issue's sizes (N = 7 on 32,768
+    # elements, FEM 64^3) and on 1 element, GPU variants.
+    LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}" "$ppkit" compare --large \
+      --workloads embedding --variants 'cuda/*,kokkos-cuda/*' --repeats 5 \
+      --out "$OUT/compare-embedding" --no-plots > "$OUT/compare-embedding.txt" 2>&1
+    grep -E '^embedding' "$OUT/compare-embedding.txt" ;;
   sph)
     # SPHERIC test 2 at dp = 0.02 m against the measurements, and step time over
     # 10,000 steps with and without renumbering.

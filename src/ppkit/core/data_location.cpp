@@ -80,8 +80,10 @@ std::optional<DataLocation> locate_pointer(const void* p) {
 void check_pointer(const void* p, std::size_t count, const DataLocation& expected,
                    const char* argument) {
   if (count == 0) return;
-  require(p != nullptr, fmt::format("{} is NULL", argument),
-          fmt::format("an array of {} values in {}", count, expected.describe()));
+  // Messages are formatted only on failure: this check runs on every apply.
+  if (p == nullptr)
+    throw Error(fmt::format("{} is NULL", argument),
+                fmt::format("an array of {} values in {}", count, expected.describe()));
   const auto where = locate_pointer(p);
   if (!where || where->kind == MemoryKind::managed) return;
   if (*where != expected)

@@ -98,13 +98,14 @@ void Assembler::assemble(double youngs_modulus, double poisson_ratio,
                          const std::array<double, 3>& body_force, double* values, double* load,
                          void* stream) const {
   const State& s = state();
-  require(std::isfinite(youngs_modulus) && std::isfinite(poisson_ratio),
-          fmt::format("E = {}, nu = {}", youngs_modulus, poisson_ratio),
-          "finite E > 0 and -1 < nu < 0.5");
-  require(
-      std::isfinite(body_force[0]) && std::isfinite(body_force[1]) && std::isfinite(body_force[2]),
-      fmt::format("body force ({}, {}, {})", body_force[0], body_force[1], body_force[2]),
-      "a finite force per volume");
+  // Messages are formatted only on failure (this runs on every assembly).
+  if (!std::isfinite(youngs_modulus) || !std::isfinite(poisson_ratio))
+    throw Error(fmt::format("E = {}, nu = {}", youngs_modulus, poisson_ratio),
+                "finite E > 0 and -1 < nu < 0.5");
+  if (!std::isfinite(body_force[0]) || !std::isfinite(body_force[1]) ||
+      !std::isfinite(body_force[2]))
+    throw Error(fmt::format("body force ({}, {}, {})", body_force[0], body_force[1], body_force[2]),
+                "a finite force per volume");
   Material material;
   material.youngs_modulus = youngs_modulus;
   material.poisson_ratio = poisson_ratio;
@@ -112,8 +113,8 @@ void Assembler::assemble(double youngs_modulus, double poisson_ratio,
   validate_material(material);
   check_pointer(values, std::size_t(s.nonzeros), s.memory, "values");
   check_pointer(load, std::size_t(s.rows), s.memory, "load");
-  require(static_cast<const void*>(values) != static_cast<const void*>(load),
-          "values and load are the same array", "distinct arrays for K's values and f");
+  if (static_cast<const void*>(values) == static_cast<const void*>(load))
+    throw Error("values and load are the same array", "distinct arrays for K's values and f");
   s.applier->assemble(material, values, load, stream);
 }
 

@@ -67,11 +67,13 @@ std::array<std::array<double, 24>, 6> strain_displacement(const GaussPointGeomet
 }  // namespace
 
 void validate_material(const Material& m) {
-  require(m.youngs_modulus > 0,
-          "Young's modulus E = " + std::to_string(m.youngs_modulus) + " is not positive", "E > 0");
-  require(m.poisson_ratio > -1 && m.poisson_ratio < 0.5,
-          "Poisson ratio nu = " + std::to_string(m.poisson_ratio) + " is out of range",
-          "-1 < nu < 0.5");
+  // Messages are built only on failure (fem::Assembler checks every assembly).
+  if (!(m.youngs_modulus > 0))
+    throw Error("Young's modulus E = " + std::to_string(m.youngs_modulus) + " is not positive",
+                "E > 0");
+  if (!(m.poisson_ratio > -1 && m.poisson_ratio < 0.5))
+    throw Error("Poisson ratio nu = " + std::to_string(m.poisson_ratio) + " is out of range",
+                "-1 < nu < 0.5");
 }
 
 std::array<std::array<double, 6>, 6> constitutive_matrix(const Material& m) {

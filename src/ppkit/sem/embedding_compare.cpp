@@ -1,4 +1,5 @@
-// Workload "embedding" of `ppkit compare`: what a host code pays for calling
+// The sem rows of `ppkit compare`'s workload "embedding"
+// (ppkit/core/embedding_compare.hpp): what a host code pays for calling
 // ppkit's axhelm through each embedding API (docs/embedding.md), against the
 // registry's run() of the same variant, on one element (the per-call cost)
 // and on a box (quick 4^3, default 16^3, large nekBench's 32^3 elements), at
@@ -18,6 +19,7 @@
 
 #include "ppkit.h"
 #include "ppkit/core/compare.hpp"
+#include "ppkit/core/embedding_compare.hpp"
 #include "ppkit/core/device_memory.hpp"
 #include "ppkit/sem/axhelm_operator.hpp"
 #include "ppkit/sem/sem_cases.hpp"
@@ -25,8 +27,6 @@
 
 namespace ppkit::sem {
 namespace {
-
-constexpr const char* kApis[] = {"registry", "cpp-operator", "c-handle", "c-oneshot"};
 
 int box_side(ProblemSize size) {
   switch (size) {
@@ -53,33 +53,6 @@ std::vector<const Variant<SemAxhelm>*> variants_to_measure(const CompareContext&
   return out;
 }
 
-// Times fn as calls_per_sample calls per sample, the median of `repeats`
-// samples, per call; a sample lasts about 2 ms at least.
-TimingSummary time_calls(const std::function<void()>& fn, int repeats) {
-  fn();
-  const auto start = std::chrono::steady_clock::now();
-  fn();
-  const double once = std::max(seconds_since(start), 1e-7);
-  const int calls = int(std::clamp(2e-3 / once, 1.0, 10000.0));
-  TimingSummary t = time_repeats(
-      [&] {
-        for (int i = 0; i < calls; ++i) fn();
-      },
-      repeats, 0);
-  for (double* s : {&t.median_s, &t.min_s, &t.max_s}) *s /= calls;
-  for (double& s : t.samples_s) s /= calls;
-  return t;
-}
-
-double relative_error(const std::vector<double>& y, const std::vector<double>& ref) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    diff += (y[i] - ref[i]) * (y[i] - ref[i]);
-    norm += ref[i] * ref[i];
-  }
-  return y.size() == ref.size() ? std::sqrt(diff / std::max(norm, 1e-300)) : std::nan("");
-}
-
 std::vector<CompareRow> run_case(CompareContext& ctx, int side) {
   BoxMeshSpec spec;
   spec.order = 7;
@@ -92,7 +65,7 @@ std::vector<CompareRow> run_case(CompareContext& ctx, int side) {
   std::vector<CompareRow> rows;
   for (const auto* v : variants_to_measure(ctx)) {
     double registry_time = std::nan("");
-    for (const char* api : kApis) {
+    for (const char* api : kEmbeddingApis) {
       CompareRow row;
       row.workload = "embedding";
       row.case_name = fmt::format("axhelm N=7 E={} via {}", p.elements, api);
@@ -171,18 +144,7 @@ std::vector<CompareRow> run_case(CompareContext& ctx, int side) {
           row.timing = time_calls(call, ctx.options().repeats);
         }
         row.error = relative_error(y, reference);
-        row.status = row.error <= row.tolerance ? "PASS" : "FAIL";
-        if (row.status == "PASS") {
-          row.throughput = cost.dofs / row.timing.median_s * 1e-9;
-          if (api_name == "registry") registry_time = row.timing.median_s;
-          if (std::isfinite(registry_time)) {
-            row.speedup = registry_time / row.timing.median_s;
-            row.extra["overhead"] = row.timing.median_s / registry_time - 1;
-            row.extra["overhead_us"] = (row.timing.median_s - registry_time) * 1e6;
-          }
-        } else {
-          row.message = "error above tolerance";
-        }
+        finish_embedding_row(row, cost.dofs * 1e-9, &registry_time);
       } catch (const std::exception& e) {
         row.status = "ERROR";
         row.message = e.what();
@@ -203,17 +165,14 @@ std::vector<CompareRow> run_embedding(CompareContext& ctx) {
 }
 
 int count_embedding(const CompareContext& ctx) {
-  return int(2 * std::size(kApis) * variants_to_measure(ctx).size());
+  return int(2 * std::size(kEmbeddingApis) * variants_to_measure(ctx).size());
 }
 
 }  // namespace
 }  // namespace ppkit::sem
 
 namespace ppkit::registration {
-void register_sem_embedding_workload() {
-  register_workload({"embedding",
-                     "sem axhelm through the registry, the C++ operator, the C handle and the "
-                     "copying one-shot C call: the overhead a host code pays (docs/embedding.md)",
-                     ppkit::sem::count_embedding, ppkit::sem::run_embedding});
+void register_sem_embedding_rows() {
+  register_embedding_rows({"sem", ppkit::sem::count_embedding, ppkit::sem::run_embedding});
 }
 }  // namespace ppkit::registration
