@@ -16,11 +16,7 @@ import argparse
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA_FILE = "test_case_2_exp_data.dat"
@@ -80,6 +76,11 @@ def rms(t_sim, v_sim, t_exp, v_exp, t_max):
 
 
 def main():
+    import matplotlib  # only the plot needs it; sph_convergence.py imports the readers
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("probes")
     ap.add_argument("--data", default=None, help="measured data file (default: see above)")
