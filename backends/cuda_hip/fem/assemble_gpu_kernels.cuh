@@ -7,7 +7,7 @@
 // a, component i, and columns of node b, component j, with g = dN/dx:
 //   K_(a i)(b j) = sum_q |J_q| w_q (lambda g_ai g_bj + mu g_aj g_bi + mu delta_ij g_a . g_b)
 //
-// Vendor differences go through backends/hip/core/gpu_portability.hpp. "Warp
+// Vendor differences go through backends/cuda_hip/core/gpu_portability.hpp. "Warp
 // per element" means one 32-lane sub-group (gpu::kSubgroupWidth) per element:
 // a whole warp on NVIDIA, half a 64-lane wavefront on AMD/DCU, so a wavefront
 // assembles two elements. Every shuffle takes width kSubgroupWidth, so lane
@@ -18,17 +18,14 @@
 // shuffle reads across halves. Blocks are multiples of 64 threads (128, 576).
 // The thread-per-element (a) and two-kernel (e) kernels use no cross-lane
 // operations and run unchanged.
-#include "backends/cuda/fem/assemble_gpu_kernels.hpp"
-#include "backends/hip/core/gpu_portability.hpp"
+#include "backends/cuda_hip/fem/assemble_gpu_kernels.hpp"
+#include "backends/cuda_hip/core/gpu_check.hpp"
+#include "backends/cuda_hip/core/gpu_portability.hpp"
 #include "ppkit/fem/hex8_shape.hpp"  // hex8_sign
 
 #if defined(PPKIT_GPU_HIP)
-#include "backends/hip/core/hip_check.hpp"
-#define PPKIT_FEM_GPU_CHECK_LAUNCH() PPKIT_HIP_CHECK_LAUNCH()
 #define PPKIT_FEM_SHAPE_TABLES hip_shape_tables
 #else
-#include "backends/cuda/core/cuda_check.hpp"
-#define PPKIT_FEM_GPU_CHECK_LAUNCH() PPKIT_CUDA_CHECK_LAUNCH()
 #define PPKIT_FEM_SHAPE_TABLES cuda_shape_tables
 #endif
 
@@ -991,11 +988,11 @@ template <class Backend>
 void Hex8Kernels<Backend>::upload_shape_tables(const double* natural_derivatives,
                                                const double* shape_values) {
 #if defined(PPKIT_GPU_HIP)
-  PPKIT_HIP_CHECK(hipMemcpyToSymbol(HIP_SYMBOL(c_dN), natural_derivatives, 192 * sizeof(double)));
-  PPKIT_HIP_CHECK(hipMemcpyToSymbol(HIP_SYMBOL(c_N), shape_values, 64 * sizeof(double)));
+  PPKIT_GPU_CHECK(hipMemcpyToSymbol(HIP_SYMBOL(c_dN), natural_derivatives, 192 * sizeof(double)));
+  PPKIT_GPU_CHECK(hipMemcpyToSymbol(HIP_SYMBOL(c_N), shape_values, 64 * sizeof(double)));
 #else
-  PPKIT_CUDA_CHECK(cudaMemcpyToSymbol(c_dN, natural_derivatives, 192 * sizeof(double)));
-  PPKIT_CUDA_CHECK(cudaMemcpyToSymbol(c_N, shape_values, 64 * sizeof(double)));
+  PPKIT_GPU_CHECK(cudaMemcpyToSymbol(c_dN, natural_derivatives, 192 * sizeof(double)));
+  PPKIT_GPU_CHECK(cudaMemcpyToSymbol(c_N, shape_values, 64 * sizeof(double)));
 #endif
 }
 
@@ -1006,7 +1003,7 @@ void Hex8Kernels<Backend>::launch_thread_per_element(const Hex8AssemblyArrays& a
   if (count <= 0) return;
   thread_per_element_kernel<<<blocks_for(count, 128), 128, 0, native_stream(stream)>>>(a, first,
                                                                                        count);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
@@ -1016,7 +1013,7 @@ void Hex8Kernels<Backend>::launch_warp_4tpr(const Hex8AssemblyArrays& a, std::in
   warp_kernel<FourPerRow, false>
       <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock, 0, native_stream(stream)>>>(
           a, first, count);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
@@ -1026,7 +1023,7 @@ void Hex8Kernels<Backend>::launch_atomic_4tpr(const Hex8AssemblyArrays& a, std::
   warp_kernel<FourPerRow, true>
       <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock, 0, native_stream(stream)>>>(
           a, first, count);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
@@ -1035,7 +1032,7 @@ void Hex8Kernels<Backend>::launch_ppni_4tpr(const Hex8AssemblyArrays& a, std::in
   if (count <= 0) return;
   ppni_4tpr_kernel<<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock, 0,
                      native_stream(stream)>>>(a, first, count);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
@@ -1045,7 +1042,7 @@ void Hex8Kernels<Backend>::launch_warp_8tpr(const Hex8AssemblyArrays& a, std::in
   warp_kernel<EightPerRow, false>
       <<<blocks_for(count, kElementsPerBlock), kThreadsPerBlock, 0, native_stream(stream)>>>(
           a, first, count);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
@@ -1055,7 +1052,7 @@ void Hex8Kernels<Backend>::launch_gauss_geometry(const Hex8AssemblyArrays& a, do
   const auto on = native_stream(stream);
   gauss_geometry_kernel<<<blocks_for(8 * elements, kGeometryThreads), kGeometryThreads, 0, on>>>(
       a, geometry, 8 * elements);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
@@ -1063,7 +1060,7 @@ void Hex8Kernels<Backend>::launch_entries(const Hex8AssemblyArrays& a, const dou
                                           std::int64_t first, std::int64_t count, void* stream) {
   if (count <= 0) return;
   entry_kernel<<<unsigned(count), kEntryThreads, 0, native_stream(stream)>>>(a, geometry, first);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
@@ -1080,7 +1077,7 @@ void Hex8Kernels<Backend>::launch_factored(const Hex8FactoredArrays& a, std::int
   else
     factored_kernel<false>
         <<<blocks, gpu::kSubgroupWidth * kFactoredWarps, 0, on>>>(a, first, count);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
@@ -1089,17 +1086,17 @@ void Hex8Kernels<Backend>::launch_tiled(const Hex8TiledArrays& a, std::int64_t t
   if (tiles <= 0) return;
   const std::size_t dynamic_bytes = std::size_t(9) * sizeof(double) * std::size_t(a.max_blocks);
 #if defined(PPKIT_GPU_HIP)
-  PPKIT_HIP_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(&tiled_kernel),
+  PPKIT_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(&tiled_kernel),
                                       hipFuncAttributeMaxDynamicSharedMemorySize,
                                       int(dynamic_bytes)));
 #else
   // Above 48 KB of dynamic shared memory a kernel must opt in.
-  PPKIT_CUDA_CHECK(cudaFuncSetAttribute(tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        int(dynamic_bytes)));
+  PPKIT_GPU_CHECK(cudaFuncSetAttribute(tiled_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       int(dynamic_bytes)));
 #endif
   tiled_kernel<<<unsigned(tiles), gpu::kSubgroupWidth * kTiledWarps, dynamic_bytes,
                  native_stream(stream)>>>(a);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
@@ -1107,14 +1104,14 @@ int Hex8Kernels<Backend>::tiled_block_capacity() {
   int device = 0, optin = 0;
 #if defined(PPKIT_GPU_HIP)
   hipFuncAttributes attributes{};
-  PPKIT_HIP_CHECK(hipGetDevice(&device));
-  PPKIT_HIP_CHECK(hipDeviceGetAttribute(&optin, hipDeviceAttributeMaxSharedMemoryPerBlock, device));
-  PPKIT_HIP_CHECK(hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&tiled_kernel)));
+  PPKIT_GPU_CHECK(hipGetDevice(&device));
+  PPKIT_GPU_CHECK(hipDeviceGetAttribute(&optin, hipDeviceAttributeMaxSharedMemoryPerBlock, device));
+  PPKIT_GPU_CHECK(hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&tiled_kernel)));
 #else
   cudaFuncAttributes attributes{};
-  PPKIT_CUDA_CHECK(cudaGetDevice(&device));
-  PPKIT_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  PPKIT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, tiled_kernel));
+  PPKIT_GPU_CHECK(cudaGetDevice(&device));
+  PPKIT_GPU_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  PPKIT_GPU_CHECK(cudaFuncGetAttributes(&attributes, tiled_kernel));
 #endif
   const long long dynamic = (long long)optin - (long long)attributes.sharedSizeBytes;
   return dynamic > 0 ? int(dynamic / (9 * (long long)sizeof(double))) : 0;
@@ -1126,24 +1123,24 @@ void Hex8Kernels<Backend>::launch_node_gather(const Hex8GatherArrays& a, std::in
   if (nodes <= 0) return;
   node_gather_kernel<<<blocks_for(nodes, kGatherWarps), gpu::kSubgroupWidth * kGatherWarps, 0,
                        native_stream(stream)>>>(a, nodes);
-  PPKIT_FEM_GPU_CHECK_LAUNCH();
+  PPKIT_GPU_CHECK_LAUNCH();
 }
 
 template <class Backend>
 void Hex8Kernels<Backend>::synchronize() {
 #if defined(PPKIT_GPU_HIP)
-  PPKIT_HIP_CHECK(hipDeviceSynchronize());
+  PPKIT_GPU_CHECK(hipDeviceSynchronize());
 #else
-  PPKIT_CUDA_CHECK(cudaDeviceSynchronize());
+  PPKIT_GPU_CHECK(cudaDeviceSynchronize());
 #endif
 }
 
 template <class Backend>
 void Hex8Kernels<Backend>::synchronize_stream(void* stream) {
 #if defined(PPKIT_GPU_HIP)
-  PPKIT_HIP_CHECK(hipStreamSynchronize(native_stream(stream)));
+  PPKIT_GPU_CHECK(hipStreamSynchronize(native_stream(stream)));
 #else
-  PPKIT_CUDA_CHECK(cudaStreamSynchronize(native_stream(stream)));
+  PPKIT_GPU_CHECK(cudaStreamSynchronize(native_stream(stream)));
 #endif
 }
 
@@ -1151,9 +1148,9 @@ template <class Backend>
 void Hex8Kernels<Backend>::zero(double* values, std::size_t count, void* stream) {
   if (count == 0) return;
 #if defined(PPKIT_GPU_HIP)
-  PPKIT_HIP_CHECK(hipMemsetAsync(values, 0, count * sizeof(double), native_stream(stream)));
+  PPKIT_GPU_CHECK(hipMemsetAsync(values, 0, count * sizeof(double), native_stream(stream)));
 #else
-  PPKIT_CUDA_CHECK(cudaMemsetAsync(values, 0, count * sizeof(double), native_stream(stream)));
+  PPKIT_GPU_CHECK(cudaMemsetAsync(values, 0, count * sizeof(double), native_stream(stream)));
 #endif
 }
 
@@ -1161,9 +1158,9 @@ template <class Backend>
 int Hex8Kernels<Backend>::current_device() {
   int device = 0;
 #if defined(PPKIT_GPU_HIP)
-  PPKIT_HIP_CHECK(hipGetDevice(&device));
+  PPKIT_GPU_CHECK(hipGetDevice(&device));
 #else
-  PPKIT_CUDA_CHECK(cudaGetDevice(&device));
+  PPKIT_GPU_CHECK(cudaGetDevice(&device));
 #endif
   return device;
 }
@@ -1172,5 +1169,4 @@ template struct Hex8Kernels<ThisBackend>;
 
 }  // namespace ppkit::fem
 
-#undef PPKIT_FEM_GPU_CHECK_LAUNCH
 #undef PPKIT_FEM_SHAPE_TABLES
