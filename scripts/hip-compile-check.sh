@@ -75,11 +75,11 @@ done
 echo "hip-compile-check: ${#objects[@]} HIP objects compiled for ${arch_list[*]} and linked"
 
 # ---- the portability header compiles for both vendors ------------------------------
-# A kernel using every helper of backends/hip/core/gpu_portability.hpp, built
+# A kernel using every helper of backends/cuda_hip/core/gpu_portability.hpp, built
 # with the build's HIP compiler for each AMD architecture and, when nvcc
 # exists, for NVIDIA.
 cat >"$scratch/portability.inc" <<'EOF'
-#include "backends/hip/core/gpu_portability.hpp"
+#include "backends/cuda_hip/core/gpu_portability.hpp"
 __global__ void subgroup_reduce(const double* in, double* sums, double* total, int n) {
   using namespace ppkit::gpu;
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);

@@ -17,7 +17,7 @@
 #include "ppkit/fdtd/cases.hpp"
 #if defined(PPKIT_HAVE_MPI)
 #include "mpi_scaling.hpp"
-#include "ppkit/fdtd/mpi_runtime.hpp"
+#include "ppkit/mpi/mpi_runtime.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
 #endif
 
@@ -125,10 +125,10 @@ Row run_one(const std::string& study, index_t n, int ranks, bool overlap, const 
 void run_scaling(const ScalingArgs& a) {
   validate(a);
   MpiSlabOptions base;
-  base.halo = parse_halo_path(a.halo);
+  base.halo = mpi::parse_halo_path(a.halo);
   int argc = 0;
   char** argv = nullptr;
-  MpiKokkosRuntime runtime(argc, argv);
+  mpi::MpiKokkosRuntime runtime(argc, argv);
   const int rank = runtime.rank(), world = runtime.ranks();
   const auto counts = mpi_scaling::rank_counts(a.ranks, world);
   // Where each rank runs, so that one GPU per rank can be checked.

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ppkit/core/error.hpp"
-#include "ppkit/fdtd/mpi_slabs.hpp"
+#include "ppkit/mpi/mpi_runtime.hpp"
 
 namespace ppkit::cli::mpi_scaling {
 
@@ -46,8 +46,8 @@ inline nlohmann::json describe_ranks(const std::string& device_name) {
              MPI_COMM_WORLD);
   nlohmann::json j;
   if (rank != 0) return j;
-  const std::string library = fdtd::mpi_library_version();
-  const bool cuda_aware = fdtd::mpi_reports_cuda_aware();
+  const std::string library = mpi::mpi_library_version();
+  const bool cuda_aware = mpi::mpi_reports_cuda_aware();
   std::cout << fmt::format("MPI: {}\nMPIX_Query_cuda_support: {}\n", library,
                            cuda_aware ? "yes (CUDA-aware)" : "no (or no such query)");
   j["mpi_library"] = library;

@@ -19,7 +19,7 @@
 #include "ppkit/sem/slab_partition.hpp"
 #if defined(PPKIT_HAVE_MPI)
 #include "mpi_scaling.hpp"
-#include "ppkit/fdtd/mpi_runtime.hpp"
+#include "ppkit/mpi/mpi_runtime.hpp"
 #include "ppkit/sem/nekbone_mpi.hpp"
 #endif
 
@@ -117,7 +117,7 @@ Row run_one(const MpiArgs& a, int ranks, bool weak, bool overlap) {
     row.nodes = mesh.global_count;
     NekboneMpiOptions options;
     options.recompute_trilinear = a.geometry == "trilinear";
-    options.exchange = fdtd::parse_halo_path(a.exchange);
+    options.exchange = mpi::parse_halo_path(a.exchange);
     options.overlap = overlap;
     NekboneMpiSolver solver(mesh, settings_of(a), comm, options);
     row.path = solver.exchange_path();
@@ -158,7 +158,7 @@ void run_nekbone_mpi(const MpiArgs& a) {
   validate(a);
   int argc = 0;
   char** argv = nullptr;
-  fdtd::MpiKokkosRuntime runtime(argc, argv);
+  mpi::MpiKokkosRuntime runtime(argc, argv);
   const int rank = runtime.rank(), world = runtime.ranks();
   const std::vector<int> counts =
       a.scaling == "none" ? std::vector<int>{world} : mpi_scaling::rank_counts(a.ranks, world);

@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "ppkit/fem/cluster_banks.hpp"
+#include "backends/cuda/fem/cluster_banks.hpp"
 #include "ppkit/fem/cluster_layout.hpp"
 
 namespace {

@@ -15,11 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "ppkit/fdtd/mpi_runtime.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
+#include "ppkit/mpi/mpi_runtime.hpp"
 
 namespace {
 using namespace ppkit::fdtd;
+using namespace ppkit::mpi;
 
 ppkit::FdtdStep::Problem make_problem(unsigned seed) {
   std::mt19937 rng(seed);

@@ -18,9 +18,11 @@
 #include "fem_test_problems.hpp"
 #include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
-#include "ppkit/fem/cluster_banks.hpp"
 #include "ppkit/fem/cluster_layout.hpp"
 #include "ppkit/fem/factored_layout.hpp"  // lattice_morton_node_order
+#if defined(PPKIT_HAVE_CUDA)
+#include "backends/cuda/fem/cluster_banks.hpp"
+#endif
 
 namespace {
 using namespace ppkit::fem;
@@ -517,6 +519,10 @@ TEST(FemClusterLayout, RejectsOptionsOutOfRangeAndNodesLargerThanTheAccumulator)
   EXPECT_NO_THROW(make_cluster_gather_layout(problem, nodes, {64, 1728, 32}));
 }
 
+#if defined(PPKIT_HAVE_CUDA)
+// The CUDA backend's bank numbering (backends/cuda/fem/cluster_banks.hpp,
+// host code in libppkit when the CUDA backend is built).
+
 // Shared-memory wavefronts of the cluster kernel's accesses to the accumulator
 // (cluster_banks.hpp), bank by bank: block x at byte 8 * stride * x, 32 banks
 // of 4 bytes; a pass takes as many wavefronts as the most distinct 4-byte
@@ -686,5 +692,6 @@ TEST(FemClusterBanks, RejectsStridesWithoutABankModel) {
   }
   EXPECT_NO_THROW(renumber_accumulator_blocks(L, 12));
 }
+#endif  // PPKIT_HAVE_CUDA
 
 }  // namespace

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "ppkit/core/kokkos_spaces.hpp"
-#include "ppkit/fdtd/mpi_runtime.hpp"
+#include "ppkit/mpi/mpi_runtime.hpp"
 #include "ppkit/sem/nekbone_mpi.hpp"
 
 namespace {
@@ -47,16 +47,16 @@ double max_abs(const std::vector<double>& v) {
 int main(int argc, char** argv) {
   int failures = 0;
   {
-    ppkit::fdtd::MpiKokkosRuntime runtime(argc, argv);
+    ppkit::mpi::MpiKokkosRuntime runtime(argc, argv);
     const int rank = runtime.rank(), ranks = runtime.ranks();
     // (exchange path, overlap): the path the library picks with and without
     // overlap, and the staged one; `--exchange` keeps one path, both overlaps.
-    using ppkit::fdtd::HaloPath;
+    using ppkit::mpi::HaloPath;
     std::vector<std::pair<HaloPath, bool>> configs{
         {HaloPath::automatic, true}, {HaloPath::automatic, false}, {HaloPath::staged, true}};
     for (int a = 1; a + 1 < argc; ++a)
       if (std::string(argv[a]) == "--exchange") {
-        const HaloPath path = ppkit::fdtd::parse_halo_path(argv[a + 1]);
+        const HaloPath path = ppkit::mpi::parse_halo_path(argv[a + 1]);
         configs = {{path, true}, {path, false}};
       }
     unsigned seed = 12345;

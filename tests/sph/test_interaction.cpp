@@ -76,7 +76,7 @@ TEST_P(SphInteractionTest, MatchesReferenceWithoutDensityDiffusion) {
 // renumbering over a grid far larger than the particle count. On the GPU the
 // counting sort's exclusive scan then covers more than 2048 tiles of 2048
 // cells, so the tile-offset pass loops over several chunks
-// (backends/cuda/sph/sph_gpu_kernels.cuh).
+// (backends/cuda_hip/sph/sph_gpu_kernels.cuh).
 TEST_P(SphInteractionTest, MatchesReferenceInASparseLargeGrid) {
   CaseOptions o;
   o.dp = 0.02;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/cuda/core/cuda_check.hpp"
+#include "ppkit/core/backend_variant.hpp"
 #include "ppkit/core/device_buffer.hpp"
 #include "ppkit/core/registry.hpp"
 
@@ -90,14 +91,7 @@ class LaunchGraph {
 // Fills the common fields of a CUDA variant of any operation.
 template <class Op>
 Variant<Op> cuda_variant(const std::string& strategy, int preference) {
-  Variant<Op> v;
-  v.name = "cuda/" + strategy;
-  v.backend = "cuda";
-  v.strategy = strategy;
-  v.preference = preference;
-  v.availability = device_availability;
-  v.device = device_description;
-  return v;
+  return backend_variant<Op>("cuda", strategy, preference, device_availability, device_description);
 }
 
 }  // namespace ppkit::cuda

@@ -10,6 +10,43 @@
 
 #include "ppkit/fem/assembly_device_arrays.hpp"
 
+namespace ppkit::fem {
+
+// The kernel's inputs, layouts as in cluster_layout.hpp;
+// kernel 1's geometry as in Hex8GatherArrays. A thread block takes one
+// cluster at a time, in dynamic shared memory its accumulator (80 B per
+// block of max_blocks, 24 B per node of max_nodes) and its row table (2 B per
+// row block of max_row_blocks); its elements' geometry is read from global
+// memory.
+struct Hex8ClusterArrays {
+  const double* geometry = nullptr;               // 80 per element: [10 (8 e + q) + m]
+  const std::int32_t* node_of_slot = nullptr;     // per slot
+  const std::int64_t* cluster_slots = nullptr;    // per cluster + 1
+  const std::int32_t* cluster_blocks = nullptr;   // per cluster
+  const std::uint16_t* slot_blocks = nullptr;     // per slot
+  const std::int64_t* slot_rows = nullptr;        // per slot
+  const std::int64_t* cluster_colours = nullptr;  // per cluster + 1
+  const std::int64_t* colour_offsets = nullptr;   // per colour group + 1: packs
+  // 8 per pack: its elements (input order), -1 after the last.
+  const std::int32_t* pack_members = nullptr;
+  const std::uint32_t* lane_blocks = nullptr;  // 32 per pack
+  // 32 per pack, lane 4 a + p: row a's cluster slot (kClusterNoSlot for p = 3),
+  // its node wait (p = 0, else 0), row a's element in the pack
+  // (ClusterGatherLayout::row_members) and the pack's element count, a byte each.
+  const std::uint32_t* lane_nodes = nullptr;
+  const std::int64_t* row_block_offsets = nullptr;  // per cluster + 1
+  const std::uint16_t* row_blocks = nullptr;        // ClusterGatherLayout::row_blocks
+  double* values = nullptr;                         // CSR values (every one written once)
+  double* load = nullptr;                           // load vector (every entry written once)
+  double lambda = 0, mu = 0;                        // Lame constants
+  double body_force[3] = {0, 0, 0};
+  // Of the largest cluster (dynamic shared memory): accumulator blocks, nodes,
+  // row blocks.
+  int max_blocks = 0, max_nodes = 0, max_row_blocks = 0;
+};
+
+}  // namespace ppkit::fem
+
 namespace ppkit::fem::cuda_cluster {
 
 // The kernel's shape: warps per block (the layout's colour groups hold at

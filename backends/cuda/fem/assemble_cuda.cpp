@@ -6,8 +6,8 @@
 
 #include "backends/cuda/core/cuda_device.hpp"
 #include "backends/cuda/fem/assemble_cluster_kernels.hpp"
-#include "backends/cuda/fem/assemble_gpu_runs.hpp"
-#include "ppkit/fem/cluster_banks.hpp"
+#include "backends/cuda_hip/fem/assemble_gpu_runs.hpp"
+#include "backends/cuda/fem/cluster_banks.hpp"
 #include "ppkit/fem/cluster_layout.hpp"
 
 namespace ppkit::fem::gpu_assembly {

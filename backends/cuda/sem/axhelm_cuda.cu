@@ -2,7 +2,7 @@
 // cuda/trilinear (recomputed from 8 vertices for trilinear elements, loaded for
 // the others): one kernel template, instantiated for Nq = 2..16 and 1 or 3 fields.
 #include "backends/cuda/sem/axhelm_cuda.hpp"
-#include "backends/cuda/sem/axhelm_gpu_launch.cuh"
+#include "backends/cuda_hip/sem/axhelm_gpu_launch.cuh"
 
 namespace ppkit::sem::cuda_kernels {
 

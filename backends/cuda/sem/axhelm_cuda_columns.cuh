@@ -45,7 +45,7 @@
 #include <cuda_runtime.h>
 
 #include "backends/cuda/core/async_copy.cuh"
-#include "backends/cuda/sem/axhelm_gpu_columns.cuh"
+#include "backends/cuda_hip/sem/axhelm_gpu_columns.cuh"
 
 namespace ppkit::sem::columns {
 

@@ -4,7 +4,7 @@
 // y = A x on device pointers with the chosen kernel (axhelm_device_operator.hpp,
 // shared with the HIP glue).
 #include "backends/cuda/core/cuda_device.hpp"
-#include "backends/cuda/sem/axhelm_device_operator.hpp"
+#include "backends/cuda_hip/sem/axhelm_device_operator.hpp"
 #include "ppkit/sem/axhelm.hpp"
 
 namespace ppkit::sem {

@@ -65,7 +65,7 @@
 
 #include "backends/cuda/core/mma_f64.cuh"
 #include "backends/cuda/sem/axhelm_cuda.hpp"
-#include "backends/cuda/sem/axhelm_gpu_columns.cuh"
+#include "backends/cuda_hip/sem/axhelm_gpu_columns.cuh"
 
 namespace ppkit::sem::cuda_kernels {
 namespace {

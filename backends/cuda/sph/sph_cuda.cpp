@@ -5,7 +5,7 @@
 #include <vector_functions.h>
 
 #include "backends/cuda/core/cuda_device.hpp"
-#include "backends/cuda/sph/sph_gpu_glue.hpp"
+#include "backends/cuda_hip/sph/sph_gpu_glue.hpp"
 
 namespace ppkit {
 namespace {

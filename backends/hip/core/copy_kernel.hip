@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "backends/hip/core/copy_kernel.hpp"
-#include "backends/hip/core/gpu_portability.hpp"
+#include "backends/cuda_hip/core/gpu_portability.hpp"
 #include "backends/hip/core/hip_check.hpp"
 
 namespace ppkit::hip {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/hip/core/hip_check.hpp"
+#include "ppkit/core/backend_variant.hpp"
 #include "ppkit/core/device_buffer.hpp"
 #include "ppkit/core/registry.hpp"
 
@@ -46,14 +47,7 @@ using DeviceBuffer = ppkit::DeviceBuffer<T, RuntimeCalls>;
 // Fills the common fields of a HIP variant of any operation.
 template <class Op>
 Variant<Op> hip_variant(const std::string& strategy, int preference) {
-  Variant<Op> v;
-  v.name = "hip/" + strategy;
-  v.backend = "hip";
-  v.strategy = strategy;
-  v.preference = preference;
-  v.availability = device_availability;
-  v.device = device_description;
-  return v;
+  return backend_variant<Op>("hip", strategy, preference, device_availability, device_description);
 }
 
 }  // namespace ppkit::hip

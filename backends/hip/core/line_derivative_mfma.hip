@@ -10,7 +10,7 @@
 // rows 8-15 are D X_b.
 #include <string>
 
-#include "backends/hip/core/gpu_portability.hpp"
+#include "backends/cuda_hip/core/gpu_portability.hpp"
 #include "backends/hip/core/hip_check.hpp"
 #include "backends/hip/core/line_derivative_mfma.hpp"
 

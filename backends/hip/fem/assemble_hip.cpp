@@ -1,8 +1,8 @@
 // Hand-tuned HIP variants of fem.assemble (AMD CDNA, Hygon DCU), hip/<strategy>
-// for the eight strategies of backends/cuda/fem/assemble_gpu_runs.hpp (host
+// for the eight strategies of backends/cuda_hip/fem/assemble_gpu_runs.hpp (host
 // glue shared with CUDA), kernels in assemble_hip_kernels.hip. Compiled by the
 // C++ compiler against the HIP runtime API.
-#include "backends/cuda/fem/assemble_gpu_runs.hpp"
+#include "backends/cuda_hip/fem/assemble_gpu_runs.hpp"
 #include "backends/hip/core/hip_device.hpp"
 
 namespace ppkit::registration {

@@ -1,5 +1,5 @@
 // Glue of the HIP sem.axhelm variants (AMD CDNA, Hygon DCU): the upload and
-// the operator are those of the CUDA variants (backends/cuda/sem/
+// the operator are those of the CUDA variants (backends/cuda_hip/sem/
 // axhelm_device_operator.hpp, templated over the runtime), the kernels those
 // of axhelm_hip_*.hip. Same strategy names as the CUDA variants they mirror:
 //   hip/stored              register columns, factors prefetched one k-slice ahead
@@ -11,7 +11,7 @@
 //                           only, gfx90a-class GPUs only
 #include <fmt/format.h>
 
-#include "backends/cuda/sem/axhelm_device_operator.hpp"
+#include "backends/cuda_hip/sem/axhelm_device_operator.hpp"
 #include "backends/hip/core/hip_device.hpp"
 #include "backends/hip/core/line_derivative_mfma.hpp"
 #include "backends/hip/sem/axhelm_hip.hpp"

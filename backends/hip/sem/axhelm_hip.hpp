@@ -8,7 +8,7 @@
 
 namespace ppkit::sem::hip_kernels {
 
-// The first kernels, the same source as CUDA's (backends/cuda/sem/axhelm_gpu_kernel.cuh):
+// The first kernels, the same source as CUDA's (backends/cuda_hip/sem/axhelm_gpu_kernel.cuh):
 // one element per block of Nq x Nq threads (hip/stored-dshared, hip/trilinear-dshared).
 void set_constants_dshared(int nq, const double* derivative, const double* nodes,
                            const double* weights);

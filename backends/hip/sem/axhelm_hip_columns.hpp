@@ -38,7 +38,7 @@
 //     to the end of the kernel and spilled (no kernel here spills with it).
 // Not run on AMD hardware: compiled for gfx906 and gfx90a and checked by the
 // variant tests wherever a HIP device exists.
-#include "backends/cuda/sem/axhelm_gpu_columns.cuh"
+#include "backends/cuda_hip/sem/axhelm_gpu_columns.cuh"
 
 namespace ppkit::sem::columns {
 

@@ -1,7 +1,7 @@
 // hip/stored-dshared and hip/trilinear-dshared: the first CUDA axhelm kernels
-// compiled from the same source (backends/cuda/sem/axhelm_gpu_kernel.cuh)
+// compiled from the same source (backends/cuda_hip/sem/axhelm_gpu_kernel.cuh)
 // by the HIP compiler, Nq = 2..10, one or three fields.
-#include "backends/cuda/sem/axhelm_gpu_launch.cuh"
+#include "backends/cuda_hip/sem/axhelm_gpu_launch.cuh"
 #include "backends/hip/sem/axhelm_hip.hpp"
 
 namespace ppkit::sem::hip_kernels {

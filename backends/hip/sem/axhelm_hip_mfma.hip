@@ -29,7 +29,7 @@
 // On targets without fp64 MFMA (gfx906, Hygon DCU) the same kernel computes
 // the same C items with FMAs, so the code object exists for every target;
 // the variant reports itself unavailable there (nothing to gain over hip/trilinear).
-#include "backends/cuda/sem/axhelm_gpu_kernel.cuh"
+#include "backends/cuda_hip/sem/axhelm_gpu_kernel.cuh"
 #include "backends/hip/sem/axhelm_hip.hpp"
 #include "ppkit/core/error.hpp"
 

@@ -1,12 +1,12 @@
 // hip/sorted-float4, hip/unsorted-float4 (sph.interaction) and
 // hip/symplectic-float4 (sph.step): the GPU glue shared with CUDA
-// (backends/cuda/sph/sph_gpu_glue.hpp) over the HIP runtime and the kernels of
+// (backends/cuda_hip/sph/sph_gpu_glue.hpp) over the HIP runtime and the kernels of
 // sph_hip_kernels.hip. Compiled by the C++ compiler against the HIP runtime API.
 //
 // The HIP runtime API (float4, make_float4) comes before the glue that uses it.
 #include "backends/hip/core/hip_device.hpp"
 
-#include "backends/cuda/sph/sph_gpu_glue.hpp"
+#include "backends/cuda_hip/sph/sph_gpu_glue.hpp"
 
 namespace ppkit {
 namespace {

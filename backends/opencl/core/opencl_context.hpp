@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ppkit/core/backend_variant.hpp"
 #include "ppkit/core/registry.hpp"
 
 namespace ppkit::opencl {
@@ -137,14 +138,7 @@ class Kernel {
 
 template <class Op>
 Variant<Op> opencl_variant(const std::string& strategy, int preference) {
-  Variant<Op> v;
-  v.name = "opencl/" + strategy;
-  v.backend = "opencl";
-  v.strategy = strategy;
-  v.preference = preference;
-  v.availability = availability;
-  v.device = device_description;
-  return v;
+  return backend_variant<Op>("opencl", strategy, preference, availability, device_description);
 }
 
 }  // namespace ppkit::opencl

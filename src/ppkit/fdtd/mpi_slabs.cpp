@@ -9,35 +9,7 @@
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/fdtd/yee_kokkos_kernels.hpp"
 
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>  // Open MPI: MPIX_Query_cuda_support()
-#endif
-
 namespace ppkit::fdtd {
-
-bool mpi_reports_cuda_aware() {
-#if defined(OMPI_HAVE_MPI_EXT_CUDA)
-  return MPIX_Query_cuda_support() == 1;
-#else
-  return false;
-#endif
-}
-
-std::string mpi_library_version() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(text, &length);
-  std::string s(text, std::size_t(std::max(0, length)));
-  const auto end = s.find_first_of(std::string("\r\n\0", 3));
-  return end == std::string::npos ? s : s.substr(0, end);
-}
-
-HaloPath parse_halo_path(const std::string& text) {
-  if (text == "auto") return HaloPath::automatic;
-  if (text == "direct" || text == "device" || text == "cuda-aware") return HaloPath::direct;
-  if (text == "staged") return HaloPath::staged;
-  throw Error("unknown halo path '" + text + "'", "auto, direct (device, cuda-aware), staged");
-}
 
 namespace {
 
@@ -218,18 +190,8 @@ MpiSlabSolver::Impl::Impl(const FdtdStep::Problem& p, MPI_Comm c, const MpiSlabO
 
   // Halo route. H: my last owned plane -> right neighbour's plane i_begin - 1.
   // E: my first owned plane -> left neighbour's plane i_end.
-  switch (options.halo) {
-    case HaloPath::automatic:
-      direct = fields_in_host_memory || mpi_reports_cuda_aware();
-      break;
-    case HaloPath::direct:
-      direct = true;
-      break;
-    case HaloPath::staged:
-      direct = false;
-      break;
-  }
-  path_name = !direct ? "staged" : fields_in_host_memory ? "host-direct" : "cuda-aware";
+  direct = mpi::halo_is_direct(options.halo, fields_in_host_memory);
+  path_name = mpi::halo_path_name(direct, fields_in_host_memory);
   const int left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
   const int right = rank + 1 < ranks ? rank + 1 : MPI_PROC_NULL;
   h_halo.a = 4, h_halo.b = 5, h_halo.send_plane = local_planes - 2, h_halo.receive_plane = 0;

@@ -22,20 +22,13 @@
 #include <string>
 
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/mpi/halo_path.hpp"
 
 namespace ppkit::fdtd {
 
-enum class HaloPath {
-  automatic,  // direct when the fields are in host memory or MPI reports CUDA-aware support
-  direct,     // MPI reads and writes the field arrays (device pointers on a GPU)
-  staged,     // copies through pinned host buffers
-};
-// "auto", "direct" (also "device", "cuda-aware") or "staged"; throws ppkit::Error otherwise.
-HaloPath parse_halo_path(const std::string& text);
-
 struct MpiSlabOptions {
   bool overlap = true;
-  HaloPath halo = HaloPath::automatic;
+  mpi::HaloPath halo = mpi::HaloPath::automatic;
 };
 
 // Per rank, accumulated by advance() since construction or reset_stats().
@@ -45,12 +38,6 @@ struct MpiSlabStats {
   double halo_seconds = 0;  // host time staging, posting and waiting for halo planes
   double halo_bytes = 0;    // bytes this rank sent
 };
-
-// Whether the MPI library says at run time that it accepts CUDA device
-// pointers (MPIX_Query_cuda_support() from mpi-ext.h); false when it has no such query.
-bool mpi_reports_cuda_aware();
-// MPI_Get_library_version, first line.
-std::string mpi_library_version();
 
 class MpiSlabSolver {
  public:

@@ -2,7 +2,7 @@
 // The order in which strategy (f)'s 32-lane sub-group adds an element's 576
 // Ke entries to the CSR values, round by round (one atomic or store
 // instruction per round), shared by the CUDA/HIP kernel
-// (backends/cuda/fem/assemble_gpu_kernels.cuh) and the Kokkos one
+// (backends/cuda_hip/fem/assemble_gpu_kernels.cuh) and the Kokkos one
 // (assemble_kokkos_factored.cpp).
 //
 // row_major: round t, lane l adds entry 32 t + l of the row-major Ke; 18

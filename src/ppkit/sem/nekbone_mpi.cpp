@@ -158,19 +158,8 @@ NekboneMpiSolver::Impl::Impl(const BoxMesh& m, const NekboneSettings& s, MPI_Com
           .flops_per_iteration;
 
   overlap = o.overlap;
-  switch (o.exchange) {
-    case fdtd::HaloPath::automatic:
-      direct = vectors_in_host_memory || fdtd::mpi_reports_cuda_aware();
-      break;
-    case fdtd::HaloPath::direct:
-      direct = true;
-      break;
-    case fdtd::HaloPath::staged:
-      direct = false;
-      break;
-  }
-  if (ranks > 1)
-    path_name = !direct ? "staged" : vectors_in_host_memory ? "host-direct" : "cuda-aware";
+  direct = mpi::halo_is_direct(o.exchange, vectors_in_host_memory);
+  if (ranks > 1) path_name = mpi::halo_path_name(direct, vectors_in_host_memory);
   const std::vector<std::int64_t>* face_nodes[2] = {&part.left_face, &part.right_face};
   const int neighbours[2] = {part.left_rank, part.right_rank};
   for (int side = 0; side < 2; ++side) {

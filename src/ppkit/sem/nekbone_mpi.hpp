@@ -15,7 +15,7 @@
 // copies and posted before the rank's dssum, which runs while they travel.
 // Interface planes are sent from device buffers when MPI can read them (host
 // memory, or device memory with a CUDA-aware MPI) or staged through pinned
-// host buffers (fdtd::HaloPath, as the FDTD slabs). Built only with
+// host buffers (mpi::HaloPath, as the FDTD slabs). Built only with
 // PPKIT_ENABLE_MPI.
 #include <mpi.h>
 
@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "ppkit/fdtd/mpi_slabs.hpp"
+#include "ppkit/mpi/halo_path.hpp"
 #include "ppkit/sem/nekbone.hpp"
 #include "ppkit/sem/slab_partition.hpp"
 
@@ -31,7 +31,7 @@ namespace ppkit::sem {
 
 struct NekboneMpiOptions {
   bool recompute_trilinear = false;  // axhelm recomputes trilinear elements' factors
-  fdtd::HaloPath exchange = fdtd::HaloPath::automatic;
+  mpi::HaloPath exchange = mpi::HaloPath::automatic;
   // Post the interface planes (their sums taken straight from the element
   // copies) before the rank's own dssum and let that run while they travel;
   // off: dssum, then the exchange. The same numbers either way (bitwise).

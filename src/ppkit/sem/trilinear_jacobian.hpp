@@ -1,7 +1,7 @@
 #pragma once
 // The column terms of the trilinear Jacobian (Cao et al., arXiv 2504.07042,
 // eq. 11-13), plain C++ shared by the CUDA/HIP axhelm kernels
-// (backends/cuda/sem/axhelm_gpu_common.cuh) and the Kokkos register-column
+// (backends/cuda_hip/sem/axhelm_gpu_common.cuh) and the Kokkos register-column
 // kernel (axhelm_kokkos_columns.hpp).
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define PPKIT_SEM_HD __host__ __device__ inline

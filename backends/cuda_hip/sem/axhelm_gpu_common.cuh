@@ -4,7 +4,7 @@
 // trilinear element map x(r,s,t) = sum_q C_q r^q0 s^q1 t^q2 with
 // q = q0 + 2 q1 + 4 q2 (paper eq. 10) with the t-independent terms of its
 // Jacobian along one (r, s) column (eq. 11-13).
-#include "backends/hip/core/gpu_portability.hpp"
+#include "backends/cuda_hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 #include "ppkit/sem/trilinear_jacobian.hpp"
 

@@ -1,6 +1,6 @@
 // Hand-tuned GPU kernels of the SPH workload (see sph_gpu_kernels.hpp), one
 // source for CUDA and HIP: included by exactly one translation unit per vendor,
-// sph_cuda_kernels.cu (nvcc) and backends/hip/sph/sph_hip_kernels.hip (HIP
+// backends/cuda/sph/sph_cuda_kernels.cu (nvcc) and backends/hip/sph/sph_hip_kernels.hip (HIP
 // compiler), which instantiates the launchers for that vendor (end of file).
 // The pair physics is shared with the Kokkos kernels (src/ppkit/sph/sph_pair.hpp).
 //
@@ -16,9 +16,9 @@
 #include <cstddef>
 
 // The vendor runtime (float4, launches) before the launcher declarations.
-#include "backends/hip/core/gpu_portability.hpp"
+#include "backends/cuda_hip/core/gpu_portability.hpp"
 
-#include "backends/cuda/sph/sph_gpu_kernels.hpp"
+#include "backends/cuda_hip/sph/sph_gpu_kernels.hpp"
 #include "ppkit/sph/sph_pair.hpp"
 
 namespace ppkit::sph::gpu_kernels {

@@ -1,14 +1,18 @@
-#include "ppkit/fdtd/mpi_runtime.hpp"
+#include "ppkit/mpi/mpi_runtime.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 
 #include "ppkit/core/kokkos_spaces.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>  // Open MPI: MPIX_Query_cuda_support()
+#endif
 
-namespace ppkit::fdtd {
+namespace ppkit::mpi {
 
 int mpi_local_rank(MPI_Comm comm) {
   MPI_Comm host;
@@ -17,6 +21,23 @@ int mpi_local_rank(MPI_Comm comm) {
   MPI_Comm_rank(host, &rank);
   MPI_Comm_free(&host);
   return rank;
+}
+
+bool mpi_reports_cuda_aware() {
+#if defined(OMPI_HAVE_MPI_EXT_CUDA)
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(text, &length);
+  std::string s(text, std::size_t(std::max(0, length)));
+  const auto end = s.find_first_of(std::string("\r\n\0", 3));
+  return end == std::string::npos ? s : s.substr(0, end);
 }
 
 namespace {
@@ -68,4 +89,4 @@ std::string MpiKokkosRuntime::device_name() const {
   return device_ >= 0 ? name + ", device " + std::to_string(device_) : name;
 }
 
-}  // namespace ppkit::fdtd
+}  // namespace ppkit::mpi

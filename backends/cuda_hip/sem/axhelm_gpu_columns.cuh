@@ -1,17 +1,17 @@
 #pragma once
-// What the register-column axhelm kernels of CUDA (axhelm_cuda_columns.cuh)
+// What the register-column axhelm kernels of CUDA (backends/cuda/sem/axhelm_cuda_columns.cuh)
 // and HIP (backends/hip/sem/axhelm_hip_columns.hpp) share: the geometry modes,
 // the constant tables, the compile-time k-loop, the padded row stride and the
 // trilinear geometry of a column (Cao et al., arXiv 2504.07042, section 3),
 // the factors of a node and the contraction of one k-slice.
 // One source for nvcc and the HIP compiler through
-// backends/hip/core/gpu_portability.hpp; the kernels themselves differ per
+// backends/cuda_hip/core/gpu_portability.hpp; the kernels themselves differ per
 // vendor (see the two kernel headers for why).
 #include <utility>
 
-#include "backends/cuda/sem/axhelm_gpu_settle.cuh"
-#include "backends/cuda/sem/axhelm_gpu_common.cuh"
-#include "backends/hip/core/gpu_portability.hpp"
+#include "backends/cuda_hip/sem/axhelm_gpu_settle.cuh"
+#include "backends/cuda_hip/sem/axhelm_gpu_common.cuh"
+#include "backends/cuda_hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 
 namespace ppkit::sem::columns {

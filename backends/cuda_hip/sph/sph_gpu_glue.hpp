@@ -1,6 +1,6 @@
 #pragma once
 // Host glue of the hand-tuned GPU SPH kernels (sph_gpu_kernels.hpp), shared by
-// the CUDA variants (sph_cuda.cpp) and the HIP variants
+// the CUDA variants (backends/cuda/sph/sph_cuda.cpp) and the HIP variants
 // (backends/hip/sph/sph_hip.cpp): <backend>/sorted-float4,
 // <backend>/unsorted-float4 (sph.interaction) and <backend>/symplectic-float4
 // (sph.step). Everything is a template over a Backend struct of the vendor's
@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/cuda/sph/sph_gpu_kernels.hpp"
+#include "backends/cuda_hip/sph/sph_gpu_kernels.hpp"
 #include "ppkit/core/registry.hpp"
 #include "ppkit/sph/operations.hpp"
 

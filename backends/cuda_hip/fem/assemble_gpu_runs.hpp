@@ -1,6 +1,6 @@
 #pragma once
 // Host glue of the hand-tuned GPU variants of fem.assemble, shared by CUDA
-// (assemble_cuda.cpp) and HIP (backends/hip/fem/assemble_hip.cpp): templates
+// (backends/cuda/fem/assemble_cuda.cpp) and HIP (backends/hip/fem/assemble_hip.cpp): templates
 // over the kernels' backend (Hex8Kernels<Backend>) and the runtime calls
 // behind DeviceBuffer. Strategies, registered as <backend>/<strategy>:
 // thread-per-element (a), warp-4tpr (b), warp-8tpr (c), ppni-4tpr (d),
@@ -22,7 +22,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "backends/cuda/fem/assemble_gpu_kernels.hpp"
+#include "backends/cuda_hip/fem/assemble_gpu_kernels.hpp"
 #include "ppkit/core/device_buffer.hpp"
 #include "ppkit/core/registry.hpp"
 #include "ppkit/fem/assemble.hpp"

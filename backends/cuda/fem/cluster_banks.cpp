@@ -1,4 +1,4 @@
-#include "ppkit/fem/cluster_banks.hpp"
+#include "backends/cuda/fem/cluster_banks.hpp"
 
 #include <algorithm>
 #include <random>

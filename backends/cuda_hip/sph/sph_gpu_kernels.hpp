@@ -1,6 +1,6 @@
 #pragma once
 // Launchers of the hand-tuned GPU SPH kernels. One kernel source,
-// sph_gpu_kernels.cuh, is compiled by nvcc (sph_cuda_kernels.cu) and by the HIP
+// sph_gpu_kernels.cuh, is compiled by nvcc (backends/cuda/sph/sph_cuda_kernels.cu) and by the HIP
 // compiler (backends/hip/sph/sph_hip_kernels.hip); the launchers are templates
 // over the vendor tag (Cuda, Hip) so that the two sets have distinct symbols.
 // They see only plain structs of raw device pointers and the fp32 constants of

@@ -1,6 +1,6 @@
 #pragma once
 // The host side of the hand-tuned axhelm variants, shared by the CUDA glue
-// (axhelm_cuda.cpp) and the HIP glue (backends/hip/sem/axhelm_hip.cpp): which
+// (backends/cuda/sem/axhelm_cuda.cpp) and the HIP glue (backends/hip/sem/axhelm_hip.cpp): which
 // elements load stored factors, the upload of an AxhelmProblem's geometry
 // into device buffers, the per-translation-unit constant tables of D, and the
 // prepared run of a sem.axhelm variant. Host code only: templated over the

@@ -1,6 +1,6 @@
 #pragma once
 // The first axhelm kernel, one source for CUDA (.cu, nvcc) and HIP (.hip,
-// clang) through backends/hip/core/gpu_portability.hpp (nekRS's layout; Cao et al., arXiv
+// clang) through backends/cuda_hip/core/gpu_portability.hpp (nekRS's layout; Cao et al., arXiv
 // 2504.07042, sections 3-4): one element per block of Nq x Nq threads, thread (i, j) owns the
 // column x(i, j, :) in registers and runs the k-loop; each k-slice goes through shared memory for
 // the r and s contractions. D for the r/s contractions sits in shared memory (rows padded against
@@ -15,9 +15,9 @@
 // __ldg (a plain load on AMD) and block barriers map one to one. One element
 // per block of Nq x Nq threads does not depend on the warp width: on a
 // 64-lane wavefront the Nq = 8 block is one wavefront instead of two warps.
-#include "backends/cuda/sem/axhelm_gpu_settle.cuh"
-#include "backends/cuda/sem/axhelm_gpu_common.cuh"
-#include "backends/hip/core/gpu_portability.hpp"
+#include "backends/cuda_hip/sem/axhelm_gpu_settle.cuh"
+#include "backends/cuda_hip/sem/axhelm_gpu_common.cuh"
+#include "backends/cuda_hip/core/gpu_portability.hpp"
 #include "ppkit/sem/axhelm_kernel_args.hpp"
 
 namespace ppkit::sem::dshared {

@@ -1,7 +1,7 @@
 #pragma once
 // (CUDA and HIP) Dispatch from run-time (nq, ncol) to the compiled kernel instances: Nq = 2..10
 // (N = 1..9, the orders of the paper and the tests; compiled_max_nq).
-#include "backends/cuda/sem/axhelm_gpu_kernel.cuh"
+#include "backends/cuda_hip/sem/axhelm_gpu_kernel.cuh"
 
 namespace ppkit::sem::dshared {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Hand-tuned GPU kernels of fem.assemble (Kiran et al. 2019), one source for
 // two vendors: assemble_gpu_kernels.cuh holds the kernels, compiled by nvcc
-// from assemble_cuda_kernels.cu (Hex8Kernels<CudaBackend>) and by a HIP
+// from backends/cuda/fem/assemble_cuda_kernels.cu (Hex8Kernels<CudaBackend>) and by a HIP
 // compiler from backends/hip/fem/assemble_hip_kernels.hip
 // (Hex8Kernels<HipBackend>). Host glue sees only this header (plain structs
 // of raw pointers). Each launch covers elements [first, first + count) of the

@@ -8,7 +8,7 @@
 // 127 without spills (register-column stored kernel, one field, gfx90a;
 // llvm-readobj --notes of the code object). On CUDA it is the identity, so the
 // CUDA kernels compile exactly as before.
-#include "backends/hip/core/gpu_portability.hpp"
+#include "backends/cuda_hip/core/gpu_portability.hpp"
 
 namespace ppkit::sem {
 
