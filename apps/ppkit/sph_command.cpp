@@ -80,7 +80,26 @@ void print_plan(const Case& c, double t_span, std::size_t variants) {
       variants > 1 ? fmt::format(", on each of {} variants", variants) : std::string());
 }
 
+// Physical and numerical inputs must be finite (an infinite c0 gives dt = 0:
+// a run that never advances).
+void require_finite_inputs(const CaseOptions& o, const RunOptions& r) {
+  for (const auto& [value, option] : {std::pair{o.dp, "--dp"},
+                                      {o.h_over_dp, "--h-over-dp"},
+                                      {o.c0_coefficient, "--c0-coefficient"},
+                                      {o.alpha, "--alpha"},
+                                      {o.delta, "--delta"},
+                                      {o.cfl, "--cfl"},
+                                      {o.tank_height, "--tank-height"},
+                                      {r.t_end, "--t-end"},
+                                      {r.probe_interval, "--probe-interval"},
+                                      {r.vtk_every, "--vtk-every"},
+                                      {r.checkpoint_every, "--checkpoint-every"}})
+    ppkit::require(std::isfinite(value), fmt::format("{} {:g} is not finite", option, value),
+                   "a finite number");
+}
+
 int run_dambreak(const DamBreakArgs& a) {
+  require_finite_inputs(a.case_options, a.run);
   const ReorderPolicy reorder = parse_reorder(a.reorder);
   validate(a.run);
   check_outputs(a.run);
@@ -248,6 +267,7 @@ void add_sph_command(CLI::App& app) {
       ->capture_default_str();
   hist->add_option("--reorder-every", h->reorder, "Renumber every K steps, or 'never'")
       ->capture_default_str();
+  hist->add_option("--csv", h->csv, "Output CSV: step,time,step_seconds,reordered")->required();
   hist->callback([h] { run_history(*h); });
 }
 
