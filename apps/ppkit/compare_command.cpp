@@ -16,6 +16,7 @@
 #include "ppkit/command.hpp"
 #include "ppkit/core/compare.hpp"
 #include "ppkit/core/info.hpp"
+#include "ppkit/core/output_path.hpp"
 #include "ppkit/core/progress.hpp"
 #include "ppkit/core/provenance.hpp"
 #include "ppkit/core/results.hpp"
@@ -74,10 +75,15 @@ int run_compare(const CompareArgs& a) {
   o.size = a.large      ? ppkit::ProblemSize::large
            : a.standard ? ppkit::ProblemSize::standard
                         : ppkit::ProblemSize::quick;
+  ppkit::require(a.repeats >= 0, "--repeats " + std::to_string(a.repeats) + " is negative",
+                 ">= 1, or 0 for the size's default");
   o.repeats = a.repeats > 0 ? a.repeats : (o.size == ppkit::ProblemSize::quick ? 3 : 10);
   o.workloads = split_list(a.workloads);
   o.variant_glob = a.variants;
   o.out_dir = a.out_dir;
+  // The report's places, before anything runs (output_path.hpp).
+  if (!o.out_dir.empty()) ppkit::require_writable_directory(o.out_dir, "--out");
+  if (!a.json_file.empty()) ppkit::require_writable_file(a.json_file, "--json");
 
   ppkit::Runtime runtime;
   const auto& all = ppkit::workloads();
@@ -118,7 +124,6 @@ int run_compare(const CompareArgs& a) {
   auto write_report = [&](const std::vector<ppkit::CompareRow>& report_rows,
                           const std::string& in_progress) {
     if (o.out_dir.empty()) return;
-    fs::create_directories(o.out_dir);
     const auto json = ppkit::results_json(report_rows, o, info, provenance);
     ppkit::write_text_file(o.out_dir + "/results.json", json.dump(2) + "\n");
     ppkit::write_text_file(o.out_dir + "/results.csv", ppkit::results_csv(report_rows));
@@ -193,6 +198,7 @@ int run_compare(const CompareArgs& a) {
 // Results of several machines side by side with each workload's
 // performance-portability figure (merge_results in results.hpp says how).
 int run_merge(const CompareArgs& a) {
+  if (!a.out_dir.empty()) ppkit::require_writable_directory(a.out_dir, "--out");
   std::vector<std::pair<std::string, nlohmann::json>> files;
   for (const auto& file : a.merge) {
     std::ifstream f(file);
@@ -209,7 +215,6 @@ int run_merge(const CompareArgs& a) {
   const auto merged = ppkit::merge_results(files);
   std::cout << merged.markdown;
   if (!a.out_dir.empty()) {
-    fs::create_directories(a.out_dir);
     ppkit::write_text_file(a.out_dir + "/merged.md", merged.markdown);
   }
   return 0;
@@ -222,13 +227,17 @@ void add_compare_command(CLI::App& app) {
                 "Small problems (about a minute on 2 CPU cores; the default)");
   cmd->add_flag("--default", args->standard, "Medium problems (GPU-sized but quick)");
   cmd->add_flag("--large", args->large, "The papers' problem sizes (for a GPU)");
-  cmd->add_option("--workloads", args->workloads, "Comma-separated workloads (default: all)");
+  cmd->add_option("--workloads", args->workloads, "Comma-separated workloads (empty: all)")
+      ->capture_default_str();
   cmd->add_option("--variants", args->variants,
-                  "Comma-separated globs of variant names, e.g. 'cuda/*,*serial*'");
-  cmd->add_option("--repeats", args->repeats, "Timed repeats per variant (median reported)")
-      ->check(CLI::PositiveNumber);
+                  "Comma-separated globs of variant names, e.g. 'cuda/*,*serial*'")
+      ->capture_default_str();
+  cmd->add_option("--repeats", args->repeats,
+                  "Timed repeats per variant, median reported (0: 3 with --quick, else 10)")
+      ->capture_default_str();
   cmd->add_option("--out", args->out_dir,
-                  "Directory for the report (results.json, results.csv, summary.md, PNG plots)");
+                  "Directory for the report (results.json, results.csv, summary.md, PNG plots; "
+                  "created)");
   cmd->add_option("--json", args->json_file, "Also write the results JSON to this file");
   cmd->add_option("--merge", args->merge,
                   "Merge results.json files from several machines instead of running")

@@ -2,7 +2,10 @@
 // files, run through any variant of fdtd.step; probes as CSV.
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -10,11 +13,15 @@
 #include "ppkit/command.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/memory_check.hpp"
+#include "ppkit/core/output_path.hpp"
+#include "ppkit/core/progress.hpp"
 #include "ppkit/core/results.hpp"
 #include "ppkit/core/runtime.hpp"
+#include "ppkit/core/timing.hpp"
 #include "ppkit/fdtd/cases.hpp"
 #include "ppkit/fdtd/fdtd_run.hpp"
 #include "ppkit/fdtd/halfspace.hpp"
+#include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 
 namespace {
@@ -33,6 +40,14 @@ struct RunOptions {
   std::vector<std::string> snapshot_specs;  // COMPONENT:NORMAL:INDEX:EVERY:STEM[:vtk|png]
   std::string precision;                    // empty: the problem's (fp32 unless a case says)
   std::int64_t max_steps = kDefaultMaxSteps;
+  bool quiet = false, force_progress = false;  // --quiet, --progress
+};
+
+// What run_and_report gives back: the first variant's result (its outputs are
+// the ones written) and whether any selected variant failed.
+struct RunReport {
+  FdtdStep::Result result;
+  bool failed = false;
 };
 
 void add_max_steps_option(CLI::App* cmd, std::int64_t& max_steps) {
@@ -63,8 +78,8 @@ void check_plan(const FdtdStep::Problem& p, std::int64_t max_steps, const std::s
 }
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
-  cmd->add_option("--variant", o.variant,
-                  "Variant of fdtd.step (auto: the preferred available one)");
+  cmd->add_option("--variant", o.variant, ppkit::cli::variant_help("fdtd.step"))
+      ->capture_default_str();
   cmd->add_option("--probes", o.probes_csv_path, "Write the probe series to this CSV file");
   cmd->add_option("--precision", o.precision,
                   "fp32 (default) or fp64; fp64 runs on the kokkos-* variants (overrides the "
@@ -79,8 +94,46 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--checkpoint-every", o.checkpoints.checkpoint_every,
                   "Steps between checkpoints (N)");
   cmd->add_option("--restart", o.checkpoints.restart_file,
-                  "Continue from this checkpoint of the same problem");
+                  "Continue from this checkpoint of the same problem (more --steps extend it)");
   add_max_steps_option(cmd, o.max_steps);
+  cmd->add_flag("--quiet", o.quiet, "No progress line");
+  cmd->add_flag("--progress", o.force_progress,
+                "Progress line also when stderr is not a terminal (a line every 10 s)");
+}
+
+// Every output a run writes, checked (and its directory created) before the
+// run starts (ppkit/core/output_path.hpp).
+void check_outputs(const FdtdStep::Problem& p, const RunOptions& o) {
+  if (!o.probes_csv_path.empty()) require_writable_file(o.probes_csv_path, "--probes");
+  for (const auto& s : p.snapshots)
+    for (const std::string& stem : {s.vtk, s.png})
+      if (!stem.empty()) require_writable_file(stem + ".pvd", "--snapshots");
+  if (!o.checkpoints.checkpoint_file.empty())
+    require_writable_file(o.checkpoints.checkpoint_file, "--checkpoint");
+}
+
+// Largest difference of two runs' final fields: max |a - b| over the nodes of
+// each group (E, H) divided by the group's RMS in `base` (as the compare's
+// check against the serial reference, verification.hpp).
+double field_difference(const FdtdStep::Result& a, const FdtdStep::Result& base) {
+  double worst = 0;
+  for (int group = 0; group < 2; ++group) {
+    double sum = 0, diff = 0;
+    std::size_t count = 0;
+    for (int c = 3 * group; c < 3 * group + 3; ++c) {
+      if (a.fields[c].size() != base.fields[c].size()) return INFINITY;
+      for (std::size_t n = 0; n < base.fields[c].size(); ++n) {
+        const double b = base.fields[c][n];
+        sum += b * b;
+        diff = std::max(diff, std::abs(double(a.fields[c][n]) - b));
+        if (!std::isfinite(double(a.fields[c][n]))) diff = INFINITY;
+      }
+      count += base.fields[c].size();
+    }
+    const double rms = count ? std::sqrt(sum / double(count)) : 0;
+    if (rms > 0) worst = std::max(worst, diff / rms);
+  }
+  return worst;
 }
 
 template <class T>
@@ -110,8 +163,37 @@ std::string resolve_variant(const std::string& name, const FdtdStep::Problem& p)
   return best->name;
 }
 
-// Runs the problem on the chosen variant and prints what a user checks first.
-FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
+// Runs the prepared problem to its end: in chunks with a progress line when
+// one is shown (StepApplier: the same kernels and buffers as run(); a far
+// field is recorded by run() only), else in one run().
+void run_to_end(PreparedRun<FdtdStep::Result>& prepared, const FdtdStep::Problem& p,
+                ppkit::ProgressMode mode) {
+  auto* applier = dynamic_cast<StepApplier*>(&prepared);
+  RunProgress progress(double(p.steps), "steps", mode);
+  if (!progress.enabled() || applier == nullptr || !p.far_field.empty()) {
+    prepared.run();
+    return;
+  }
+  applier->restart();
+  std::int64_t chunk = 1;
+  const double cells = double(p.grid.cells());
+  const auto start = std::chrono::steady_clock::now();
+  while (applier->step() < p.steps) {
+    const auto chunk_start = std::chrono::steady_clock::now();
+    applier->advance(std::min(chunk, p.steps - applier->step()), nullptr);
+    applier->wait(nullptr);
+    // Chunks of at least 0.1 s: one wait per chunk costs nothing then.
+    if (seconds_since(chunk_start) < 0.1 && chunk < (std::int64_t(1) << 30)) chunk *= 2;
+    const double done = double(applier->step());
+    progress.update(done,
+                    format_rate(cells * done / std::max(1e-9, seconds_since(start)), "cells/s"));
+  }
+  progress.finish();
+}
+
+// Runs the problem on every selected variant and prints what a user checks
+// first; the outputs come from the first variant that runs.
+RunReport run_and_report(FdtdStep::Problem p, const RunOptions& o) {
   ppkit::Runtime runtime;
   if (!o.precision.empty()) {
     try {
@@ -122,7 +204,7 @@ FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
   }
   for (const auto& spec : o.snapshot_specs) p.snapshots.push_back(parse_snapshot_spec(spec));
   for (const auto& s : p.snapshots) validate(s, p.grid);
-  check_plan(p, o.max_steps, "");
+  check_outputs(p, o);
   const bool checkpointed =
       !o.checkpoints.checkpoint_file.empty() || !o.checkpoints.restart_file.empty();
   if (checkpointed) {
@@ -138,41 +220,120 @@ FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
       throw Error(std::string("--checkpoint/--restart cannot run a problem with ") + unsupported,
                   "checkpointed runs of problems with materials, CPML, point sources and probes; "
                   "run this problem without --checkpoint/--restart");
+    require(o.checkpoints.checkpoint_file.empty() || o.checkpoints.checkpoint_every > 0,
+            "--checkpoint needs --checkpoint-every N", "N >= 1 steps");
+    if (!o.checkpoints.restart_file.empty())
+      require(
+          std::ifstream(o.checkpoints.restart_file).good(),
+          "--restart '" + o.checkpoints.restart_file + "' cannot be read: " + std::strerror(errno),
+          "a checkpoint written by --checkpoint");
   }
-  cli::require_runnable<FdtdStep>(o.variant);
-  const auto& variant = Registry<FdtdStep>::find_available(
-      checkpointed ? stepper_variant_name(o.variant) : resolve_variant(o.variant, p));
+  check_plan(p, o.max_steps, "");
+  std::vector<const Variant<FdtdStep>*> chosen;
+  if (checkpointed) {
+    // The checkpointed stepper runs the Kokkos kernels; "auto" picks the
+    // preferred Kokkos variant (said on the variant line below).
+    chosen = cli::select_variants<FdtdStep>(o.variant);
+    require(chosen.size() == 1, "--checkpoint/--restart run one variant",
+            "--variant auto or one kokkos-* variant name");
+    cli::require_runnable<FdtdStep>(chosen[0]->name);
+    chosen = {&Registry<FdtdStep>::find(
+        stepper_variant_name(o.variant == "auto" ? "auto" : chosen[0]->name))};
+  } else {
+    chosen = cli::select_variants<FdtdStep>(o.variant == "auto" ? resolve_variant(o.variant, p)
+                                                                : o.variant);
+  }
   const auto& g = p.grid;
   std::cout << fmt::format(
       "grid {}x{}x{} cells of {:.4g} x {:.4g} x {:.4g} m, dt {:.4g} s (Courant {:.3f}), {} steps, "
       "CPML {} cells, {}\n",
       g.nx, g.ny, g.nz, g.dx, g.dy, g.dz, g.dt, g.courant_number(), p.steps, p.cpml.thickness,
       to_string(p.precision));
-  std::cout << fmt::format("variant {} on {}\n", variant.name, variant.device());
-  const auto& ck = o.checkpoints;
-  FdtdStep::Result r;
-  double seconds = 0;
-  if (checkpointed) {  // the Kokkos stepper of the same kernels, in chunks of N steps
-    require(ck.checkpoint_file.empty() || ck.checkpoint_every > 0,
-            "--checkpoint needs --checkpoint-every N", "N >= 1 steps");
-    auto stepper = make_stepper(variant.name, p);
-    const auto start = std::chrono::steady_clock::now();
-    r = run_with_checkpoints(*stepper, p, ck);
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  } else {
-    auto prepared = variant.prepare(p);
-    const auto start = std::chrono::steady_clock::now();
-    prepared->run();
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    r = prepared->result();
-    throw_if_faulty(p, p.steps, find_field_fault(r.fields, blow_up_bound));
+  RunReport report;
+  bool have_base = false;
+  std::string base_name;
+  for (const auto* v : chosen) {
+    const auto availability = v->availability();
+    if (!availability.available) {
+      std::cout << fmt::format("variant {}: {}\n", v->name,
+                               cli::status_text("SKIP", availability.reason));
+      continue;
+    }
+    if (chosen.size() > 1 && p.precision == Precision::fp64 &&
+        !step_variant_supports(v->name, StepFeature::fp64)) {
+      std::cout << fmt::format("variant {}: SKIP: no fp64 path\n", v->name);
+      continue;
+    }
+    std::cout << fmt::format("variant {} on {}{}\n", v->name, v->device(),
+                             checkpointed ? " (checkpointed runs step the Kokkos kernels)" : "");
+    FdtdStep::Result r;
+    double seconds = 0;
+    std::unique_ptr<PreparedRun<FdtdStep::Result>> prepared;
+    std::unique_ptr<Stepper> stepper;
+    try {
+      if (checkpointed)  // the Kokkos stepper of the same kernels, in chunks of N steps
+        stepper = make_stepper(v->name, p);
+      else
+        prepared = v->prepare(p);
+    } catch (const Error& e) {
+      if (chosen.size() == 1) throw;  // one variant: its refusal is the command's
+      std::cout << fmt::format("variant {}: {}\n", v->name, cli::status_text("SKIP", e.what()));
+      continue;
+    }
+    const char* status = "PASS";
+    try {
+      const auto start = std::chrono::steady_clock::now();
+      if (checkpointed) {
+        CheckpointOptions ck = o.checkpoints;
+        auto progress = std::make_shared<RunProgress>(double(p.steps), "steps",
+                                                      progress_mode(o.quiet, o.force_progress));
+        ck.on_chunk = [progress](std::int64_t done) { progress->update(double(done)); };
+        r = run_with_checkpoints(*stepper, p, ck);
+      } else {
+        run_to_end(*prepared, p, progress_mode(o.quiet, o.force_progress));
+        r = prepared->result();
+        throw_if_faulty(p, p.steps, find_field_fault(r.fields, blow_up_bound));
+      }
+      seconds = seconds_since(start);
+    } catch (const Error& e) {  // a field went NaN, infinite or blew up
+      if (chosen.size() == 1) throw;
+      status = "FAIL";
+      std::cout << fmt::format("variant {}: {}\n", v->name, cli::status_text(status, e.what()));
+    } catch (const std::exception& e) {
+      if (chosen.size() == 1) throw;
+      status = "ERROR";
+      std::cout << fmt::format("variant {}: {}\n", v->name, cli::status_text(status, e.what()));
+    }
+    if (std::string(status) != "PASS") {
+      report.failed = true;
+      continue;
+    }
+    std::cout << fmt::format("{:.3f} s, {} (cells x steps per second)\n", seconds,
+                             format_rate(double(g.cells()) * double(p.steps) / seconds, "cells/s"));
+    for (std::size_t n = 0; n < r.energy.size(); ++n)
+      if (n + 1 == r.energy.size() || r.energy.size() <= 10)
+        std::cout << fmt::format("energy after step {}: {:.6e} J\n", r.energy_steps[n] + 1,
+                                 r.energy[n]);
+    // PASS: the run reached its last step with finite fields below the
+    // blow-up bound (the health check). The difference to the first variant
+    // is information, not a verdict: fp32 rounding of differently ordered
+    // updates grows with the steps in a lossless box.
+    std::string detail = "finite fields after the last step";
+    if (have_base)
+      detail += fmt::format("; fields differ from {}'s by {:.2e} of their RMS", base_name,
+                            field_difference(r, report.result));
+    std::cout << fmt::format("variant {}: {}\n", v->name, cli::status_text("PASS", detail));
+    if (!have_base) {
+      report.result = std::move(r);
+      have_base = true;
+      base_name = v->name;
+    }
   }
-  std::cout << fmt::format("{:.3f} s, {} (cells x steps per second)\n", seconds,
-                           format_rate(double(g.cells()) * double(p.steps) / seconds, "cells/s"));
-  for (std::size_t n = 0; n < r.energy.size(); ++n)
-    if (n + 1 == r.energy.size() || r.energy.size() <= 10)
-      std::cout << fmt::format("energy after step {}: {:.6e} J\n", r.energy_steps[n] + 1,
-                               r.energy[n]);
+  if (!have_base) {
+    if (report.failed) return report;
+    throw cli::NothingRan("no selected variant of fdtd.step can run here (every row skipped)");
+  }
+  const FdtdStep::Result& r = report.result;
   if (!o.probes_csv_path.empty()) {
     write_text_file(o.probes_csv_path, probes_csv(p, r));
     std::cout << fmt::format("{} probes x {} steps written to {}\n", p.probes.size(), p.steps,
@@ -184,7 +345,7 @@ FdtdStep::Result run_and_report(FdtdStep::Problem p, const RunOptions& o) {
                              files.size(), files.empty() ? "" : ", e.g. ",
                              files.empty() ? "" : files.front());
   }
-  return r;
+  return report;
 }
 
 void add_halfspace_subcommand(CLI::App* fdtd);
@@ -218,12 +379,13 @@ void add_fdtd_command(CLI::App& app) {
       require(c >= 2, "--cells " + std::to_string(c) + " is too small", ">= 2 per axis");
     auto p = make_cavity_problem(size, {cells[0], cells[1], cells[2]}, cavity_args->steps);
     p.energy_interval = std::max<std::int64_t>(1, cavity_args->steps / 10);
-    run_and_report(p, cavity_args->run);
+    const bool failed = run_and_report(p, cavity_args->run).failed;
     std::cout << "lowest resonances with Ez (TM_z) in this box:\n";
     for (std::array<int, 3> m : {std::array<int, 3>{1, 1, 0}, {2, 1, 0}, {1, 2, 0}, {1, 1, 1}})
       std::cout << fmt::format("  mode {}{}{}: continuum {:.6e} Hz, Yee grid {:.6e} Hz\n", m[0],
                                m[1], m[2], cavity_frequency_continuum(size, m),
                                cavity_frequency_yee(p.grid, m));
+    if (failed) std::exit(cli::kVerificationFailed);
   });
 
   // ---- dipole ---------------------------------------------------------------
@@ -245,15 +407,29 @@ void add_fdtd_command(CLI::App& app) {
   dipole->add_option("--cpml", dipole_args->cpml, "CPML thickness in cells")->capture_default_str();
   dipole->add_option("--steps", dipole_args->steps, "Time steps")->capture_default_str();
   dipole->add_option("--distances", dipole_args->distances, "Ez probe distances (cells) along +x")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->capture_default_str();
   add_run_options(dipole, dipole_args->run);
   dipole->add_option("--far-field", dipole_args->far_field_csv,
                      "Near-to-far-field transform on a box 2 cells inside the CPML: write "
                      "frequency, theta, phi, |E_theta|, |E_phi| (V/m at 1 m) to this CSV");
-  dipole->add_option("--far-field-frequency", dipole_args->far_field_frequency,
-                     "Frequency of the far field in Hz (default: the source's centre frequency)");
+  dipole
+      ->add_option("--far-field-frequency", dipole_args->far_field_frequency,
+                   "Frequency of the far field in Hz (0: the source's centre frequency)")
+      ->capture_default_str();
   dipole->callback([dipole_args] {
-    require(dipole_args->dx > 0, "--cell-size must be positive", "> 0 metres");
+    require(std::isfinite(dipole_args->dx) && dipole_args->dx > 0,
+            fmt::format("--cell-size {:g} is not a positive length", dipole_args->dx),
+            "> 0 metres");
+    const double f_far = dipole_args->far_field_frequency;
+    require(std::isfinite(f_far) && f_far >= 0,
+            fmt::format("--far-field-frequency {:g} is not a frequency", f_far),
+            "> 0 Hz, or 0 for the source's centre frequency");
+    require(f_far == 0 || !dipole_args->far_field_csv.empty(),
+            "--far-field-frequency without --far-field", "--far-field FILE.csv as well");
+    require(dipole_args->cpml >= 0, "--cpml " + std::to_string(dipole_args->cpml), ">= 0 cells");
+    if (!dipole_args->far_field_csv.empty())
+      require_writable_file(dipole_args->far_field_csv, "--far-field");
     auto p = make_dipole_problem(dipole_args->cells, dipole_args->dx, dipole_args->cpml,
                                  dipole_args->steps, dipole_args->distances);
     p.sources[0].waveform = Waveform::ricker;
@@ -268,14 +444,20 @@ void add_fdtd_command(CLI::App& app) {
               "cells >= 2 cpml + 6");
       n.box_min = {lo, lo, lo};
       n.box_max = {hi, hi, hi};
-      n.frequencies = {dipole_args->far_field_frequency > 0 ? dipole_args->far_field_frequency
-                                                            : p.sources[0].frequency};
+      n.frequencies = {f_far > 0 ? f_far : p.sources[0].frequency};
+      // A DFT at or above the Nyquist frequency of the time step samples nothing.
+      require(n.frequencies[0] < 0.5 / p.grid.dt,
+              fmt::format("--far-field-frequency {:g} Hz is above the Nyquist frequency {:.4g} Hz "
+                          "of the time step",
+                          n.frequencies[0], 0.5 / p.grid.dt),
+              fmt::format("0 < f < {:.4g} Hz", 0.5 / p.grid.dt));
       for (int t = 0; t <= 36; ++t)
         for (double phi : {0.0, 0.25 * pi, 0.5 * pi}) n.directions.push_back({t * pi / 36, phi});
       p.far_field.push_back(n);
     }
-    const auto r = run_and_report(p, dipole_args->run);
-    if (!p.far_field.empty()) {
+    const auto report = run_and_report(p, dipole_args->run);
+    const auto& r = report.result;
+    if (!p.far_field.empty() && !r.radiation.empty()) {
       const auto& n = p.far_field[0];
       std::string csv =
           "frequency_hz,theta_deg,phi_deg,e_theta_v_per_m_at_1m,e_phi_v_per_m_at_1m\n";
@@ -298,6 +480,7 @@ void add_fdtd_command(CLI::App& app) {
           "sin^2(theta) = {:.2e}\n",
           n.frequencies[0], n.directions.size(), dipole_args->far_field_csv, worst);
     }
+    if (report.failed) std::exit(cli::kVerificationFailed);
   });
 
   // ---- run --case -------------------------------------------------------------
@@ -328,8 +511,10 @@ void add_fdtd_command(CLI::App& app) {
     if (o.probes_csv_path.empty() && outputs.contains("probes"))
       o.probes_csv_path = outputs["probes"].get<std::string>();
     if (outputs.contains("energy")) energy_path = outputs["energy"].get<std::string>();
-    const auto r = run_and_report(p, o);
-    if (!energy_path.empty()) {
+    if (!energy_path.empty()) require_writable_file(energy_path, "outputs.energy");
+    const auto report = run_and_report(p, o);
+    const auto& r = report.result;
+    if (!energy_path.empty() && !r.energy.empty()) {
       std::string csv = "step,time,energy\n";
       for (std::size_t n = 0; n < r.energy.size(); ++n)
         csv += fmt::format("{},{:.9e},{:.9e}\n", r.energy_steps[n] + 1,
@@ -337,6 +522,7 @@ void add_fdtd_command(CLI::App& app) {
       write_text_file(energy_path, csv);
       std::cout << "energy written to " << energy_path << "\n";
     }
+    if (report.failed) std::exit(cli::kVerificationFailed);
   });
   add_halfspace_subcommand(fdtd);
 }
@@ -347,6 +533,7 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
     HalfspaceSpec spec;
     std::string variant = "auto", profile_path, summary_path, vtk_path, png_path;
     std::int64_t max_steps = kDefaultMaxSteps;
+    bool quiet = false, force_progress = false;
   };
   auto args = std::make_shared<HalfspaceArgs>();
   auto* cmd = fdtd->add_subcommand(
@@ -360,7 +547,8 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
   cmd->add_option("--cells-per-wavelength", args->spec.cells_per_wavelength,
                   "Cells per wavelength in the medium")
       ->capture_default_str();
-  cmd->add_option("--variant", args->variant, "Variant of fdtd.step");
+  cmd->add_option("--variant", args->variant, cli::variant_help("fdtd.step"))
+      ->capture_default_str();
   cmd->add_option("--sar-profile", args->profile_path, "CSV depth,sar (m, W/kg)")->required();
   cmd->add_option("--sar-summary", args->summary_path,
                   "CSV summary: whole-body, peak 1 g and 10 g SAR");
@@ -368,8 +556,16 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
                   "VTK ImageData (.vti) of |E|, SAR, 1 g and 10 g SAR of the medium's cells");
   cmd->add_option("--sar-png", args->png_path, "PNG of the SAR on an x-z slice");
   add_max_steps_option(cmd, args->max_steps);
+  cmd->add_flag("--quiet", args->quiet, "No progress line");
+  cmd->add_flag("--progress", args->force_progress,
+                "Progress line also when stderr is not a terminal (a line every 10 s)");
   cmd->callback([args] {
     const HalfspaceModel model = make_halfspace(args->spec);
+    for (const auto& [path, option] : {std::pair{args->profile_path, "--sar-profile"},
+                                       {args->summary_path, "--sar-summary"},
+                                       {args->vtk_path, "--sar-vtk"},
+                                       {args->png_path, "--sar-png"}})
+      if (!path.empty()) require_writable_file(path, option);
     // Both runs planned before either starts.
     check_plan(model.incident, args->max_steps, "incident run: ", false);
     check_plan(model.medium, args->max_steps, "half-space run: ", false);
@@ -377,10 +573,16 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
     RunOptions o;
     o.variant = args->variant;
     o.max_steps = args->max_steps;
+    o.quiet = args->quiet;
+    o.force_progress = args->force_progress;
     std::cout << "incident run (vacuum column):\n";
-    const auto incident = run_and_report(model.incident, o);
+    const auto incident_report = run_and_report(model.incident, o);
     std::cout << "half-space run:\n";
-    const auto medium = run_and_report(model.medium, o);
+    const auto medium_report = run_and_report(model.medium, o);
+    const auto& incident = incident_report.result;
+    const auto& medium = medium_report.result;
+    if (incident.fields[0].empty() || medium.fields[0].empty())  // every variant failed
+      std::exit(cli::kVerificationFailed);
     const HalfspaceSar sar = halfspace_sar(model, medium, incident);
     std::string csv = "depth,sar\n";
     double worst = 0;
@@ -414,6 +616,7 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
       write_sar_png(args->png_path, sar.maps);
       std::cout << "SAR slice written to " << args->png_path << "\n";
     }
+    if (incident_report.failed || medium_report.failed) std::exit(cli::kVerificationFailed);
   });
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ppkit/command.hpp"
+#include "ppkit/core/output_path.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/results.hpp"
 #include "ppkit/fdtd/cases.hpp"
@@ -208,6 +209,7 @@ void add_fdtd_scaling_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--json", args->json_path, "Write the runs to this JSON file");
   cmd->callback([args] {
+    if (!args->json_path.empty()) ppkit::require_writable_file(args->json_path, "--json");
 #if defined(PPKIT_HAVE_MPI)
     run_scaling(*args);
 #else

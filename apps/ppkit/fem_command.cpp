@@ -2,6 +2,7 @@
 // (docs/fem.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -11,6 +12,9 @@
 
 #include "ppkit/command.hpp"
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/memory_check.hpp"
+#include "ppkit/core/output_path.hpp"
+#include "ppkit/core/progress.hpp"
 #include "ppkit/core/runtime.hpp"
 #include "ppkit/core/timing.hpp"
 #include "ppkit/fem/assemble.hpp"
@@ -46,13 +50,31 @@ struct MeshArgs {
   void add_to(CLI::App* command) {
     command->add_option("--mesh", mesh, "Gmsh .msh 4.1 ASCII file with hexahedra (type 5)");
     command->add_option("--box", box, "Structured box NX,NY,NZ elements");
-    command->add_option("--size", size, "Box size LX,LY,LZ (default 1,1,1)");
-    command->add_option("--perturb", perturb,
-                        "Random node perturbation, fraction of the element edge (0..0.15)");
-    command->add_option("--seed", seed, "Seed of the perturbation");
+    command->add_option("--size", size, "Box size LX,LY,LZ")->capture_default_str();
+    command
+        ->add_option("--perturb", perturb,
+                     "Random node perturbation, fraction of the element edge (0..0.15)")
+        ->capture_default_str();
+    command->add_option("--seed", seed, "Seed of the perturbation")->capture_default_str();
     command->add_flag("--scramble", scramble,
                       "Grade, twist and renumber the box at random (a general mesh: "
                       "make_scrambled_box_mesh)");
+  }
+  // Host bytes of a box's assembly, checked before it is built: per node 3
+  // DOF rows of 81 nonzeros (27 neighbour nodes x 3 components; values and
+  // column indices) and the coordinates; per element the 24 x 24 element
+  // matrix and the scatter map. A lower bound (colouring and the variants'
+  // layouts come on top).
+  void require_box_fits() const {
+    if (box.empty()) return;
+    const auto n = parse_triple<int>(box, "--box", "NX,NY,NZ, e.g. 32,32,32");
+    for (int e : n)
+      ppkit::require(e >= 1, "--box '" + box + "' has an axis without elements", ">= 1 per axis");
+    const double nodes = double(n[0] + 1) * double(n[1] + 1) * double(n[2] + 1);
+    const double elements = double(n[0]) * double(n[1]) * double(n[2]);
+    const double bytes = nodes * (3 * 81 * (8 + 4) + 3 * 8) + elements * (576 * 8 + 576 * 4);
+    ppkit::memory::require_fits(
+        fmt::format("fem assembly of the {} box ({:.3g} elements)", box, elements), bytes, "host");
   }
   // The mesh and a one-line description of it.
   HexMesh build(std::string& description) const {
@@ -90,7 +112,7 @@ void check_material(double E, double nu) {
 struct AssembleArgs {
   MeshArgs mesh;
   std::string variant = "all", export_mtx, export_rhs, body_force = "0,0,-9.81";
-  double E = 0, nu = -2;
+  double E = 2e11, nu = 0.3;  // steel, as fem cantilever
   int repeats = 3;
 };
 
@@ -103,17 +125,14 @@ int run_assemble(const AssembleArgs& a) {
   for (double b : material.body_force)
     ppkit::require(std::isfinite(b), "--body-force '" + a.body_force + "' is not finite",
                    "finite BX,BY,BZ in N/m^3");
+  ppkit::require(std::isfinite(a.mesh.perturb) && a.mesh.perturb >= 0 && a.mesh.perturb <= 0.15,
+                 fmt::format("--perturb {:g} is out of range", a.mesh.perturb),
+                 "0..0.15 of the element edge");
+  if (!a.export_mtx.empty()) ppkit::require_writable_file(a.export_mtx, "--export-mtx");
+  if (!a.export_rhs.empty()) ppkit::require_writable_file(a.export_rhs, "--export-rhs");
+  a.mesh.require_box_fits();
   ppkit::Runtime runtime;
-  std::vector<const ppkit::Variant<FemAssemble>*> chosen;
-  if (a.variant == "all") {
-    for (const auto& v : ppkit::Registry<FemAssemble>::all()) chosen.push_back(&v);
-  } else {
-    chosen.push_back(&ppkit::Registry<FemAssemble>::find(a.variant));
-    ppkit::cli::require_runnable<FemAssemble>(chosen.front()->name);
-  }
-  if (std::none_of(chosen.begin(), chosen.end(),
-                   [](const auto* v) { return v->availability().available; }))
-    throw ppkit::cli::NothingRan("no variant of fem.assemble can run here");
+  const auto chosen = ppkit::cli::select_variants<FemAssemble>(a.variant);
   std::string description;
   HexMesh mesh = a.mesh.build(description);
   auto start = std::chrono::steady_clock::now();
@@ -123,6 +142,10 @@ int run_assemble(const AssembleArgs& a) {
              description, problem.mesh.num_elements(), problem.mesh.num_nodes(),
              problem.mesh.num_dofs(), problem.pattern.num_nonzeros(),
              problem.coloured.num_colours(), setup_s);
+  fmt::print(
+      "plan: {} variant(s) x {} timed repeats of {} elements, verified against the host "
+      "reference\n",
+      chosen.size(), a.repeats, problem.mesh.num_elements());
   start = std::chrono::steady_clock::now();
   const auto reference = assemble_reference(problem);
   fmt::print("reference assembly (host, by colour): {:.3f} s\n", ppkit::seconds_since(start));
@@ -135,22 +158,29 @@ int run_assemble(const AssembleArgs& a) {
   for (const auto* v : chosen) {
     const auto availability = v->availability();
     if (!availability.available) {
-      fmt::print("{:<36} {:>12} {:>12} {:>14} {:>12}  skipped: {}\n", v->name, "-", "-", "-", "-",
-                 availability.reason);
+      fmt::print("{:<36} {:>12} {:>12} {:>14} {:>12}  {}\n", v->name, "-", "-", "-", "-",
+                 ppkit::cli::status_text("SKIP", availability.reason));
       continue;
     }
-    start = std::chrono::steady_clock::now();
-    auto run = v->prepare(problem);
-    const double prepare_s = ppkit::seconds_since(start);
-    const auto timing = ppkit::time_repeats([&] { run->run(); }, a.repeats, 1);
-    last = run->result();
-    const double error = assembly_relative_error(last, reference);
-    const bool ok = error <= 1e-12;
-    failed |= !ok;
-    fmt::print("{:<36} {:>12.3f} {:>12.3f} {:>14.4g} {:>12.2e}  {}\n", v->name, prepare_s * 1e3,
-               timing.median_s * 1e3, elements / timing.median_s, error,
-               ok ? "agrees with reference" : "DIFFERS from reference");
-    if (chosen.size() == 1) exported = &last;
+    try {
+      start = std::chrono::steady_clock::now();
+      auto run = v->prepare(problem);
+      const double prepare_s = ppkit::seconds_since(start);
+      const auto timing = ppkit::time_repeats([&] { run->run(); }, a.repeats, 1);
+      last = run->result();
+      const double error = assembly_relative_error(last, reference);
+      const bool ok = error <= 1e-12;
+      failed |= !ok;
+      fmt::print("{:<36} {:>12.3f} {:>12.3f} {:>14.4g} {:>12.2e}  {}\n", v->name, prepare_s * 1e3,
+                 timing.median_s * 1e3, elements / timing.median_s, error,
+                 ok ? "PASS" : "FAIL: differs from the reference (tolerance 1e-12)");
+      if (chosen.size() == 1) exported = &last;
+    } catch (const std::exception& e) {
+      if (chosen.size() == 1) throw;  // one variant: its error is the command's
+      failed = true;
+      fmt::print("{:<36} {:>12} {:>12} {:>14} {:>12}  {}\n", v->name, "-", "-", "-", "-",
+                 ppkit::cli::status_text("ERROR", e.what()));
+    }
   }
   if (!a.export_mtx.empty()) {
     write_matrix_market(a.export_mtx, problem.pattern, exported->values);
@@ -161,7 +191,7 @@ int run_assemble(const AssembleArgs& a) {
     write_vector_market(a.export_rhs, exported->load);
     fmt::print("f written to {}\n", a.export_rhs);
   }
-  return failed ? 1 : 0;
+  return failed ? ppkit::cli::kVerificationFailed : ppkit::cli::kOk;
 }
 
 // Strategy (g)'s tile layout: per tile size and block capacity, the counts of
@@ -202,6 +232,7 @@ struct CantileverArgs {
   std::string elements = "40,4,4", size = "10,1,1", mesh, variant = "auto", vtu;
   double E = 2e11, nu = 0.3, load = 1e5, tolerance = 1e-10;
   int max_iterations = 50000;
+  bool quiet = false, progress = false;
 };
 
 int run_cantilever(const CantileverArgs& a) {
@@ -214,44 +245,117 @@ int run_cantilever(const CantileverArgs& a) {
   ppkit::require(a.max_iterations >= 1,
                  "--max-iterations " + std::to_string(a.max_iterations) + " is not positive",
                  ">= 1");
+  if (!a.vtu.empty()) ppkit::require_writable_file(a.vtu, "--vtu");
   CantileverSpec spec;
-  spec.elements = parse_triple<int>(a.elements, "--elements", "NX,NY,NZ, e.g. 40,4,4");
-  spec.size = parse_triple<double>(a.size, "--size", "L,B,H, e.g. 10,1,1");
+  if (a.mesh.empty()) {
+    spec.elements = parse_triple<int>(a.elements, "--elements", "NX,NY,NZ, e.g. 40,4,4");
+    spec.size = parse_triple<double>(a.size, "--size", "L,B,H, e.g. 10,1,1");
+    for (double l : spec.size)
+      ppkit::require(std::isfinite(l) && l > 0, "--size '" + a.size + "' is not three lengths",
+                     "L,B,H > 0 in m");
+    MeshArgs box;
+    box.box = a.elements;
+    box.require_box_fits();
+  }
   spec.mesh_file = a.mesh;
   spec.youngs_modulus = a.E;
   spec.poisson_ratio = a.nu;
   spec.load = a.load;
-  spec.variant = a.variant;
   spec.cg.relative_tolerance = a.tolerance;
   spec.cg.max_iterations = a.max_iterations;
   ppkit::Runtime runtime;
-  const auto r = solve_cantilever(spec);
-  fmt::print(
-      "cantilever {} x {} x {} m{}, {} elements ({}), {} DOF, E = {:g} Pa, nu = {:g}, P = {:g} N\n",
-      r.beam[0], r.beam[1], r.beam[2], a.mesh.empty() ? "" : " (bounding box)",
-      r.problem.mesh.num_elements(), a.mesh.empty() ? a.elements : a.mesh,
-      r.problem.mesh.num_dofs(), spec.youngs_modulus, spec.poisson_ratio, spec.load);
-  fmt::print("assembly: {} in {:.3f} s\n", r.variant, r.assembly_seconds);
-  fmt::print("CG (Jacobi, {}): {} iterations, relative residual {:.2e}, {:.3f} s\n", r.cg.kernels,
-             r.cg.iterations, r.cg.relative_residual, r.solve_seconds);
-  if (std::isnan(r.theory))
+  const auto chosen = ppkit::cli::select_variants<FemAssemble>(a.variant);
+  if (a.mesh.empty())
     fmt::print(
-        "tip deflection {:.6e} m (mean -u_z of the \"loaded\" nodes); Timoshenko: not applicable "
-        "(the mesh does not fill its bounding box, or is not held at its x-minimum face and "
-        "loaded at its x-maximum face)\n",
-        r.tip_deflection);
+        "plan: {} x {} x {} elements ({} DOF), up to {} CG iterations to a relative "
+        "residual of {:g}{}\n",
+        spec.elements[0], spec.elements[1], spec.elements[2],
+        3 * (spec.elements[0] + 1) * (spec.elements[1] + 1) * (spec.elements[2] + 1),
+        a.max_iterations, a.tolerance,
+        chosen.size() > 1 ? fmt::format(", once per each of {} variants", chosen.size())
+                          : std::string());
   else
-    fmt::print("tip deflection {:.6e} m, Timoshenko {:.6e} m, error {:.2f} %\n", r.tip_deflection,
-               r.theory, 100 * r.relative_error);
-  if (!a.vtu.empty()) {
-    Material m;
-    m.youngs_modulus = spec.youngs_modulus;
-    m.poisson_ratio = spec.poisson_ratio;
-    write_vtu(a.vtu, r.problem.mesh, r.displacement,
-              element_von_mises(r.problem.mesh, m, r.displacement));
-    fmt::print("VTU written to {} (displacement, von_mises)\n", a.vtu);
+    fmt::print("plan: mesh {}, up to {} CG iterations to a relative residual of {:g}\n", a.mesh,
+               a.max_iterations, a.tolerance);
+  bool failed = false, wrote = false;
+  double first_tip = std::nan("");
+  for (const auto* v : chosen) {
+    const auto availability = v->availability();
+    if (!availability.available) {
+      fmt::print("variant {}: {}\n", v->name, ppkit::cli::status_text("SKIP", availability.reason));
+      continue;
+    }
+    spec.variant = v->name;
+    // CG progress: the ETA from the residual's decrease so far (CG converges
+    // about linearly in log ||r||, Saad 2003 section 6.11).
+    ppkit::RunProgress progress(a.max_iterations, "iterations",
+                                ppkit::progress_mode(a.quiet, a.progress));
+    const auto start = std::chrono::steady_clock::now();
+    spec.cg.on_iteration = [&](int it, double residual) {
+      if (!progress.enabled()) return;
+      const double fraction =
+          residual > 0 ? std::clamp(std::log(residual) / std::log(a.tolerance), 0.0, 1.0) : 1.0;
+      progress.show(fraction, fmt::format("CG iteration {}, relative residual {:.2e} (to {:.0e}), "
+                                          "{:.0f} iterations/s",
+                                          it, residual, a.tolerance,
+                                          it / std::max(1e-9, ppkit::seconds_since(start))));
+    };
+    CantileverResult r;
+    try {
+      r = solve_cantilever(spec);
+    } catch (const std::exception& e) {
+      if (chosen.size() == 1) throw;  // one variant: its error is the command's
+      progress.finish();
+      failed = true;
+      fmt::print("variant {}: {}\n", v->name, ppkit::cli::status_text("ERROR", e.what()));
+      continue;
+    }
+    progress.finish();
+    fmt::print(
+        "cantilever {} x {} x {} m{}, {} elements ({}), {} DOF, E = {:g} Pa, nu = {:g}, P = {:g} "
+        "N\n",
+        r.beam[0], r.beam[1], r.beam[2], a.mesh.empty() ? "" : " (bounding box)",
+        r.problem.mesh.num_elements(), a.mesh.empty() ? a.elements : a.mesh,
+        r.problem.mesh.num_dofs(), spec.youngs_modulus, spec.poisson_ratio, spec.load);
+    fmt::print("assembly: {} in {:.3f} s\n", r.variant, r.assembly_seconds);
+    fmt::print("CG (Jacobi, {}): {} iterations, relative residual {:.2e}, {:.3f} s\n", r.cg.kernels,
+               r.cg.iterations, r.cg.relative_residual, r.solve_seconds);
+    if (std::isnan(r.theory))
+      fmt::print(
+          "tip deflection {:.6e} m (mean -u_z of the \"loaded\" nodes); Timoshenko: not "
+          "applicable (the mesh does not fill its bounding box, or is not held at its x-minimum "
+          "face and loaded at its x-maximum face)\n",
+          r.tip_deflection);
+    else
+      fmt::print("tip deflection {:.6e} m, Timoshenko {:.6e} m, error {:.2f} %\n", r.tip_deflection,
+                 r.theory, 100 * r.relative_error);
+    // PASS: CG reached the tolerance (the discretisation error against
+    // Timoshenko depends on the mesh and is shown above, not judged).
+    failed |= !r.cg.converged;
+    std::string detail = r.cg.converged
+                             ? "CG converged"
+                             : fmt::format(
+                                   "CG stopped at --max-iterations {} with "
+                                   "relative residual {:.2e} > {:g}",
+                                   a.max_iterations, r.cg.relative_residual, a.tolerance);
+    if (std::isnan(first_tip))
+      first_tip = r.tip_deflection;
+    else
+      detail += fmt::format("; tip deflection differs from the first variant's by {:.2e}",
+                            std::abs(r.tip_deflection - first_tip) / std::abs(first_tip));
+    fmt::print("variant {}: {}\n", r.variant,
+               ppkit::cli::status_text(r.cg.converged ? "PASS" : "FAIL", detail));
+    if (!a.vtu.empty() && !wrote) {
+      Material m;
+      m.youngs_modulus = spec.youngs_modulus;
+      m.poisson_ratio = spec.poisson_ratio;
+      write_vtu(a.vtu, r.problem.mesh, r.displacement,
+                element_von_mises(r.problem.mesh, m, r.displacement));
+      fmt::print("VTU written to {} (displacement, von_mises)\n", a.vtu);
+      wrote = true;
+    }
   }
-  return 0;
+  return failed ? ppkit::cli::kVerificationFailed : ppkit::cli::kOk;
 }
 
 void add_fem_command(CLI::App& app) {
@@ -264,13 +368,15 @@ void add_fem_command(CLI::App& app) {
       "assemble",
       "Assemble K and f with each variant; time and verify against the serial reference");
   aa->mesh.add_to(as);
-  as->add_option("--E", aa->E, "Young's modulus in Pa")->required();
-  as->add_option("--nu", aa->nu, "Poisson ratio")->required();
-  as->add_option("--body-force", aa->body_force,
-                 "Body force BX,BY,BZ in N/m^3 (default 0,0,-9.81)");
-  as->add_option("--variant", aa->variant, "Variant name, 'auto' or 'all' (default all)");
+  as->add_option("--E", aa->E, "Young's modulus in Pa")->capture_default_str();
+  as->add_option("--nu", aa->nu, "Poisson ratio")->capture_default_str();
+  as->add_option("--body-force", aa->body_force, "Body force BX,BY,BZ in N/m^3")
+      ->capture_default_str();
+  as->add_option("--variant", aa->variant, ppkit::cli::variant_help("fem.assemble"))
+      ->capture_default_str();
   as->add_option("--repeats", aa->repeats, "Timed repeats (median shown)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   as->add_option("--export-mtx", aa->export_mtx,
                  "Write K as MatrixMarket (with several variants: the reference)");
   as->add_option("--export-rhs", aa->export_rhs, "Write f as MatrixMarket");
@@ -282,8 +388,7 @@ void add_fem_command(CLI::App& app) {
   auto* ts = fem->add_subcommand(
       "tiles", "Strategy (g)'s tile layout: tiles, flushed values and row segments per element");
   ta->mesh.add_to(ts);
-  ts->add_option("--tile", ta->tiles,
-                 "Tile ELEMENTS,BLOCKS (repeatable; default 8,400 16,640 32,880 32,1200 64,2200)");
+  ts->add_option("--tile", ta->tiles, "Tile ELEMENTS,BLOCKS (repeatable)")->capture_default_str();
   ts->callback([ta] { run_tiles(*ta); });
 
   auto ca = std::make_shared<CantileverArgs>();
@@ -291,23 +396,32 @@ void add_fem_command(CLI::App& app) {
       "cantilever",
       "Cantilever (a box fixed at x=0, or a Gmsh beam's \"fixed\" group) with an end load: CG "
       "solve vs Timoshenko beam theory");
-  auto* elements = cs->add_option("--elements", ca->elements,
-                                  "Elements NX,NY,NZ along length, width, height (default 40,4,4)");
-  auto* size = cs->add_option("--size", ca->size, "Beam L,B,H in m (default 10,1,1)");
+  auto* elements =
+      cs->add_option("--elements", ca->elements, "Elements NX,NY,NZ along length, width, height")
+          ->capture_default_str();
+  auto* size = cs->add_option("--size", ca->size, "Beam L,B,H in m")->capture_default_str();
   cs->add_option("--mesh", ca->mesh,
                  "Gmsh .msh 4.1 beam instead of the box: physical groups \"fixed\" (held nodes) "
                  "and \"loaded\" (end surface, load in -z)")
       ->excludes(elements)
       ->excludes(size);
-  cs->add_option("--E", ca->E, "Young's modulus in Pa (default 2e11)");
-  cs->add_option("--nu", ca->nu, "Poisson ratio (default 0.3)");
-  cs->add_option("--load", ca->load, "Total end load in N, -z (default 1e5)");
-  cs->add_option("--variant", ca->variant, "Assembly variant (default auto)");
-  cs->add_option("--tolerance", ca->tolerance, "CG relative residual tolerance (default 1e-10)");
+  cs->add_option("--E", ca->E, "Young's modulus in Pa")->capture_default_str();
+  cs->add_option("--nu", ca->nu, "Poisson ratio")->capture_default_str();
+  cs->add_option("--load", ca->load, "Total end load in N, -z")->capture_default_str();
+  cs->add_option("--variant", ca->variant, ppkit::cli::variant_help("fem.assemble"))
+      ->capture_default_str();
+  cs->add_option("--tolerance", ca->tolerance, "CG relative residual tolerance")
+      ->capture_default_str();
   cs->add_option("--max-iterations", ca->max_iterations, "CG iteration limit")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cs->add_option("--vtu", ca->vtu, "Write displacement and von Mises stress to a .vtu file");
-  cs->callback([ca] { run_cantilever(*ca); });
+  cs->add_flag("--quiet", ca->quiet, "No progress line");
+  cs->add_flag("--progress", ca->progress,
+               "Progress line also when stderr is not a terminal (a line every 10 s)");
+  cs->callback([ca] {
+    if (const int status = run_cantilever(*ca)) std::exit(status);
+  });
 }
 
 ppkit::cli::CommandRegistrar registrar{"fem", add_fem_command};

@@ -2,13 +2,17 @@
 // variant, verified and timed (Cao et al., arXiv 2504.07042; docs/sem.md).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
 #include "ppkit/command.hpp"
 #include "ppkit/core/compare.hpp"
+#include "ppkit/core/copy_probe.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/memory_check.hpp"
+#include "ppkit/core/progress.hpp"
 #include "ppkit/core/runtime.hpp"
 #include "ppkit/sem/sem_cases.hpp"
 
@@ -27,6 +31,7 @@ struct SemArgs {
   unsigned seed = 1;
   int iterations = 1000;
   double tol = 1e-8;
+  bool quiet = false, progress = false;
 };
 
 BoxMeshSpec mesh_spec(const SemArgs& a) {
@@ -61,7 +66,7 @@ BoxMeshSpec mesh_spec(const SemArgs& a) {
 // E (N+1)^3 local nodes, each with the 7 geometric factors (G00..G22, w|J|)
 // and `vectors` double fields (axhelm: input, output and reference per column;
 // Nekbone: the PCG vectors x, b, r, z, p, w, the diagonal and the exact solution).
-void require_host_memory(const BoxMeshSpec& spec, double vectors, const std::string& what) {
+double require_host_memory(const BoxMeshSpec& spec, double vectors, const std::string& what) {
   ppkit::require(spec.order >= 1 && spec.order <= 15,
                  "--order " + std::to_string(spec.order) + " is out of range", "1..15");
   const double nq = double(spec.order) + 1;
@@ -71,17 +76,29 @@ void require_host_memory(const BoxMeshSpec& spec, double vectors, const std::str
       fmt::format("{} on {}x{}x{} elements of order {} ({:.3g} nodes)", what, spec.ex, spec.ey,
                   spec.ez, spec.order, elements * nq * nq * nq),
       bytes, "host");
+  return bytes;
 }
 
+// The compare context's glob: the names --variant selects (command.hpp).
 template <class Op>
 std::string variant_glob(const std::string& requested) {
-  if (requested == "all") return "*";
-  if (requested == "auto") return ppkit::Registry<Op>::find("auto").name;
-  const auto names = ppkit::Registry<Op>::names();
-  for (const auto& n : names)
-    if (ppkit::glob_match(requested, n)) return requested;
-  throw ppkit::Error("no variant of " + std::string(Op::name) + " matches '" + requested + "'",
-                     "all, auto, " + ppkit::Registry<Op>::joined_names());
+  std::string glob;
+  for (const auto* v : ppkit::cli::select_variants<Op>(requested))
+    glob += (glob.empty() ? "" : ",") + v->name;
+  return glob;
+}
+
+// The plan line: the case, its host bytes, the selected variants and repeats.
+void print_plan(const BoxMeshSpec& spec, double bytes, const std::string& glob, int repeats,
+                const std::string& what) {
+  const double nq = double(spec.order) + 1;
+  const double elements = double(spec.ex) * double(spec.ey) * double(spec.ez);
+  const auto variants = std::count(glob.begin(), glob.end(), ',') + 1;
+  fmt::print(
+      "plan: {} on {} elements of order {} ({:.3g} nodes), about {} on the host; {} "
+      "variant(s) x {} timed repeats\n",
+      what, elements, spec.order, elements * nq * nq * nq, ppkit::memory::format_bytes(bytes),
+      variants, repeats);
 }
 
 ppkit::CompareContext context_for(const SemArgs& a, const std::string& glob) {
@@ -143,17 +160,45 @@ int print_rows(const std::vector<ppkit::CompareRow>& rows, bool nekbone) {
   return failed;
 }
 
-void add_common(CLI::App* cmd, SemArgs& a) {
-  cmd->add_option("--order", a.order, "Polynomial order N (1..15)");
-  cmd->add_option("--elements", a.elements, "Elements per direction EX,EY,EZ");
+void add_common(CLI::App* cmd, SemArgs& a, const std::string& operation) {
+  cmd->add_option("--order", a.order, "Polynomial order N (1..15)")->capture_default_str();
+  cmd->add_option("--elements", a.elements, "Elements per direction EX,EY,EZ")
+      ->capture_default_str();
   cmd->add_option("--deform", a.deform,
-                  "Mesh deformation: none (parallelepiped), trilinear, curved, mixed");
-  cmd->add_option("--equation", a.equation, "poisson or helmholtz");
-  cmd->add_option("--lambda0", a.lambda0, "Helmholtz stiffness coefficient");
-  cmd->add_option("--lambda1", a.lambda1, "Helmholtz mass coefficient");
-  cmd->add_option("--variant", a.variant, "Variant name or glob, 'auto' or 'all'");
-  cmd->add_option("--repeats", a.repeats, "Timed repeats (median reported)");
-  cmd->add_option("--seed", a.seed, "Seed of the random vertex perturbation");
+                  "Mesh deformation: none (parallelepiped), trilinear, curved, mixed")
+      ->capture_default_str();
+  cmd->add_option("--equation", a.equation, "poisson or helmholtz")->capture_default_str();
+  cmd->add_option("--lambda0", a.lambda0, "Helmholtz stiffness coefficient")->capture_default_str();
+  cmd->add_option("--lambda1", a.lambda1, "Helmholtz mass coefficient")->capture_default_str();
+  cmd->add_option("--variant", a.variant, ppkit::cli::variant_help(operation))
+      ->capture_default_str();
+  cmd->add_option("--repeats", a.repeats, "Timed repeats (median reported)")->capture_default_str();
+  cmd->add_option("--seed", a.seed, "Seed of the random vertex perturbation")
+      ->capture_default_str();
+  cmd->add_flag("--quiet", a.quiet, "No progress line");
+  cmd->add_flag("--progress", a.progress, "Progress line also when stderr is not a terminal");
+}
+
+// Physical inputs: finite Helmholtz coefficients (a NaN would give every row
+// FAIL with error NaN after the whole run).
+void check_coefficients(const SemArgs& a) {
+  ppkit::require(std::isfinite(a.lambda0) && std::isfinite(a.lambda1),
+                 fmt::format("--lambda0 {:g} / --lambda1 {:g} is not finite", a.lambda0, a.lambda1),
+                 "finite coefficients");
+}
+
+// Runs the rows of one case with a progress line (rows done, ETA) and the
+// copy-bandwidth probe sized to the case (copy_probe.hpp).
+template <class RunCase>
+std::vector<ppkit::CompareRow> run_rows(ppkit::CompareContext& ctx, const SemArgs& a,
+                                        const std::string& glob, double bytes, RunCase run) {
+  ppkit::size_copy_probe_to(bytes);
+  const int rows = int(std::count(glob.begin(), glob.end(), ',') + 1);
+  ppkit::Progress progress(rows, ppkit::progress_mode(a.quiet, a.progress));
+  ctx.on_progress = [&](const std::string& label) { progress.start_item(label); };
+  auto out = run(ctx);
+  progress.finish();
+  return out;
 }
 
 void add_sem_command(CLI::App& app) {
@@ -164,19 +209,25 @@ void add_sem_command(CLI::App& app) {
   auto ax = std::make_shared<SemArgs>();
   auto* axhelm = sem->add_subcommand(
       "axhelm", "Time Y = A X on every variant, verified against the serial reference");
-  add_common(axhelm, *ax);
-  axhelm->add_option("--ncol", ax->ncol, "Fields per application (1 or 3)");
+  add_common(axhelm, *ax, "sem.axhelm");
+  axhelm->add_option("--ncol", ax->ncol, "Fields per application (1 or 3)")->capture_default_str();
   axhelm->callback([ax] {
     const BoxMeshSpec spec = mesh_spec(*ax);
-    require_host_memory(spec, 3.0 * std::max(1, ax->ncol), "sem axhelm");
+    check_coefficients(*ax);
+    const double bytes = require_host_memory(spec, 3.0 * std::max(1, ax->ncol), "sem axhelm");
     ppkit::Runtime runtime;
     AxhelmSettings s;
     s.equation = parse_equation(ax->equation);
     s.ncol = ax->ncol;
     s.lambda0 = ax->lambda0;
     s.lambda1 = ax->lambda1;
-    auto ctx = context_for(*ax, variant_glob<SemAxhelm>(ax->variant));
-    if (print_rows(run_axhelm_case(ctx, spec, s), false) != 0) std::exit(1);
+    const std::string glob = variant_glob<SemAxhelm>(ax->variant);
+    print_plan(spec, bytes, glob, ax->repeats, "axhelm");
+    auto ctx = context_for(*ax, glob);
+    const auto rows = run_rows(ctx, *ax, glob, bytes, [&](ppkit::CompareContext& c) {
+      return run_axhelm_case(c, spec, s);
+    });
+    if (print_rows(rows, false) != 0) std::exit(1);
   });
 
   auto nb = std::make_shared<SemArgs>();
@@ -184,12 +235,20 @@ void add_sem_command(CLI::App& app) {
   nb->equation = "helmholtz";
   auto* nekbone =
       sem->add_subcommand("nekbone", "Jacobi-PCG on a manufactured solution, on every variant");
-  add_common(nekbone, *nb);
-  nekbone->add_option("--iterations", nb->iterations, "Maximum CG iterations");
-  nekbone->add_option("--tol", nb->tol, "Relative residual to stop at (0: run --iterations)");
+  add_common(nekbone, *nb, "sem.nekbone");
+  nekbone->add_option("--iterations", nb->iterations, "Maximum CG iterations")
+      ->capture_default_str();
+  nekbone->add_option("--tol", nb->tol, "Relative residual to stop at (0: run --iterations)")
+      ->capture_default_str();
   nekbone->callback([nb] {
     const BoxMeshSpec spec = mesh_spec(*nb);
-    require_host_memory(spec, 8, "sem nekbone");
+    check_coefficients(*nb);
+    ppkit::require(nb->iterations >= 1,
+                   "--iterations " + std::to_string(nb->iterations) + " is not positive", ">= 1");
+    ppkit::require(std::isfinite(nb->tol) && nb->tol >= 0 && nb->tol < 1,
+                   fmt::format("--tol {:g} is out of range", nb->tol),
+                   "0 (run --iterations) or a relative residual 0 < tol < 1");
+    const double bytes = require_host_memory(spec, 8, "sem nekbone");
     ppkit::Runtime runtime;
     NekboneSettings s;
     s.equation = parse_equation(nb->equation);
@@ -197,8 +256,14 @@ void add_sem_command(CLI::App& app) {
     s.lambda1 = nb->lambda1;
     s.max_iterations = nb->iterations;
     s.tolerance = nb->tol;
-    auto ctx = context_for(*nb, variant_glob<SemNekbone>(nb->variant));
-    if (print_rows(run_nekbone_case(ctx, spec, s), true) != 0) std::exit(1);
+    const std::string glob = variant_glob<SemNekbone>(nb->variant);
+    print_plan(spec, bytes, glob, nb->repeats,
+               fmt::format("Jacobi-PCG, up to {} iterations,", nb->iterations));
+    auto ctx = context_for(*nb, glob);
+    const auto rows = run_rows(ctx, *nb, glob, bytes, [&](ppkit::CompareContext& c) {
+      return run_nekbone_case(c, spec, s);
+    });
+    if (print_rows(rows, true) != 0) std::exit(1);
   });
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ppkit/command.hpp"
+#include "ppkit/core/output_path.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/results.hpp"
 #include "ppkit/sem/box_mesh.hpp"
@@ -270,6 +271,7 @@ void add_sem_mpi_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--json", a->json_path, "Write the runs to this JSON file");
   cmd->callback([a] {
+    if (!a->json_path.empty()) ppkit::require_writable_file(a->json_path, "--json");
 #if defined(PPKIT_HAVE_MPI)
     run_nekbone_mpi(*a);
 #else

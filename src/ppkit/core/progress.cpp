@@ -2,15 +2,20 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "ppkit/core/timing.hpp"
 
 namespace ppkit {
 
-Progress::Progress(int total)
+Progress::Progress(int total) : Progress(total, ProgressMode::automatic) {}
+
+Progress::Progress(int total, ProgressMode mode)
     : total_(total),
-      enabled_(isatty(fileno(stderr)) != 0),
+      enabled_(mode == ProgressMode::always ||
+               (mode == ProgressMode::automatic && isatty(fileno(stderr)) != 0)),
+      tty_(isatty(fileno(stderr)) != 0),
       start_(std::chrono::steady_clock::now()) {}
 
 Progress::~Progress() { finish(); }
@@ -20,16 +25,79 @@ void Progress::start_item(const std::string& label) {
   if (!enabled_) return;
   const double elapsed = seconds_since(start_);
   std::string eta = "?";
-  if (done_ > 0 && total_ > done_) {
-    const int s = static_cast<int>(elapsed / done_ * (total_ - done_));
-    eta = std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
-  }
-  std::fprintf(stderr, "\r\033[K[%d/%d, ETA %s] %s", done_, total_, eta.c_str(), label.c_str());
+  if (done_ > 0 && total_ > done_) eta = format_duration(elapsed / done_ * (total_ - done_));
+  const double rate = elapsed > 0 ? done_ / elapsed : 0;
+  std::fprintf(stderr, "%s[%d/%d, %.2g/s, ETA %s] %s%s", tty_ ? "\r\033[K" : "", done_, total_,
+               rate, eta.c_str(), label.c_str(), tty_ ? "" : "\n");
   std::fflush(stderr);
 }
 
 void Progress::finish() {
-  if (enabled_ && done_ >= 0) {
+  if (enabled_ && tty_ && done_ >= 0) {
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+  enabled_ = false;
+}
+
+ProgressMode progress_mode(bool quiet, bool forced) {
+  return quiet ? ProgressMode::never : forced ? ProgressMode::always : ProgressMode::automatic;
+}
+
+std::string format_duration(double s) {
+  if (!std::isfinite(s) || s < 0) return "?";
+  const long total = std::lround(s);
+  char buf[48];
+  if (total >= 3600)
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", total / 3600, total / 60 % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", total / 60, total % 60);
+  return buf;
+}
+
+RunProgress::RunProgress(double total, std::string unit, ProgressMode mode)
+    : total_(total),
+      unit_(std::move(unit)),
+      enabled_(mode == ProgressMode::always ||
+               (mode == ProgressMode::automatic && isatty(fileno(stderr)) != 0)),
+      tty_(isatty(fileno(stderr)) != 0),
+      start_(std::chrono::steady_clock::now()) {}
+
+RunProgress::~RunProgress() { finish(); }
+
+bool RunProgress::due() {
+  if (!enabled_) return false;
+  const double now = seconds_since(start_);
+  if (shown_ && now - last_ < (tty_ ? 0.5 : 10.0)) return false;
+  shown_ = true;
+  last_ = now;
+  return true;
+}
+
+void RunProgress::show(double fraction_done, const std::string& text) {
+  if (!due()) return;
+  const double elapsed = seconds_since(start_);
+  const double eta =
+      fraction_done > 0 ? elapsed / fraction_done * (1 - fraction_done) : std::nan("");
+  std::fprintf(stderr, "%s%s, ETA %s%s", tty_ ? "\r\033[K" : "", text.c_str(),
+               format_duration(eta).c_str(), tty_ ? "" : "\n");
+  std::fflush(stderr);
+}
+
+void RunProgress::update(double done, const std::string& detail) {
+  if (!enabled_) return;
+  const double elapsed = seconds_since(start_);
+  const double rate = elapsed > 0 ? done / elapsed : 0.0;
+  char text[200];
+  std::snprintf(
+      text, sizeof text,
+      rate >= 100 ? "%.0f/%.0f %s (%.0f%%), %.0f %s/s" : "%.0f/%.0f %s (%.0f%%), %.3g %s/s", done,
+      total_, unit_.c_str(), total_ > 0 ? 100 * done / total_ : 0.0, rate, unit_.c_str());
+  show(total_ > 0 ? done / total_ : 0, detail.empty() ? text : text + (", " + detail));
+}
+
+void RunProgress::finish() {
+  if (enabled_ && tty_ && shown_) {
     std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);
   }

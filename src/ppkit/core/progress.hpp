@@ -1,21 +1,60 @@
 #pragma once
-// A one-line progress display (current item, finished/total, ETA) that writes
-// to stderr only when stderr is a terminal, so logs and CI output stay clean.
+// Progress displays on stderr, so stdout stays the command's result.
+//  - Progress: items of a list (current item, finished/total, items per
+//    second, ETA), for the rows of `ppkit compare` and `ppkit sem`.
+//  - RunProgress: one long run (time steps, iterations, simulated time): a
+//    line with what is done, the rate and the ETA, rewritten in place every
+//    0.5 s on a terminal; where stderr is not a terminal only when asked
+//    (ProgressMode::always), then a line on the first update and every 10 s.
 #include <chrono>
 #include <string>
 
 namespace ppkit {
 
+// --quiet: never; --progress: always (also into a file or pipe); else auto:
+// only when stderr is a terminal.
+enum class ProgressMode { automatic, always, never };
+
 class Progress {
  public:
   explicit Progress(int total);
+  Progress(int total, ProgressMode mode);
   ~Progress();
   void start_item(const std::string& label);  // marks the previous one finished
   void finish();
 
  private:
   int total_, done_ = -1;
-  bool enabled_;
+  bool enabled_, tty_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+ProgressMode progress_mode(bool quiet, bool forced);
+
+// "1m05s", "2h03m"; "?" for a negative or non-finite time.
+std::string format_duration(double seconds);
+
+class RunProgress {
+ public:
+  // total: the amount of work (steps, iterations, simulated seconds); unit:
+  // its name in the rate ("steps", "iterations", ...).
+  RunProgress(double total, std::string unit, ProgressMode mode);
+  ~RunProgress();
+  bool enabled() const { return enabled_; }
+  // Work done so far (of total) and an optional detail put before the rate;
+  // prints when a line is due. The ETA is the remaining work at the mean rate.
+  void update(double done, const std::string& detail = "");
+  // As update(), with the line text given whole (the ETA is appended).
+  void show(double fraction_done, const std::string& text);
+  // Clears the terminal line (a no-op elsewhere); called by the destructor.
+  void finish();
+
+ private:
+  bool due();
+  double total_;
+  std::string unit_;
+  bool enabled_, tty_, shown_ = false;
+  double last_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
 

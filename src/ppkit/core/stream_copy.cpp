@@ -1,10 +1,29 @@
 #include "ppkit/core/stream_copy.hpp"
 
+#include <algorithm>
 #include <random>
+
+#include "ppkit/core/copy_probe.hpp"
 
 #include "ppkit/core/timing.hpp"
 
 namespace ppkit {
+namespace {
+std::size_t& probe_doubles() {
+  static std::size_t n = kCopyProbeMaxDoubles;
+  return n;
+}
+}  // namespace
+
+std::size_t copy_probe_doubles() { return probe_doubles(); }
+
+void size_copy_probe_to(double case_bytes) {
+  const double doubles = case_bytes / sizeof(double);
+  probe_doubles() =
+      doubles >= double(kCopyProbeMaxDoubles)
+          ? kCopyProbeMaxDoubles
+          : std::max(kCopyProbeMinDoubles, static_cast<std::size_t>(std::max(0.0, doubles)));
+}
 
 StreamCopy::Problem make_stream_copy_problem(std::size_t n, unsigned seed) {
   StreamCopy::Problem p;

@@ -81,6 +81,11 @@ FdtdStep::Problem make_dipole_problem(index_t n, double dx, int thickness, std::
   s.frequency = speed_of_light / (20 * dx) / 3;
   s.amplitude = 1e-6;  // I dl in A m
   p.sources.push_back(s);
+  require(n - thickness - c > 1,
+          "a dipole cube of " + std::to_string(n) +
+              " cells leaves no cell for a probe inside its " + std::to_string(thickness) +
+              "-cell CPML",
+          "cells >= 2 cpml + 4, e.g. " + std::to_string(2 * thickness + 24));
   for (index_t r : probe_distances) {
     require(c + r < n - thickness,
             "dipole probe " + std::to_string(r) + " cells away is inside the CPML",

@@ -137,6 +137,7 @@ FdtdStep::Result run_with_checkpoints(Stepper& stepper, const FdtdStep::Problem&
   while (stepper.step() < p.steps) {
     stepper.advance(chunk - stepper.step() % chunk);  // ends on multiples of the interval
     if (!o.checkpoint_file.empty()) write_run_checkpoint(o.checkpoint_file, p, stepper.state());
+    if (o.on_chunk) o.on_chunk(stepper.step());
   }
   return stepper.result();
 }

@@ -5,6 +5,7 @@
 // numerical health check between chunks, and the checkpointed run driver used
 // by `ppkit fdtd ... --checkpoint FILE --checkpoint-every N --restart FILE`.
 #include <array>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -68,6 +69,8 @@ struct CheckpointOptions {
   std::int64_t checkpoint_every = 0;  // steps between checkpoints (> 0 with a file)
   std::string restart_file;           // empty: start from the problem's initial state
   std::int64_t health_every = 100;    // steps between health checks without checkpoints
+  // Called after every chunk with the steps done (a progress line).
+  std::function<void(std::int64_t)> on_chunk;
 };
 
 // Runs the problem to its last step on the stepper, checkpointing every N

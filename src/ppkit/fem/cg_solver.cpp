@@ -162,6 +162,7 @@ CgResult solve_jacobi_cg(const CsrPattern& pattern, const std::vector<double>& v
     r_norm = std::sqrt(op.dot(r, r));
     result.iterations = it + 1;
     if (!std::isfinite(r_norm)) fail_if_faulty(r, "residual", it + 1);
+    if (options.on_iteration) options.on_iteration(it + 1, r_norm / b_norm);
     if (r_norm <= options.relative_tolerance * b_norm) {
       result.converged = true;
       break;

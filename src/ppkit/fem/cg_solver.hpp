@@ -4,6 +4,7 @@
 // where ppkit was built with Kokkos Kernels, otherwise ppkit's own Kokkos
 // kernels for the same operations.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,9 @@ namespace ppkit::fem {
 struct CgOptions {
   double relative_tolerance = 1e-10;  // stop when ||r|| <= tol * ||b||
   int max_iterations = 50000;
+  // Called after every iteration with its number (1-based) and ||r|| / ||b||
+  // (a progress line); empty: not called.
+  std::function<void(int, double)> on_iteration;
 };
 
 struct CgResult {

@@ -57,6 +57,23 @@ int dimension_of_type(int type) {
   }
 }
 
+// A token as it can be quoted in a message: bytes outside printable ASCII as
+// \xNN (a binary file's NUL would end the message where it is printed), at
+// most 40 characters.
+std::string printable(const std::string& token) {
+  std::string out;
+  for (const unsigned char c : token) {
+    if (out.size() >= 40) return out + "...";
+    if (c >= 0x20 && c < 0x7f) {
+      out += char(c);
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += std::string("\\x") + hex[c >> 4] + hex[c & 15];
+    }
+  }
+  return out;
+}
+
 // Whitespace-separated tokens with their line numbers.
 class Tokens {
  public:
@@ -94,7 +111,7 @@ class Tokens {
       used = 0;
     }
     if (used != t.size() || t.empty())
-      fail("expected an integer (" + what + "), got '" + t + "'", "an integer");
+      fail("expected an integer (" + what + "), got '" + printable(t) + "'", "an integer");
     return v;
   }
   double real(const std::string& what) {
@@ -107,7 +124,7 @@ class Tokens {
       used = 0;
     }
     if (used != t.size() || t.empty())
-      fail("expected a number (" + what + "), got '" + t + "'", "a real number");
+      fail("expected a number (" + what + "), got '" + printable(t) + "'", "a real number");
     return v;
   }
   long long count(const std::string& what) {
@@ -117,7 +134,7 @@ class Tokens {
   }
   void expect(const std::string& keyword) {
     const std::string t = next(keyword);
-    if (t != keyword) fail("expected '" + keyword + "', got '" + t + "'", keyword);
+    if (t != keyword) fail("expected '" + keyword + "', got '" + printable(t) + "'", keyword);
   }
   [[noreturn]] void fail(const std::string& what, const std::string& valid) const {
     throw Error(source_ + " line " + std::to_string(line_number_) + ": " + what, valid);
@@ -152,14 +169,14 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
       break;  // end of file between sections
     }
     if (section.empty() || section[0] != '$')
-      t.fail("expected a section such as $Nodes, got '" + section + "'", "$Name");
+      t.fail("expected a section such as $Nodes, got '" + printable(section) + "'", "$Name");
     const std::string name = section.substr(1);
     if (name == "MeshFormat") {
       const std::string version = t.next("the format version");
       const long long file_type = t.integer("the file type");
       t.integer("the data size");
       if (version != "4.1")
-        t.fail("unsupported Gmsh format version " + version, "4.1 (Gmsh -format msh41)");
+        t.fail("unsupported Gmsh format version " + printable(version), "4.1 (Gmsh -format msh41)");
       if (file_type != 0) t.fail("binary .msh files are not supported", "ASCII (file type 0)");
       have_format = true;
     } else if (name == "PhysicalNames") {
@@ -171,7 +188,7 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
         const std::string rest = t.rest_of_line();  // names may contain spaces
         if (!rest.empty()) quoted += " " + rest;
         if (quoted.size() < 2 || quoted.front() != '"' || quoted.back() != '"')
-          t.fail("physical name " + quoted + " is not in double quotes", "\"name\"");
+          t.fail("physical name " + printable(quoted) + " is not in double quotes", "\"name\"");
         physical_names[tag] = quoted.substr(1, quoted.size() - 2);
       }
     } else if (name == "Entities") {
@@ -209,6 +226,8 @@ HexMesh read_gmsh(std::istream& in, const std::string& source_name) {
         if (parametric != 0) t.fail("parametric node coordinates are not supported", "0");
         for (long long k = 0; k < n; ++k) {
           const long long tag = t.integer("a node tag");
+          if (tag < 1)  // Gmsh 4.1: node tags are strictly positive
+            t.fail("node tag " + std::to_string(tag) + " is not positive", "node tags >= 1");
           if (!node_index.emplace(tag, std::int32_t(node_index.size())).second)
             t.fail("node tag " + std::to_string(tag) + " appears twice", "unique node tags");
         }

@@ -18,17 +18,6 @@
 namespace ppkit::sph {
 namespace {
 
-std::string duration(double s) {
-  if (!std::isfinite(s) || s < 0) return "?";
-  const long total = std::lround(s);
-  char buf[32];
-  if (total >= 3600)
-    std::snprintf(buf, sizeof buf, "%ldh%02ldm", total / 3600, total / 60 % 60);
-  else
-    std::snprintf(buf, sizeof buf, "%ldm%02lds", total / 60, total % 60);
-  return buf;
-}
-
 // Keeps the rows of an existing probe CSV up to `time` (a restart continues it).
 std::vector<std::string> probe_rows_until(const std::string& path, double time) {
   std::vector<std::string> rows;
@@ -148,9 +137,8 @@ RunSummary run_simulation(Solver& solver, const Case& c, const ProbeLayout& layo
   double next_checkpoint = o.checkpoint_file.empty() ? INFINITY : next_multiple(o.checkpoint_every);
   std::int64_t checkpointed_step = -1;
   int vtk_index = static_cast<int>(std::floor(solver.time() / o.vtk_every + 0.5));
-  const bool tty = isatty(fileno(stderr)) != 0;
-  double last_report = 0;
   const double t0 = solver.time();
+  RunProgress progress(o.t_end - t0, "s", o.progress);
   const double n = double(c.particles.size());
   while (solver.time() < o.t_end - 1e-12) {
     if (o.max_steps >= 0 && summary.steps >= o.max_steps) break;
@@ -172,22 +160,19 @@ RunSummary run_simulation(Solver& solver, const Case& c, const ProbeLayout& layo
       next_checkpoint = next_multiple(o.checkpoint_every);
       checkpointed_step = solver.steps_done();
     }
-    const double wall = seconds_since(start);
-    if (o.progress && wall - last_report >= (tty ? 0.5 : 10.0)) {
-      last_report = wall;
+    if (progress.enabled()) {
+      const double wall = seconds_since(start);
       const double rate = summary.steps / wall;
-      const double sim_rate = (solver.time() - t0) / wall;
-      std::fprintf(stderr,
-                   "%st = %.4f / %.4f s, step %lld, %.1f steps/s, %.2f M particle-steps/s, "
-                   "escaped %lld, ETA %s%s",
-                   tty ? "\r\033[K" : "", solver.time(), o.t_end,
-                   static_cast<long long>(solver.steps_done()), rate, rate * n * 1e-6,
-                   static_cast<long long>(solver.escaped()),
-                   duration((o.t_end - solver.time()) / sim_rate).c_str(), tty ? "" : "\n");
-      std::fflush(stderr);
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "t = %.4f / %.4f s, step %lld, %.1f steps/s, %.2f M particle-steps/s, "
+                    "escaped %lld",
+                    solver.time(), o.t_end, static_cast<long long>(solver.steps_done()), rate,
+                    rate * n * 1e-6, static_cast<long long>(solver.escaped()));
+      progress.show((solver.time() - t0) / (o.t_end - t0), text);
     }
   }
-  if (o.progress && tty) std::fprintf(stderr, "\r\033[K");
+  progress.finish();
   if (!o.checkpoint_file.empty() && checkpointed_step != solver.steps_done())  // the final state
     write_checkpoint(o.checkpoint_file, Checkpoint{solver.state(), solver.time(),
                                                    solver.steps_done(), c.params.dp, c.params.h});

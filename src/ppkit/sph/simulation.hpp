@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ppkit/core/progress.hpp"
 #include "ppkit/sph/cases.hpp"
 #include "ppkit/sph/operations.hpp"
 #include "ppkit/sph/probes.hpp"
@@ -20,8 +21,9 @@ struct RunOptions {
   double vtk_every = 0.05;
   std::string checkpoint_file;  // empty: no checkpoints
   double checkpoint_every = 0.1;
-  std::string restart_file;     // empty: start from the case's initial state
-  bool progress = false;        // progress line on stderr
+  std::string restart_file;  // empty: start from the case's initial state
+  // Progress line on stderr (core/progress.hpp): simulated time, steps/s, ETA.
+  ProgressMode progress = ProgressMode::never;
   std::int64_t max_steps = -1;  // stop early after this many steps (< 0: no limit)
 };
 
