@@ -173,8 +173,8 @@ def main():
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--ppkit", help="the ppkit CLI to run `ppkit list --json` with")
     source.add_argument("--list-json", help="a file holding `ppkit list --json`'s output")
-    parser.add_argument("--docs", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                       "..", "docs"))
+    parser.add_argument("--docs", default=os.path.normpath(
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs")))
     parser.add_argument("--check", action="store_true",
                         help="change nothing; exit 1 if a table is out of date")
     args = parser.parse_args()
