@@ -23,11 +23,15 @@ namespace {
 struct Listed {
   std::string workload, operation;
   ppkit::VariantStatus status;
+  int preference = 0;  // "auto" picks the available variant with the highest
 };
 
 template <class Op>
 void add_op(std::vector<Listed>& out, const std::string& workload) {
-  for (auto& s : ppkit::variant_statuses<Op>()) out.push_back({workload, Op::name, std::move(s)});
+  const auto& variants = ppkit::Registry<Op>::all();
+  auto statuses = ppkit::variant_statuses<Op>();
+  for (std::size_t i = 0; i < statuses.size(); ++i)
+    out.push_back({workload, Op::name, std::move(statuses[i]), variants[i].preference});
 }
 
 std::vector<Listed> all_variants() {
@@ -64,6 +68,7 @@ void run_list(const std::string& workload, bool json) {
                    {"variant", r.status.name},
                    {"backend", r.status.backend},
                    {"strategy", r.status.strategy},
+                   {"preference", r.preference},
                    {"available", r.status.available},
                    {"reason", r.status.reason}});
     std::cout << j.dump(2) << "\n";

@@ -202,11 +202,10 @@ class ClusterGatherRun final : public KokkosAssembler<Space> {
   }
   AssemblyCommon<Space>& common() override { return d_; }
 
-  // 4 nodes: a 7.8 KB accumulator on a box, 1.33 / 10.5 ms at 64^3 / 128^3 on
-  // an H200 against 1.41 / 10.9 ms with 8 (a 2 x 2 x 2 brick; each element's
-  // derivatives 3.36 times) and 2.03 ms at 64^3 with 16 (docs/results/h200.md,
-  // seventeenth round): more teams per SM outweigh the derivatives formed more
-  // often.
+  // 4 nodes: a 7.8 KB accumulator on a box. 8-node clusters (a 2 x 2 x 2
+  // brick) form each element's derivatives 3.36 instead of 4.48 times, but on
+  // an H200 4-node ones ran faster, and 16-node ones slower still: more teams
+  // per SM outweigh the derivatives formed more often.
   static constexpr int kClusterNodes = 4;
   std::int64_t clusters_ = 0;
   ClusterDevice<Space> d_;
@@ -215,8 +214,8 @@ class ClusterGatherRun final : public KokkosAssembler<Space> {
 }  // namespace
 
 void register_cluster_gather() {
-  // 1.33 ms at 64^3 on an H200 against node-gather's 1.13 ms (docs/fem.md,
-  // seventeenth round): after node-gather and tiled for "auto".
+  // Slower than node-gather on an H200 (docs/fem.md): after node-gather and
+  // tiled for "auto".
   register_kokkos_run<ClusterGatherRun>("cluster-gather", 38);
 }
 

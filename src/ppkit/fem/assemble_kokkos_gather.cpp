@@ -15,14 +15,12 @@
 //     c sums the round's staged blocks that fall on its c-th distinct column
 //     block (a list per round, round_column_words) into an accumulator of
 //     the node's rows: one pass and one barrier per round, where adding the
-//     4 elements one after the other took four (1.26 -> 1.17 ms at 64^3,
-//     9.86 -> 9.10 ms at 128^3 on an H200, docs/results/h200.md, seventeenth
-//     round). A round's incidences and column words come from team scratch,
-//     loaded by phase A of the round before (a team's first round's before
-//     its rounds start, a slot's first round's during the slot before's
-//     last), so a round waits on global memory only for its geometry (9.11
-//     -> 8.71 ms at 128^3, same round). The accumulator is written to the
-//     node's three CSR rows.
+//     4 elements one after the other took four. A round's incidences and
+//     column words come from team scratch, loaded by phase A of the round
+//     before (a team's first round's before its rounds start, a slot's first
+//     round's during the slot before's last), so a round waits on global
+//     memory only for its geometry. The accumulator is written to the node's
+//     three CSR rows.
 #include <algorithm>
 #include <cstdint>
 
@@ -165,9 +163,7 @@ struct NodeGatherKernel {
     const int a = incidence % 8;
     // Pair-major records: the group's 8 indices load 8 consecutive 16-byte
     // pairs (one 128-byte line), 5 loads each where value-major records took
-    // 10 of 8 bytes, each touching half a line (1.00 -> 0.984 ms at 64^3,
-    // 7.77 -> 7.61 ms at 128^3 on an H200, docs/results/h200.md,
-    // twenty-second round). J_q^-1 as stored gives G' = 8 J_q^-T dN_b (the
+    // 10 of 8 bytes, each touching half a line. J_q^-1 as stored gives G' = 8 J_q^-T dN_b (the
     // factor 8 of dN_b's scaled form), taken out once through the weight
     // w / 64 below.
     const auto* const pairs = reinterpret_cast<const DoublePair*>(
@@ -268,8 +264,7 @@ struct NodeGatherKernel {
           // 9 FMAs a node, the signs folded in); meanwhile the 32 indices
           // load the next round's inputs, storing them into team scratch only
           // after the derivatives: a store right after the load waited for it
-          // before the derivatives could start (7.6% of the stall samples,
-          // twenty-third round).
+          // before the derivatives could start (the largest wait in a profile).
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kRoundPoints), [&](const int point) {
             const RoundInput next_input =
                 next_k0 >= 0 ? round_input(next_k0_last, next_k0, point) : RoundInput{};
@@ -313,11 +308,8 @@ struct NodeGatherKernel {
           // the elements that add to it (two elements' blocks may share a
           // column block, so one index takes all of a column's terms). It
           // decodes its word once, in one pass (a round has at most 32
-          // columns); index 9 c + m took about 6 passes, and the kernel 544
-          // instead of 464 M instructions (1.11 -> 1.06 ms at 64^3, 8.53 ->
-          // 8.22 ms at 128^3 on an H200; with the words found from the round's
-          // first incidence and the accumulator row by row, 1.00 / 7.77 ms:
-          // docs/results/h200.md, twenty-second round).
+          // columns); index 9 c + m took about 6 passes, each decoding the
+          // word again (a sixth more instructions for the kernel).
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * elements), [&](const int c) {
             const std::uint32_t word = inputs[4 + c];
             const int block = int(word & 0xFFFFu) - window;
@@ -436,9 +428,7 @@ class NodeGatherRun final : public KokkosAssembler<Space> {
 }  // namespace
 
 void register_node_gather() {
-  // The fastest Kokkos variant on an H200 since the twenty-second round (6.69-6.71
-  // ms at 128^3 in the twenty-third round's compare --large; factored-atomic-runs
-  // 7.92-8.11 ms in the twelfth to sixteenth; docs/fem.md), but after the factored
+  // The fastest Kokkos variant on an H200 (docs/fem.md), but after the factored
   // variants for "auto": the most preferred Kokkos variant is what `ppkit
   // compare` checks every other against, and factored-atomic-runs (each
   // element's matrix added by atomics, element by element) is a different
