@@ -30,7 +30,7 @@ TEST(FemSolve, JacobiCgSolvesAConstrainedDistortedBox) {
   for (auto v : problem.mesh.node_groups.at("fixed"))
     for (int i = 0; i < 3; ++i) fixed.push_back(3 * std::int64_t(v) + i);
   apply_zero_dirichlet(problem.pattern, K.values, b, fixed);
-  const auto cg = solve_jacobi_cg(problem.pattern, K.values, b, {1e-12, 10000});
+  const auto cg = solve_jacobi_cg(problem.pattern, K.values, b, {1e-12, 10000, {}});
   ASSERT_TRUE(cg.converged);
   const auto& p = problem.pattern;
   double residual = 0, norm = 0;
