@@ -25,7 +25,8 @@ configure() {
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPPKIT_TARGET="$target" -DPPKIT_ENABLE_MPI="$1" \
     -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" \
     -DCMAKE_PREFIX_PATH="$deps" -DOpenCL_INCLUDE_DIR="$deps/include" \
-    -DOpenCL_LIBRARY="$deps/lib/x86_64-linux-gnu/libOpenCL.so" -DPPKIT_BUILD_EXAMPLES=ON > "$build.configure.log" 2>&1
+    -DOpenCL_LIBRARY="$deps/lib/x86_64-linux-gnu/libOpenCL.so" -DPPKIT_BUILD_EXAMPLES=ON \
+    ${PPKIT_EXTRA_CMAKE_ARGS:-} > "$build.configure.log" 2>&1
 }
 if command -v mpicxx > /dev/null 2>&1 && ! configure ON; then
   mv "$build.configure.log" "$build.configure-mpi.log"
@@ -37,6 +38,7 @@ elif ! command -v mpicxx > /dev/null 2>&1; then
 fi
 grep -E "Found MPI|ppkit: Kokkos" "$build.configure.log" || true
 # PPKIT_GPU_TARGETS (space-separated): build only those targets (default: all).
+# PPKIT_EXTRA_CMAKE_ARGS: more configure arguments (e.g. the HIP-on-NVIDIA build).
 targets=()
 for t in ${PPKIT_GPU_TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build "$build" -j"$(nproc)" "${targets[@]}" -- -k > "$build.build.log" 2>&1 \

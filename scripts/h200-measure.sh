@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|embedding|compare-embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
+#   scripts/h200-measure.sh build|hip-nvidia|embedding|compare-embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
 # Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
 # GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
@@ -10,7 +10,7 @@
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements; default: the
 # repository's data/spheric_test2). Output in $OUT.
 set -uo pipefail
-parts='build embedding compare-embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
+parts='build hip-nvidia embedding compare-embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
 part=${1:?usage: h200-measure.sh PART, one of: $parts}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -22,6 +22,22 @@ ppkit=$bundle/bin/ppkit
 case $part in
   build) scripts/gpu-build.sh "$kokkos" "$deps" build/h100 "$bundle" h100 || exit 1 ;;
   tests) scripts/gpu-suite.sh "$bundle" info tests ;;
+  hip-nvidia)
+    # The HIP variants executed on this NVIDIA GPU (docs/targets.md, "HIP on
+    # NVIDIA"): a build with PPKIT_HIP_PLATFORM=nvidia (HIP's headers from
+    # PPKIT_HIP_INCLUDE_DIR, default .deps/hip-include: a copy of the hip/
+    # folder of Debian's libamdhip64-dev), then ppkit_hip_tests and the HIP
+    # instances of the FEM, SEM and SPH suites.
+    hip_include=$(cd "${PPKIT_HIP_INCLUDE_DIR:-.deps/hip-include}" && pwd) || exit 1
+    PPKIT_EXTRA_CMAKE_ARGS="-DPPKIT_ENABLE_HIP=ON -DPPKIT_HIP_PLATFORM=nvidia -DPPKIT_HIP_INCLUDE_DIR=$hip_include" \
+      PPKIT_GPU_TARGETS="ppkit ppkit_hip_tests ppkit_fem_tests ppkit_sem_tests ppkit_sph_tests" \
+      scripts/gpu-build.sh "$kokkos" "$deps" build/hip-nvidia build/bundle-hip-nvidia h100 || exit 1
+    export LD_LIBRARY_PATH="$PWD/build/bundle-hip-nvidia/lib:${LD_LIBRARY_PATH:-}"
+    for suite in hip fem sem sph; do
+      timeout 300 build/bundle-hip-nvidia/bin/ppkit_${suite}_tests --gtest_filter="$([ $suite = hip ] && echo '*' || echo '*hip*')" \
+        --gtest_brief=1 --gtest_output=xml:"$OUT/hip_nvidia_${suite}.xml" > "$OUT/hip_nvidia_${suite}.log" 2>&1
+      echo "ppkit_${suite}_tests (HIP instances): exit $?"; tail -n 3 "$OUT/hip_nvidia_${suite}.log"
+    done ;;
   compare-default)
     PPKIT_COMPARE_VARIANTS='cuda/*,kokkos-cuda/*,kokkos-openmp/*,opencl/*' scripts/gpu-suite.sh "$bundle" compare-default ;;
   compare-large)
