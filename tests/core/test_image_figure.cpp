@@ -184,7 +184,7 @@ TEST(ImageFigure, AxesHaveNiceTicksInMillimetres) {
     double step;  // expected vertical tick step in the length unit
   };
   const Case cases[] = {{{"x", -0.3, 0.07}, {"z", -1.2, 0.11}, "m", 0.5},        // 2.8 x 2.75 m
-                        {{"x", 2e-6, 0.37e-6}, {"y", 0.0, 0.5e-6}, "um", 5.0}};  // 14.8 x 12.5 um
+                        {{"x", 2e-6, 0.37e-6}, {"y", 0.0, 0.5e-6}, "um", 2.5}};  // 14.8 x 12.5 um
   for (const Case& c : cases) {
     FigureSpec t = square_spec();
     t.horizontal = c.h, t.vertical = c.v;

@@ -190,27 +190,23 @@ struct Canvas {
   }
 };
 
-// A tick label of `value` on an axis with tick spacing `step`: fixed point
-// with as many decimals as the step needs, scientific for very large or
-// small values.
-std::string tick_label(double value, double step) {
+// A tick label of `value` on an axis with tick spacing `step` whose largest
+// |tick| is `largest`: fixed point with as many decimals as the step needs;
+// for very large or small ticks, scientific with the exponent of the largest
+// for every tick of the axis ("2.0e-5", "1.5e-5", "0.5e-5").
+std::string tick_label(double value, double step, double largest) {
   if (std::abs(value) < 1e-9 * step) return "0";
   const int step_exponent = int(std::floor(std::log10(step) + 1e-9));
-  const double magnitude = std::abs(value);
+  // 2.5 x 10^k needs one digit more than 1, 2 or 5 x 10^k.
+  const int extra = std::abs(step / std::pow(10.0, step_exponent) - 2.5) < 1e-6 ? 1 : 0;
   char text[64];
-  if (magnitude >= 1e5 || step < 1e-4) {
-    const int value_exponent = int(std::floor(std::log10(magnitude) + 1e-9));
-    const int digits = std::max(0, value_exponent - step_exponent);
-    std::snprintf(text, sizeof text, "%.*e", digits, value);
-    std::string s = text;  // "1.50e-05" -> "1.50e-5"
-    const std::size_t e = s.find('e');
-    std::string mantissa = s.substr(0, e), exponent = s.substr(e + 1);
-    const char sign = exponent[0];
-    exponent = exponent.substr(1);
-    while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
-    return mantissa + "e" + (sign == '-' ? "-" : "") + exponent;
+  if (largest >= 1e5 || step < 1e-4) {
+    const int exponent = int(std::floor(std::log10(largest) + 1e-9));
+    std::snprintf(text, sizeof text, "%.*fe%d", std::max(0, exponent - step_exponent + extra),
+                  value / std::pow(10.0, exponent), exponent);
+    return text;
   }
-  std::snprintf(text, sizeof text, "%.*f", std::max(0, -step_exponent), value);
+  std::snprintf(text, sizeof text, "%.*f", std::max(0, extra - step_exponent), value);
   return text;
 }
 
@@ -231,7 +227,7 @@ std::string end_label(double value) {
   return s;
 }
 
-// Nice ticks (1, 2 or 5 x 10^k apart) in [lo, hi]: the smallest step giving
+// Nice ticks (1, 2, 2.5 or 5 x 10^k apart) in [lo, hi]: the smallest step giving
 // at most 6 ticks whose labels keep `min_gap(labels)` pixels apart, where
 // `pixels_per_unit` converts a step to pixels.
 template <class Gap>
@@ -240,15 +236,17 @@ std::vector<std::pair<double, std::string>> nice_ticks(double lo, double hi, dou
   const double span = hi - lo;
   double decade = std::pow(10.0, std::floor(std::log10(span / 6)));
   std::vector<std::pair<double, std::string>> ticks;
-  for (int attempt = 0; attempt < 30; ++attempt) {
-    const double step = decade * (attempt % 3 == 0 ? 1 : attempt % 3 == 1 ? 2 : 5);
-    if (attempt % 3 == 2) decade *= 10;
+  static const double multipliers[4] = {1, 2, 2.5, 5};
+  for (int attempt = 0; attempt < 40; ++attempt) {
+    const double step = decade * multipliers[attempt % 4];
+    if (attempt % 4 == 3) decade *= 10;
     const double first = std::ceil(lo / step - 1e-9), last = std::floor(hi / step + 1e-9);
     if (last - first + 1 > 6) continue;
     ticks.clear();
+    const double largest = std::max(std::abs(first), std::abs(last)) * step;
     for (double k = first; k <= last; ++k) {
       const double v = k == 0 ? 0.0 : k * step;
-      ticks.push_back({v, tick_label(v, step)});
+      ticks.push_back({v, tick_label(v, step, largest)});
     }
     if (step * pixels_per_unit >= min_gap(ticks) || ticks.size() <= 1) return ticks;
   }

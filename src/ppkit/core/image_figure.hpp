@@ -5,8 +5,8 @@
 //   cell_width x cell_height pixels, the block sizes in the ratio of the
 //   physical spacings, the longer side of the plot about `figure_plot_pixels`
 //   pixels (at least one pixel per cell); row 0 of the slice at the bottom;
-// - axes along the bottom and the left with 3-6 "nice" ticks (1, 2 or 5 x
-//   10^k) labelled in a length unit chosen from the slice's size (m, mm, um),
+// - axes along the bottom and the left with 3-6 "nice" ticks (1, 2, 2.5 or
+//   5 x 10^k apart) labelled in a length unit chosen from the slice's size (m, mm, um),
 //   and the axis labels "x [mm]", "z [mm]";
 // - a title line above the plot;
 // - a colour bar to the right: the colour map from value_min (bottom) to
