@@ -176,15 +176,16 @@ TEST(ImageFigure, AxesHaveNiceTicksInMillimetres) {
   EXPECT_TRUE(ppkit::testing::contains_text(d, "y [mm]", true));
   EXPECT_TRUE(ppkit::testing::contains_text(d, s.title));
 
-  // Metres and micrometres, small values: 3 .. 6 ticks whose labels read
+  // Metres, micrometres, nanometres, small values: 3 .. 6 ticks whose labels read
   // back as their values, each a multiple of the step.
   struct Case {
     FigureAxis h, v;
     const char* unit;
     double step;  // expected vertical tick step in the length unit
   };
-  const Case cases[] = {{{"x", -0.3, 0.07}, {"z", -1.2, 0.11}, "m", 0.5},        // 2.8 x 2.75 m
-                        {{"x", 2e-6, 0.37e-6}, {"y", 0.0, 0.5e-6}, "um", 2.5}};  // 14.8 x 12.5 um
+  const Case cases[] = {{{"x", -0.3, 0.07}, {"z", -1.2, 0.11}, "m", 0.5},       // 2.8 x 2.75 m
+                        {{"x", 2e-6, 0.37e-6}, {"y", 0.0, 0.5e-6}, "um", 2.5},  // 14.8 x 12.5 um
+                        {{"x", 0.0, 20e-9}, {"y", 0.0, 20e-9}, "nm", 100.0}};   // 800 x 500 nm
   for (const Case& c : cases) {
     FigureSpec t = square_spec();
     t.horizontal = c.h, t.vertical = c.v;

@@ -289,8 +289,8 @@ Figure render_figure(std::int64_t columns, std::int64_t rows, const std::vector<
 
   // Length unit from the slice's larger physical extent.
   const double extent = std::max(double(columns) * ha.spacing, double(rows) * va.spacing);
-  f.length_unit = extent >= 1 ? "m" : extent >= 1e-3 ? "mm" : "um";
-  f.length_scale = extent >= 1 ? 1 : extent >= 1e-3 ? 1e3 : 1e6;
+  f.length_unit = extent >= 1 ? "m" : extent >= 1e-3 ? "mm" : extent >= 1e-6 ? "um" : "nm";
+  f.length_scale = extent >= 1 ? 1 : extent >= 1e-3 ? 1e3 : extent >= 1e-6 ? 1e6 : 1e9;
   const double h_lo = (ha.first - 0.5 * ha.spacing) * f.length_scale;
   const double h_hi = (ha.first + (double(columns) - 0.5) * ha.spacing) * f.length_scale;
   const double v_lo = (va.first - 0.5 * va.spacing) * f.length_scale;

@@ -6,14 +6,14 @@
 //   physical spacings, the longer side of the plot about `figure_plot_pixels`
 //   pixels (at least one pixel per cell); row 0 of the slice at the bottom;
 // - axes along the bottom and the left with 3-6 "nice" ticks (1, 2, 2.5 or
-//   5 x 10^k apart) labelled in a length unit chosen from the slice's size (m, mm, um),
-//   and the axis labels "x [mm]", "z [mm]";
+//   5 x 10^k apart) labelled in a length unit chosen from the slice's size
+//   (m, mm, um, nm), and the axis labels "x [mm]", "z [mm]";
 // - a title line above the plot;
 // - a colour bar to the right: the colour map from value_min (bottom) to
 //   value_max (top), its two ends labelled with the exact range, nice ticks
 //   between them, and the label "<quantity> [<unit>]".
-// Text is drawn with the 5 x 7 pixel font below (plus descender rows), each font pixel a
-// figure_text_scale x figure_text_scale block, black on white.
+// Text is drawn with the 5 x 7 pixel font below (plus descender rows), each
+// font pixel a figure_text_scale x figure_text_scale block, black on white.
 #include <array>
 #include <cstdint>
 #include <string>
