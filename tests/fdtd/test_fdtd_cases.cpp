@@ -1,8 +1,12 @@
 // Case files and built-in cases: clear errors for the mistakes users make.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <random>
 
+#include "harness/figure_check.hpp"
+#include "harness/variant_test.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/memory_check.hpp"
 #include "ppkit/core/image_output.hpp"
@@ -206,8 +210,14 @@ TEST(FdtdSnapshots, WritesVtiPvdAndPngFrames) {
   s.component = Component::hx, s.normal = 1, s.index = 2;
   const std::string stem = ::testing::TempDir() + "ppkit_fdtd_snap";
   s.vtk = s.png = stem;
-  std::vector<SnapshotFrame> frames{{0, 4, std::vector<float>(7 * 5, 0.5f)},
-                                    {0, 9, std::vector<float>(7 * 5, -0.25f)}};
+  std::vector<SnapshotFrame> frames{{0, 4, std::vector<float>(7 * 5)},
+                                    {0, 9, std::vector<float>(7 * 5)}};
+  std::mt19937 rng(ppkit::testing::test_seed());
+  std::uniform_real_distribution<float> field(-0.3f, 0.3f);
+  for (auto& f : frames)
+    for (auto& v : f.values) v = field(rng);
+  frames[1].values[3] = -0.25f;
+  frames[1].values[20] = 0.5f;  // the peak: the PNG range is +-0.5
   const auto files = write_snapshot_files(p.grid, {s}, frames);
   ASSERT_EQ(files.size(), 5u);  // 2 vti, 2 png, 1 pvd
   const auto back = image::read_vti(stem + "_000010.vti");
@@ -216,6 +226,37 @@ TEST(FdtdSnapshots, WritesVtiPvdAndPngFrames) {
   EXPECT_NEAR(back.grid.origin[1], 2.5e-3, 1e-12);
   EXPECT_NEAR(back.grid.origin[2], 0.5e-3, 1e-12);
   EXPECT_EQ(back.arrays[0].values[3], -0.25f);
+
+  // The PNG: a figure of the (x, z) plane, 7 x 5 nodes of 1 mm, floor(640 / 7)
+  // = 91 pixels each, x fastest in the frame, z up.
+  const auto d = ppkit::testing::decode_png(stem + "_000005.png");
+  ASSERT_EQ(d.error, "");
+  const auto plot = ppkit::testing::find_plot_frame(d);
+  ASSERT_EQ(plot.width, 7 * 91);
+  ASSERT_EQ(plot.height, 5 * 91);
+  for (int ib = 0; ib < 5; ++ib)
+    for (int ia = 0; ia < 7; ++ia)
+      EXPECT_EQ(d.pixel(plot.left + ia * 91 + 45, plot.top + (4 - ib) * 91 + 45),
+                image::colour(image::ColourMap::coolwarm,
+                              (frames[0].values[std::size_t(ib * 7 + ia)] + 0.5) / 1.0))
+          << ia << " " << ib;
+  EXPECT_TRUE(ppkit::testing::contains_text(d, "x [mm]"));
+  EXPECT_TRUE(ppkit::testing::contains_text(d, "z [mm]", true));
+  EXPECT_TRUE(ppkit::testing::contains_text(d, "hx [A/m]", true));
+  // H after step 5 is H^{4.5}: t = 4.5 dt.
+  EXPECT_TRUE(ppkit::testing::contains_text(
+      d, "hx on y = 2.5 mm (index 2), step 5, t = " + image::format_si(4.5 * p.grid.dt, "s")));
+  // Physical coordinates of Hx's nodes: x = 0 .. 6 mm (the axis from -0.5 mm),
+  // z = 0.5 .. 4.5 mm (the axis 0 .. 5 mm): "0" under x = 0, 46 pixels in;
+  // "5" beside the top edge, "0" beside the bottom edge.
+  const auto digit = [](const char* t) { return ppkit::testing::text_mask(t, false); };
+  const int label_row = plot.top + plot.height + 1 + 5 + 4;
+  EXPECT_TRUE(ppkit::testing::text_at(d, digit("0"), plot.left + 46 - 5, label_row));
+  const int left_label = plot.left - 1 - 5 - 4 - image::text_width("5");
+  EXPECT_TRUE(
+      ppkit::testing::text_at(d, digit("5"), left_label, plot.top - image::text_height / 2));
+  EXPECT_TRUE(ppkit::testing::text_at(d, digit("0"), left_label,
+                                      plot.top + plot.height - 1 - image::text_height / 2));
   for (const auto& f : files) std::remove(f.c_str());
 }
 

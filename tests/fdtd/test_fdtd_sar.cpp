@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
+#include "harness/figure_check.hpp"
 #include "harness/variant_test.hpp"
 #include "ppkit/fdtd/halfspace.hpp"
 #include "ppkit/fdtd/sar.hpp"
@@ -70,6 +72,50 @@ TEST(FdtdSar, PointSarUsesCellCentreField) {
   for (float e : maps.e_peak) EXPECT_NEAR(e, 10.0, 1e-5);
   for (float s : maps.point_sar) EXPECT_NEAR(s, 0.5 * 100 / 2000.0, 1e-7);
   EXPECT_NEAR(maps.whole_body_sar, 0.025, 1e-7);
+}
+
+TEST(FdtdSar, PngFigureShowsTheMiddleSliceInWattsPerKilogram) {
+  // Uniform Ex, random conductivity: a point SAR that varies cell by cell.
+  YeeGrid g = make_grid(3, 4, 3, 3e-3, 4e-3, 3e-3);
+  PhasorConfig c;
+  c.frequencies = {9e8};
+  PhasorSet p = make_phasor_set(c, g);
+  for (index_t b = 0; b < p.box_nodes(); ++b) p.re[std::size_t(b)] = 1, p.im[std::size_t(b)] = 0;
+  SarInput in;
+  in.phasors = &p;
+  in.dx = in.dy = in.dz = 1e-3;
+  std::mt19937 rng(ppkit::testing::test_seed());
+  std::uniform_real_distribution<float> sigma(0.1f, 2.0f);
+  in.sigma.resize(36);
+  for (auto& v : in.sigma) v = sigma(rng);
+  in.rho.assign(36, 1000.0f);
+  const SarMaps maps = compute_sar(in);
+  ASSERT_EQ(maps.cells, (std::array<index_t, 3>{3, 4, 3}));
+  const std::string path = ::testing::TempDir() + "ppkit_sar_slice.png";
+  write_sar_png(path, maps);
+  const auto d = ppkit::testing::decode_png(path);
+  ASSERT_EQ(d.error, "");
+  // 3 x 3 cells of 1 mm: floor(640 / 3) = 213 pixels each.
+  const auto plot = ppkit::testing::find_plot_frame(d);
+  EXPECT_EQ(plot.width, 3 * 213);
+  EXPECT_EQ(plot.height, 3 * 213);
+  double peak = 0;  // over the slice j = 4 / 2 = 2
+  for (index_t i = 0; i < 3; ++i)
+    for (index_t k = 0; k < 3; ++k)
+      peak = std::max(peak, double(maps.point_sar[std::size_t(maps.cell(i, 2, k))]));
+  for (index_t i = 0; i < 3; ++i)
+    for (index_t k = 0; k < 3; ++k) {
+      const double v = maps.point_sar[std::size_t(maps.cell(i, 2, k))];
+      EXPECT_EQ(d.pixel(plot.left + int(i) * 213 + 106, plot.top + int(2 - k) * 213 + 106),
+                image::colour(image::ColourMap::viridis, v / peak))
+          << i << " " << k;
+    }
+  EXPECT_TRUE(ppkit::testing::contains_text(d, "SAR [W/kg]", true));
+  EXPECT_TRUE(ppkit::testing::contains_text(d, "x [mm]"));
+  EXPECT_TRUE(ppkit::testing::contains_text(d, "z [mm]", true));
+  EXPECT_TRUE(
+      ppkit::testing::contains_text(d, "point SAR on the x-z slice y = 2.5 mm, f = 900 MHz"));
+  std::remove(path.c_str());
 }
 
 TEST(FdtdSar, HalfspaceMatchesFresnelTransmissionAndAttenuation) {

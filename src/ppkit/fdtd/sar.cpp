@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/image_figure.hpp"
 #include "ppkit/core/image_output.hpp"
 
 namespace ppkit::fdtd {
@@ -176,11 +177,13 @@ SarMaps compute_sar(const SarInput& in) {
           "SAR needs sigma and rho per cell of the phasor box",
           std::to_string(count) + " values each");
   const double h = in.dx;
+  maps.cell_size = h;
   require(h > 0 && std::abs(in.dy - h) <= 0.01 * h && std::abs(in.dz - h) <= 0.01 * h,
           "SAR averaging cubes need cubic cells",
           "dx = dy = dz (to 1 %); given " + std::to_string(in.dx) + ", " + std::to_string(in.dy) +
               ", " + std::to_string(in.dz));
   const std::vector<double> e2 = cell_centre_e_squared(p, in.frequency, in.amplitude_scale);
+  maps.frequency = p.frequencies[std::size_t(in.frequency)];  // index checked just above
   const double volume = in.dx * in.dy * in.dz;
   maps.e_peak.resize(count);
   maps.point_sar.assign(count, 0.0f);
@@ -237,8 +240,19 @@ void write_sar_png(const std::string& path, const SarMaps& maps) {
       slice[std::size_t(k * maps.cells[0] + i)] = v;
       peak = std::max(peak, double(v));
     }
-  image::write_png(path, maps.cells[0], maps.cells[2], slice, 0.0, peak > 0 ? peak : 1.0,
-                   image::ColourMap::viridis);
+  require(maps.cell_size > 0, "SAR PNG needs the cell size", "maps from compute_sar");
+  const double h = maps.cell_size;
+  image::FigureSpec figure;
+  figure.horizontal = {"x", (double(maps.origin[0]) + 0.5) * h, h};
+  figure.vertical = {"z", (double(maps.origin[2]) + 0.5) * h, h};
+  figure.quantity = "SAR";
+  figure.unit = "W/kg";
+  figure.value_min = 0, figure.value_max = peak > 0 ? peak : 1.0;
+  figure.map = image::ColourMap::viridis;
+  figure.title = "point SAR on the x-z slice y = " +
+                 image::format_si((double(maps.origin[1] + j) + 0.5) * h, "m") +
+                 ", f = " + image::format_si(maps.frequency, "Hz");
+  image::write_figure_png(path, maps.cells[0], maps.cells[2], slice, figure);
 }
 
 void write_sar_summary(const std::string& path, const SarMaps& maps, double frequency) {

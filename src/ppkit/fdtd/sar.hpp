@@ -46,6 +46,8 @@ struct SarMaps {
   double absorbed_power = 0;               // W
   double whole_body_sar = 0;               // W/kg
   double peak_1g = 0, peak_10g = 0;        // W/kg (0 when no valid cube)
+  double cell_size = 0;                    // m (cubic cells)
+  double frequency = 0;                    // Hz
   index_t cell(index_t i, index_t j, index_t k) const { return (i * cells[1] + j) * cells[2] + k; }
 };
 
@@ -65,8 +67,9 @@ SarMaps compute_sar(const SarInput& input);
 // NaN where no valid cube).
 void write_sar_vti(const std::string& path, const SarMaps& maps, double cell_size,
                    std::array<double, 3> origin);
-// PNG of the point SAR on the x-z slice through the middle y cell (viridis,
-// 0 to the peak), one pixel per cell.
+// PNG figure (image_figure.hpp) of the point SAR on the x-z slice through the
+// middle y cell: viridis from 0 to the slice's peak in W/kg, axes in grid
+// coordinates (cell centres, maps.origin and maps.cell_size).
 void write_sar_png(const std::string& path, const SarMaps& maps);
 
 // Key,value CSV: frequency, whole-body SAR, peak 1 g and 10 g SAR, mass, power.

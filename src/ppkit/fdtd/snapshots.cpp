@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/image_figure.hpp"
 #include "ppkit/core/image_output.hpp"
 
 namespace ppkit::fdtd {
@@ -186,7 +187,17 @@ std::vector<std::string> write_snapshot_files(const YeeGrid& g,
       }
       if (!s.png.empty()) {
         const std::string path = numbered(s.png, f.step + 1, ".png");
-        image::write_png(path, size[0], size[1], f.values, lo, hi, map);
+        image::FigureSpec figure;
+        figure.horizontal = {axis_name(ab[0]), grid.origin[std::size_t(ab[0])], d[ab[0]]};
+        figure.vertical = {axis_name(ab[1]), grid.origin[std::size_t(ab[1])], d[ab[1]]};
+        figure.quantity = to_string(s.component);
+        figure.unit = is_electric(s.component) ? "V/m" : "A/m";
+        figure.value_min = lo, figure.value_max = hi, figure.map = map;
+        figure.title = std::string(to_string(s.component)) + " on " + axis_name(s.normal) + " = " +
+                       image::format_si(grid.origin[std::size_t(s.normal)], "m") + " (index " +
+                       std::to_string(s.index) + "), step " + std::to_string(f.step + 1) +
+                       ", t = " + image::format_si(time, "s");
+        image::write_figure_png(path, size[0], size[1], f.values, figure);
         written.push_back(path);
       }
     }

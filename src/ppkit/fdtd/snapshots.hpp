@@ -60,7 +60,10 @@ std::vector<std::pair<std::int64_t, int>> snapshot_schedule(const std::vector<Pl
                                                             std::int64_t steps);
 
 // Writes the frames of every snapshot that names a vtk or png stem:
-// <stem>_<step+1, 6 digits>.vti (+ <stem>.pvd) and <stem>_<step+1>.png.
+// <stem>_<step+1, 6 digits>.vti (+ <stem>.pvd) and <stem>_<step+1>.png, the
+// PNG a figure (image_figure.hpp): the plane upscaled, axes in physical
+// coordinates of the component's nodes, title (component, plane, step,
+// time) and a colour bar in V/m (E) or A/m (H).
 // Returns the files written.
 std::vector<std::string> write_snapshot_files(const YeeGrid& grid,
                                               const std::vector<PlaneSnapshot>& snapshots,
