@@ -227,6 +227,9 @@ RunReport run_and_report(FdtdStep::Problem p, const RunOptions& o) {
           std::ifstream(o.checkpoints.restart_file).good(),
           "--restart '" + o.checkpoints.restart_file + "' cannot be read: " + std::strerror(errno),
           "a checkpoint written by --checkpoint");
+    // A continued run (more --steps) keeps the energy schedule of the run it continues.
+    if (!o.checkpoints.restart_file.empty())
+      p.energy_interval = checkpoint_energy_interval(o.checkpoints.restart_file, p.energy_interval);
   }
   check_plan(p, o.max_steps, "");
   std::vector<const Variant<FdtdStep>*> chosen;

@@ -161,6 +161,41 @@ TEST_F(KillRestart, FdtdReachesTheUninterruptedFinalState) {
       << read_text(file("straight.log"));
   EXPECT_EQ(checkpoint::read(file("restarted.h5"), "fdtd").get_integer("step"), 1500);
   expect_same_state(file("restarted.h5"), file("straight.h5"), "fdtd");
+  // The checkpoint of a shorter run of the same problem, continued with more
+  // --steps, reaches the same state, probe records and energies.
+  auto with_steps = [&](const std::string& steps, std::vector<std::string> extra) {
+    auto a = with(std::move(extra));
+    *(std::find(a.begin(), a.end(), "--steps") + 1) = steps;
+    return a;
+  };
+  ASSERT_EQ(run(with_steps("600", {"--checkpoint", file("short.h5"), "--checkpoint-every", "250"}),
+                file("short.log")),
+            0)
+      << read_text(file("short.log"));
+  ASSERT_EQ(run(with({"--restart", file("short.h5"), "--checkpoint", file("extended.h5"),
+                      "--checkpoint-every", "100000"}),
+                file("extended.log")),
+            0)
+      << read_text(file("extended.log"));
+  // Fields, CPML memory and probe records as the straight run's; the energy
+  // schedule is the continued run's (every 60 steps, the short run's tenth):
+  // 25 energies, the last (after step 1499) the straight run's last.
+  const auto extended = checkpoint::read(file("extended.h5"), "fdtd");
+  const auto straight = checkpoint::read(file("straight.h5"), "fdtd");
+  for (const auto& [name, d] : straight.datasets())
+    if (name != "energy") {
+      ASSERT_TRUE(extended.datasets().count(name)) << name;
+      EXPECT_TRUE(d.bytes == extended.datasets().at(name).bytes)
+          << "dataset " << name << " differs";
+    }
+  const auto energy = extended.get<double>("energy");
+  ASSERT_EQ(energy.size(), 25u);
+  EXPECT_EQ(energy.back(), straight.get<double>("energy").back());
+  EXPECT_EQ(extended.get_integer("energy_interval"), 60);
+  // A run shorter than the checkpoint's steps done is refused, saying why.
+  EXPECT_EQ(run(with_steps("300", {"--restart", file("short.h5")}), file("shorter.log")), 2);
+  EXPECT_NE(read_text(file("shorter.log")).find("past this run's 300 steps"), std::string::npos)
+      << read_text(file("shorter.log"));
   // A checkpoint of another problem is refused with both sizes named.
   EXPECT_EQ(run({"fdtd", "cavity", "--cells", "10,8,6", "--steps", "100", "--variant",
                  "kokkos-serial/plain", "--restart", file("straight.h5")},

@@ -1,12 +1,17 @@
 // Checkpoints, restart and the numerical health message of long fdtd.step runs
 // (fdtd_run.hpp). A checkpoint is an HDF5 file of kind "fdtd"
 // (ppkit/core/checkpoint.hpp): attributes step, steps, nx, ny, nz, dx, dy, dz,
-// dt, cpml_thickness, sources, probes; datasets ex ey ez hx hy hz (float32, one
-// value per node, yee_grid.hpp layout), psi_eyx ... psi_hyz (float32, CPML
-// layer layout of yee_kernel_args.hpp), probe_values (float32, [probe * steps
-// + step]) and energy (float64, the energies already taken).
+// dt, cpml_thickness, sources, probes, energy_interval; datasets ex ey ez hx hy
+// hz (float32, one value per node, yee_grid.hpp layout), psi_eyx ... psi_hyz
+// (float32, CPML layer layout of yee_kernel_args.hpp), probe_values (float32,
+// [probe * steps + step]) and energy (float64, the energies already taken).
+// A checkpoint continues a run of the same problem with another number of
+// steps (at least the steps it has done): the probe records are laid out for
+// the new length and the energies kept are those of the new schedule.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "ppkit/core/checkpoint.hpp"
 #include "ppkit/core/error.hpp"
@@ -19,12 +24,21 @@ constexpr const char* kPsiNames[12] = {"psi_eyx", "psi_ezx", "psi_hyx", "psi_hzx
                                        "psi_exy", "psi_ezy", "psi_hxy", "psi_hzy",
                                        "psi_exz", "psi_eyz", "psi_hxz", "psi_hyz"};
 
-std::string grid_text(std::int64_t nx, std::int64_t ny, std::int64_t nz, double dt,
-                      std::int64_t steps) {
+std::string grid_text(std::int64_t nx, std::int64_t ny, std::int64_t nz, double dt) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%lldx%lldx%lld cells, dt %.9g s, %lld steps", (long long)nx,
-                (long long)ny, (long long)nz, dt, (long long)steps);
+  std::snprintf(buf, sizeof buf, "%lldx%lldx%lld cells, dt %.9g s", (long long)nx, (long long)ny,
+                (long long)nz, dt);
   return buf;
+}
+
+// The steps after which a run of `steps` steps takes the energy (as
+// step_setup.cpp): every `interval` steps, and after the last one.
+std::vector<std::int64_t> energy_schedule(std::int64_t steps, std::int64_t interval) {
+  std::vector<std::int64_t> out;
+  if (interval > 0)
+    for (std::int64_t step = interval - 1; step < steps; step += interval) out.push_back(step);
+  if (out.empty() || out.back() != steps - 1) out.push_back(steps - 1);
+  return out;
 }
 
 std::string magnitude_text(float v) {
@@ -96,6 +110,7 @@ void write_run_checkpoint(const std::string& path, const FdtdStep::Problem& p, c
   c.put_scalar("cpml_thickness", std::int64_t(p.cpml.thickness));
   c.put_scalar("sources", std::int64_t(p.sources.size()));
   c.put_scalar("probes", std::int64_t(p.probes.size()));
+  c.put_scalar("energy_interval", p.energy_interval);
   for (int f = 0; f < 6; ++f) c.put(to_string(Component(f)), s.fields[f]);
   for (int q = 0; q < 12; ++q) c.put(kPsiNames[q], s.psi[q]);
   c.put("probe_values", s.probe_values);
@@ -107,23 +122,55 @@ RunState read_run_checkpoint(const std::string& path, const FdtdStep::Problem& p
   const checkpoint::Content c = checkpoint::read(path, "fdtd");
   const YeeGrid& g = p.grid;
   const std::string theirs =
-      grid_text(c.get_integer("nx"), c.get_integer("ny"), c.get_integer("nz"), c.get_double("dt"),
-                c.get_integer("steps"));
-  const std::string ours = grid_text(g.nx, g.ny, g.nz, g.dt, p.steps);
-  require(
-      theirs == ours && c.get_integer("cpml_thickness") == p.cpml.thickness &&
-          c.get_integer("sources") == std::int64_t(p.sources.size()) &&
-          c.get_integer("probes") == std::int64_t(p.probes.size()),
-      "checkpoint '" + path + "' is of another problem (" + theirs + ", CPML " +
-          std::to_string(c.get_integer("cpml_thickness")) + ")",
-      "a checkpoint of this problem (" + ours + ", CPML " + std::to_string(p.cpml.thickness) + ")");
+      grid_text(c.get_integer("nx"), c.get_integer("ny"), c.get_integer("nz"), c.get_double("dt"));
+  const std::string ours = grid_text(g.nx, g.ny, g.nz, g.dt);
+  // Checkpoints written before the energy interval was recorded took this run's.
+  const std::int64_t interval =
+      c.integers().count("energy_interval") ? c.get_integer("energy_interval") : p.energy_interval;
+  require(theirs == ours && c.get_integer("cpml_thickness") == p.cpml.thickness &&
+              c.get_integer("sources") == std::int64_t(p.sources.size()) &&
+              c.get_integer("probes") == std::int64_t(p.probes.size()) &&
+              interval == p.energy_interval,
+          "checkpoint '" + path + "' is of another problem (" + theirs + ", CPML " +
+              std::to_string(c.get_integer("cpml_thickness")) + ", energy every " +
+              std::to_string(interval) + " steps)",
+          "a checkpoint of this problem (" + ours + ", CPML " + std::to_string(p.cpml.thickness) +
+              ", energy every " + std::to_string(p.energy_interval) + " steps)");
   RunState s;
   s.step = c.get_integer("step");
+  const std::int64_t steps = c.get_integer("steps");
+  require(s.step <= p.steps,
+          "checkpoint '" + path + "' is at step " + std::to_string(s.step) + ", past this run's " +
+              std::to_string(p.steps) + " steps",
+          "--steps >= " + std::to_string(s.step) + " to continue it");
   for (int f = 0; f < 6; ++f) s.fields[f] = c.get<float>(to_string(Component(f)));
   for (int q = 0; q < 12; ++q) s.psi[q] = c.get<float>(kPsiNames[q]);
-  s.probe_values = c.get<float>("probe_values");
-  s.energy = c.get<double>("energy");
+  // Probe records [probe * steps + step] for this run's length, the steps done kept.
+  const std::vector<float> recorded = c.get<float>("probe_values");
+  s.probe_values.assign(p.probes.size() * std::size_t(p.steps), 0.0f);
+  for (std::size_t probe = 0; probe < p.probes.size(); ++probe)
+    for (std::int64_t step = 0; step < s.step; ++step)
+      s.probe_values[probe * std::size_t(p.steps) + std::size_t(step)] =
+          recorded.at(probe * std::size_t(steps) + std::size_t(step));
+  // The energies taken so far that this run's schedule also takes (a run of
+  // other length takes its final energy elsewhere).
+  const std::vector<double> taken = c.get<double>("energy");
+  const auto before = energy_schedule(steps, interval), after = energy_schedule(p.steps, interval);
+  for (std::size_t k = 0; k < taken.size() && k < before.size(); ++k)
+    if (std::binary_search(after.begin(), after.end(), before[k])) s.energy.push_back(taken[k]);
+  const auto due = std::lower_bound(after.begin(), after.end(), s.step) - after.begin();
+  require(
+      std::int64_t(s.energy.size()) == due,
+      "checkpoint '" + path + "' has not taken the energy after step " +
+          std::to_string(after[s.energy.size()]) + ", which a run of " + std::to_string(p.steps) +
+          " steps reports",
+      "--steps > " + std::to_string(s.step) + ", or the checkpoint's own " + std::to_string(steps));
   return s;
+}
+
+std::int64_t checkpoint_energy_interval(const std::string& path, std::int64_t fallback) {
+  const checkpoint::Content c = checkpoint::read(path, "fdtd");
+  return c.integers().count("energy_interval") ? c.get_integer("energy_interval") : fallback;
 }
 
 FdtdStep::Result run_with_checkpoints(Stepper& stepper, const FdtdStep::Problem& p,

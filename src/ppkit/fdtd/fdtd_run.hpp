@@ -82,5 +82,9 @@ FdtdStep::Result run_with_checkpoints(Stepper& stepper, const FdtdStep::Problem&
 void write_run_checkpoint(const std::string& path, const FdtdStep::Problem& problem,
                           const RunState& state);
 RunState read_run_checkpoint(const std::string& path, const FdtdStep::Problem& problem);
+// The energy interval of the run that wrote a checkpoint (a run continuing it
+// keeps that schedule, whatever its own --steps would give), or `fallback`
+// for a checkpoint that does not record it.
+std::int64_t checkpoint_energy_interval(const std::string& path, std::int64_t fallback);
 
 }  // namespace ppkit::fdtd
