@@ -3,6 +3,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "ppkit/core/kokkos_spaces.hpp"
+#include "ppkit/core/openmp_binding.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime_api.h>
@@ -44,6 +45,7 @@ MpiKokkosRuntime::MpiKokkosRuntime(int& argc, char**& argv) {
   if (Kokkos::is_initialized()) return;
   const int gpus = visible_gpus();
   if (gpus > 0) device_ = local_rank_ % gpus;
+  record_openmp_binding_before_kokkos_initialize();
 #if KOKKOS_VERSION >= 40000
   Kokkos::InitializationSettings settings;
   if (device_ >= 0) settings.set_device_id(device_);
