@@ -3,13 +3,14 @@
 # the Kokkos rows use every CPU core: `export Kokkos_ROOT=$(scripts/setup-kokkos-openmp.sh)`.
 #
 # Debian 12's libtrilinos-kokkos-dev is Kokkos 3.4.01 with Serial only. When
-# the installed Kokkos lacks OpenMP, this builds the same Kokkos from Debian's
-# own trilinos source package (packages/kokkos, a standalone CMake project)
-# with Serial + OpenMP, once, into a per-user cache outside the clone:
+# the installed Kokkos lacks OpenMP, this builds the same Kokkos and Kokkos
+# Kernels from Debian's own trilinos source package (packages/kokkos and
+# packages/kokkos-kernels, standalone CMake projects) with Serial + OpenMP,
+# once, into a per-user cache outside the clone:
 #   ${PPKIT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ppkit}/kokkos-<version>-openmp-<compiler>
 # and reuses it on later runs. The source comes through apt (a private deb-src
 # list, checked against Debian's signed index; nothing on the system changes
-# and no root is needed); only packages/kokkos is extracted from the 166 MB
+# and no root is needed); only those two packages are extracted from the 166 MB
 # trilinos tarball, which is deleted after.
 #
 # Prints nothing (and the caller keeps Debian's Serial Kokkos) when Kokkos_ROOT
@@ -97,29 +98,38 @@ origs=("$work"/download/trilinos_*.orig.tar.*)
 orig=${origs[0]}
 [ -f "$orig" ] || fallback "no trilinos orig tarball in the source package"
 mkdir "$work/src"
-tar -xf "$orig" -C "$work/src" --wildcards '*/packages/kokkos/*' \
-  || fallback "cannot extract packages/kokkos from $(basename "$orig")"
+tar -xf "$orig" -C "$work/src" --wildcards '*/packages/kokkos/*' '*/packages/kokkos-kernels/*' \
+  || fallback "cannot extract packages/kokkos and packages/kokkos-kernels from $(basename "$orig")"
 rm -rf "$work/download"
-sources=("$work"/src/*/packages/kokkos)
-kokkos_src=${sources[0]}
+sources=("$work"/src/*/packages)
+packages=${sources[0]}
 
-# Shared libraries (libppkit is shared); C++17 like ppkit; no tests.
+# Shared libraries (libppkit is shared); C++17 like ppkit; no tests. Kokkos
+# Kernels without pre-instantiated kernels (ETI): ppkit instantiates the few it
+# calls, so its library is 5 small files instead of hundreds.
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$work CCACHE_NOHASHDIR=1
 fi
-cmake -S "$kokkos_src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
-  -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib -DBUILD_SHARED_LIBS=ON \
-  -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON -DKokkos_CXX_STANDARD=17 \
-  -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF >"$work/configure.log" 2>&1 \
-  || { tail -20 "$work/configure.log" >&2; fallback "configuring Kokkos failed"; }
-cmake --build "$work/build" -j"$jobs" >"$work/build.log" 2>&1 \
-  || { tail -30 "$work/build.log" >&2; fallback "building Kokkos failed"; }
 rm -rf "$prefix"
-cmake --install "$work/build" >"$work/install.log" 2>&1 \
-  || { tail -20 "$work/install.log" >&2; rm -rf "$prefix"; fallback "installing Kokkos failed"; }
+build() {  # build <name> <source> <cmake options...>
+  local name=$1 src=$2
+  shift 2
+  cmake -S "$src" -B "$work/build-$name" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib -DBUILD_SHARED_LIBS=ON "$@" \
+    >"$work/$name.log" 2>&1 \
+    && cmake --build "$work/build-$name" -j"$jobs" >>"$work/$name.log" 2>&1 \
+    && cmake --install "$work/build-$name" >>"$work/$name.log" 2>&1 \
+    || { tail -30 "$work/$name.log" >&2; rm -rf "$prefix"; fallback "building $name failed"; }
+}
+build Kokkos "$packages/kokkos" -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON \
+  -DKokkos_CXX_STANDARD=17 -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF
+build KokkosKernels "$packages/kokkos-kernels" -DKokkos_ROOT="$prefix" \
+  -DKokkosKernels_ADD_DEFAULT_ETI=OFF -DKokkosKernels_ENABLE_TESTS=OFF \
+  -DKokkosKernels_ENABLE_EXAMPLES=OFF
 {
-  echo "Kokkos $kokkos_version (Serial + OpenMP), shared libraries, C++17, Release"
-  echo "source: Debian trilinos $source_version ($(basename "$orig"), packages/kokkos) from $mirror"
+  echo "Kokkos and Kokkos Kernels $kokkos_version (Serial + OpenMP), shared libraries, C++17, Release"
+  echo "source: Debian trilinos $source_version ($(basename "$orig"), packages/kokkos and"
+  echo "  packages/kokkos-kernels) from $mirror"
   echo "compiler: $("$cxx" --version | head -1)"
   echo "built by ppkit's scripts/setup-kokkos-openmp.sh in $(($(date +%s) - start)) s with -j$jobs"
 } >"$stamp"
