@@ -36,7 +36,7 @@ endif()
 # Kokkos Kernels must come from the same install as Kokkos (a Kokkos 4 build
 # must not pick up Debian's Kokkos Kernels 3.4 from the system path).
 get_filename_component(_ppkit_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
-if(NOT PPKIT_KOKKOS_IS_DEBIAN_TRILINOS AND KokkosKernels_DIR)
+if(KokkosKernels_DIR)
   get_filename_component(_ppkit_kk_real "${KokkosKernels_DIR}" REALPATH)
   get_filename_component(_ppkit_prefix_real "${_ppkit_kokkos_prefix}" REALPATH)
   string(FIND "${_ppkit_kk_real}/" "${_ppkit_prefix_real}/" _ppkit_pos)
