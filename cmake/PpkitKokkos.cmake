@@ -7,6 +7,26 @@
 #    Kernels exports the target trilinos_kokkoskernels instead of
 #    Kokkos::kokkoskernels. We do not use those targets; we build our own from
 #    the package's variables (Kokkos_INCLUDE_DIRS, Kokkos_LIBRARIES).
+#  * the same Kokkos 3.4.01 built with Serial + OpenMP from Debian's trilinos
+#    source by scripts/setup-kokkos-openmp.sh (Kokkos_ROOT=<its prefix>).
+
+# A Kokkos_ROOT given (as a variable or in the environment) after a first
+# configure replaces the Kokkos found then: find_package would otherwise keep
+# the cached Kokkos_DIR and ignore the new root.
+set(_ppkit_kokkos_root "${Kokkos_ROOT}")
+if(NOT _ppkit_kokkos_root)
+  set(_ppkit_kokkos_root "$ENV{Kokkos_ROOT}")
+endif()
+if(_ppkit_kokkos_root AND Kokkos_DIR)
+  get_filename_component(_ppkit_root_real "${_ppkit_kokkos_root}" REALPATH)
+  get_filename_component(_ppkit_dir_real "${Kokkos_DIR}" REALPATH)
+  string(FIND "${_ppkit_dir_real}/" "${_ppkit_root_real}/" _ppkit_pos)
+  if(NOT _ppkit_pos EQUAL 0)
+    message(STATUS "ppkit: Kokkos_ROOT=${_ppkit_kokkos_root} replaces the Kokkos found before (${Kokkos_DIR})")
+    unset(Kokkos_DIR CACHE)
+    unset(KokkosKernels_DIR CACHE)
+  endif()
+endif()
 
 find_package(Kokkos 3.4 REQUIRED)
 set(PPKIT_KOKKOS_IS_DEBIAN_TRILINOS OFF)
@@ -16,6 +36,14 @@ endif()
 # Kokkos Kernels must come from the same install as Kokkos (a Kokkos 4 build
 # must not pick up Debian's Kokkos Kernels 3.4 from the system path).
 get_filename_component(_ppkit_kokkos_prefix "${Kokkos_DIR}/../../.." ABSOLUTE)
+if(KokkosKernels_DIR)
+  get_filename_component(_ppkit_kk_real "${KokkosKernels_DIR}" REALPATH)
+  get_filename_component(_ppkit_prefix_real "${_ppkit_kokkos_prefix}" REALPATH)
+  string(FIND "${_ppkit_kk_real}/" "${_ppkit_prefix_real}/" _ppkit_pos)
+  if(NOT _ppkit_pos EQUAL 0)
+    unset(KokkosKernels_DIR CACHE)  # found with another Kokkos in an earlier configure
+  endif()
+endif()
 find_package(KokkosKernels QUIET HINTS "${Kokkos_DIR}/../KokkosKernels" "${_ppkit_kokkos_prefix}"
              NO_DEFAULT_PATH)
 if(NOT KokkosKernels_FOUND AND PPKIT_KOKKOS_IS_DEBIAN_TRILINOS)
@@ -60,6 +88,14 @@ endif()
 if(NOT PPKIT_HAVE_KOKKOSKERNELS)
   set(PPKIT_HAVE_KOKKOSKERNELS OFF)
   message(STATUS "ppkit: Kokkos Kernels not found; solvers use ppkit's own Kokkos CG kernels")
+endif()
+
+# On a CPU the Kokkos rows use every core only with a parallel host backend.
+if(PPKIT_TARGET STREQUAL "host" AND NOT "OPENMP" IN_LIST Kokkos_DEVICES
+   AND NOT "THREADS" IN_LIST Kokkos_DEVICES)
+  message(STATUS "ppkit: Kokkos ${Kokkos_VERSION} has no OpenMP (devices: ${Kokkos_DEVICES}): the Kokkos "
+                 "variants run on one CPU core. For kokkos-openmp rows: "
+                 "export Kokkos_ROOT=$(scripts/setup-kokkos-openmp.sh) and configure again")
 endif()
 
 # A GPU target needs a Kokkos with that GPU's backend; tell the user how to get one.

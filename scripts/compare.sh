@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-debian.sh
+# Kokkos with OpenMP for the Kokkos rows on every core (built once, cached
+# outside the clone); empty when it cannot be built: Debian's Serial Kokkos.
+Kokkos_ROOT=$(scripts/setup-kokkos-openmp.sh)
+[ -z "$Kokkos_ROOT" ] || export Kokkos_ROOT
 . scripts/compiler-cache.sh
 cmake --preset host
 cmake --build --preset host

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ppkit/core/kokkos_spaces.hpp"
+#include "ppkit/core/openmp_binding.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime_api.h>
@@ -65,6 +66,7 @@ MpiKokkosRuntime::MpiKokkosRuntime(int& argc, char**& argv) {
   if (Kokkos::is_initialized()) return;
   const int gpus = visible_gpus();
   if (gpus > 0) device_ = local_rank_ % gpus;
+  record_openmp_binding_before_kokkos_initialize();
 #if KOKKOS_VERSION >= 40000
   Kokkos::InitializationSettings settings;
   if (device_ >= 0) settings.set_device_id(device_);

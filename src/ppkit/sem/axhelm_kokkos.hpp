@@ -259,7 +259,12 @@ void apply_axhelm_input(const AxhelmDeviceMesh<typename Exec::memory_space>& m, 
   Policy probe(exec, league, 1);
   probe.set_scratch_size(level, Kokkos::PerTeam(scratch_bytes));
   const int team_max = probe.team_size_max(body, Kokkos::ParallelForTag());
-  const int team_size = team_max < nq2 ? team_max : nq2;
+  // A CPU runs one element per thread: a team of OpenMP threads (team_size_max
+  // is the whole pool) would meet at a team barrier after every stage of every
+  // element. A GPU team spreads an element's nq^2 columns over its threads.
+  constexpr bool host =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible;
+  const int team_size = host ? 1 : team_max < nq2 ? team_max : nq2;
   Policy policy(exec, league, team_size);
   policy.set_scratch_size(level, Kokkos::PerTeam(scratch_bytes));
   Kokkos::parallel_for("ppkit::sem::axhelm", policy, body);
