@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <variant>
 #include <nlohmann/json.hpp>
 
 #include "ppkit/command.hpp"
@@ -47,6 +48,19 @@ std::vector<Listed> all_variants() {
   return out;
 }
 
+// The variant's typed traits (variant_traits.hpp): the common ones, then its
+// operation's (Op::Traits) under "operation".
+nlohmann::json traits_json(const ppkit::VariantStatus& s) {
+  auto op = nlohmann::json::object();
+  for (const auto& [key, value] : s.traits)
+    std::visit([&op, &key = key](const auto& v) { op[key] = v; }, value);
+  return {{"model", ppkit::to_string(s.model)},
+          {"memory", ppkit::memory_name(s.memory)},
+          {"role", ppkit::to_string(s.role)},
+          {"auto", {{"tier", ppkit::to_string(s.preference.tier)}, {"rank", s.preference.rank}}},
+          {"operation", op}};
+}
+
 void run_list(const std::string& workload, bool json) {
   ppkit::Runtime runtime;
   std::vector<Listed> rows;
@@ -70,7 +84,8 @@ void run_list(const std::string& workload, bool json) {
                    {"strategy", r.status.strategy},
                    {"preference", r.preference},
                    {"available", r.status.available},
-                   {"reason", r.status.reason}});
+                   {"reason", r.status.reason},
+                   {"traits", traits_json(r.status)}});
     std::cout << j.dump(2) << "\n";
     return;
   }
