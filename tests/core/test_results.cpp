@@ -62,7 +62,6 @@ TEST(Results, SpeedupNeverCrossesDevices) {
   cpu_base.extra["memory"] = "host";
   cpu_base.extra["strategy"] = "thread";
   cpu_base.extra["role"] = "baseline";
-  base.extra["role"] = "baseline";
   cpu_base.timing.median_s = 1.0;
   auto gpu_base = cpu_base;
   gpu_base.backend = "kokkos-cuda";

@@ -82,8 +82,9 @@ TEST(VariantTraits, AutoPicksWhatItPickedBefore) {
     EXPECT_EQ(registry.find("auto").name, it->second.any) << Op::name;
     EXPECT_EQ(ppkit::choose_variant<Op>("auto", ppkit::MemoryKind::host).name, it->second.host)
         << Op::name;
-    if (!it->second.plain.empty())
+    if (!it->second.plain.empty()) {
       EXPECT_EQ(ppkit::choose_variant<Op>("plain").name, it->second.plain) << Op::name;
+    }
     ++checked;
   });
   EXPECT_EQ(checked, 8);

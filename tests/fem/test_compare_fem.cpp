@@ -151,7 +151,9 @@ TEST(FemCompare, AutoPicksNodeGatherOnTheHostAndDevicesFirst) {
   }
   ASSERT_NE(best_host, nullptr);
   EXPECT_EQ(best_host->strategy, "node-gather");
-  if (lowest_device) EXPECT_TRUE(best_host->preference < lowest_device->preference);
+  if (lowest_device) {
+    EXPECT_TRUE(best_host->preference < lowest_device->preference);
+  }
   const auto& chosen = Registry<FemAssemble>::find("auto");
   if (on_host(chosen)) {
     EXPECT_EQ(chosen.strategy, "node-gather");
