@@ -261,8 +261,7 @@ RunReport run_and_report(FdtdStep::Problem p, const RunOptions& o) {
                                cli::status_text("SKIP", availability.reason));
       continue;
     }
-    if (chosen.size() > 1 && p.precision == Precision::fp64 &&
-        !step_variant_supports(v->name, StepFeature::fp64)) {
+    if (chosen.size() > 1 && p.precision == Precision::fp64 && !v->traits.fp64) {
       std::cout << fmt::format("variant {}: SKIP: no fp64 path\n", v->name);
       continue;
     }

@@ -24,15 +24,11 @@ namespace {
 struct Listed {
   std::string workload, operation;
   ppkit::VariantStatus status;
-  int preference = 0;  // "auto" picks the available variant with the highest
 };
 
 template <class Op>
 void add_op(std::vector<Listed>& out, const std::string& workload) {
-  const auto& variants = ppkit::Registry<Op>::all();
-  auto statuses = ppkit::variant_statuses<Op>();
-  for (std::size_t i = 0; i < statuses.size(); ++i)
-    out.push_back({workload, Op::name, std::move(statuses[i]), variants[i].preference});
+  for (auto& s : ppkit::variant_statuses<Op>()) out.push_back({workload, Op::name, std::move(s)});
 }
 
 std::vector<Listed> all_variants() {
@@ -82,7 +78,8 @@ void run_list(const std::string& workload, bool json) {
                    {"variant", r.status.name},
                    {"backend", r.status.backend},
                    {"strategy", r.status.strategy},
-                   {"preference", r.preference},
+                   // "auto" takes the available variant with the highest
+                   {"preference", ppkit::auto_order(r.status.preference)},
                    {"available", r.status.available},
                    {"reason", r.status.reason},
                    {"traits", traits_json(r.status)}});

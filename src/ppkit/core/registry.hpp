@@ -76,6 +76,10 @@ template <class Op>
 class Registry {
  public:
   static void add(Variant<Op> variant) {
+    if (variant.preference.rank < 0 || variant.preference.rank >= auto_ranks_per_tier)
+      throw Error("variant '" + variant.name + "' of " + Op::name + " has auto rank " +
+                      std::to_string(variant.preference.rank),
+                  "a rank from 0 to " + std::to_string(auto_ranks_per_tier - 1));
     for (const auto& v : storage())
       if (v.name == variant.name)
         throw Error(std::string("variant '") + variant.name + "' of " + Op::name +

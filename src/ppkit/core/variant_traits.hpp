@@ -45,8 +45,14 @@ enum class AutoTier {
 
 struct AutoPreference {
   AutoTier tier = AutoTier::host_serial;
-  int rank = 0;
+  int rank = 0;  // 0 <= rank < auto_ranks_per_tier (Registry<Op>::add checks)
 };
+constexpr int auto_ranks_per_tier = 1000;
+// The same order as one number, tier * auto_ranks_per_tier + rank, for
+// listings (`ppkit list --json` "preference").
+inline int auto_order(const AutoPreference& p) {
+  return static_cast<int>(p.tier) * auto_ranks_per_tier + p.rank;
+}
 inline bool operator<(const AutoPreference& a, const AutoPreference& b) {
   return a.tier != b.tier ? a.tier < b.tier : a.rank < b.rank;
 }
