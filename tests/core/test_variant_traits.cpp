@@ -40,10 +40,12 @@ template <class Op>
 Op op_of(const ppkit::Registry<Op>&);
 
 // The choices "auto" made before the preferences became typed traits, on the
-// CPU build CI runs (Kokkos Serial, OpenCL on PoCL when it has a device, CUDA
-// compiled but without a device): the most preferred available variant, the
-// one among variants whose data lives in host memory, and the one of
-// strategy "plain" where an operation has it.
+// CPU builds CI runs (Kokkos Serial, or Serial and OpenMP; OpenCL on PoCL
+// when it has a device; CUDA compiled but without a device): the most
+// preferred available variant, the one among variants whose data lives in
+// host memory, and the one of strategy "plain" where an operation has it.
+// With kokkos-openmp, Kokkos spaces that share a rank now go to the higher
+// tier (host-parallel); before, the first registered (Serial) won such a tie.
 TEST(VariantTraits, AutoPicksWhatItPickedBefore) {
   std::set<std::string> available;
   for_each_operation([&](auto registry) {
@@ -51,28 +53,28 @@ TEST(VariantTraits, AutoPicksWhatItPickedBefore) {
       if (v.availability().available) available.insert(v.backend);
   });
   for (const auto& backend : available)
-    if (backend != "kokkos-serial" && backend != "opencl")
-      GTEST_SKIP() << "choices recorded for Kokkos Serial and OpenCL; " << backend
+    if (backend != "kokkos-serial" && backend != "kokkos-openmp" && backend != "opencl")
+      GTEST_SKIP() << "choices recorded for Kokkos Serial, OpenMP and OpenCL; " << backend
                    << " can run here too";
   const bool opencl = available.count("opencl") > 0;
+  const std::string host = available.count("kokkos-openmp") ? "kokkos-openmp/" : "kokkos-serial/";
   struct Expected {
     std::string any, host, plain;
   };
   const std::map<std::string, Expected> expected = {
       {"core.stream-copy",
-       {opencl ? "opencl/copy-buffer" : "kokkos-serial/deep-copy", "kokkos-serial/deep-copy", ""}},
-      {"fem.assemble", {"kokkos-serial/node-gather", "kokkos-serial/node-gather", ""}},
+       {opencl ? "opencl/copy-buffer" : host + "deep-copy", host + "deep-copy", ""}},
+      {"fem.assemble", {host + "node-gather", host + "node-gather", ""}},
       {"fdtd.step",
-       {opencl ? "opencl/float4" : "kokkos-serial/split", "kokkos-serial/split",
-        opencl ? "opencl/plain" : "kokkos-serial/plain"}},
+       {opencl ? "opencl/float4" : host + "split", host + "split",
+        opencl ? "opencl/plain" : host + "plain"}},
       {"fdtd.phasor_update",
-       {opencl ? "opencl/float4" : "kokkos-serial/plain", "kokkos-serial/plain",
-        opencl ? "opencl/plain" : "kokkos-serial/plain"}},
-      {"sph.interaction", {"kokkos-serial/sorted-cells", "kokkos-serial/sorted-cells", ""}},
-      {"sph.step", {"kokkos-serial/symplectic", "kokkos-serial/symplectic", ""}},
-      {"sem.axhelm", {"kokkos-serial/trilinear", "kokkos-serial/trilinear", ""}},
-      {"sem.nekbone",
-       {"kokkos-serial/trilinear-assembled", "kokkos-serial/trilinear-assembled", ""}},
+       {opencl ? "opencl/float4" : host + "plain", host + "plain",
+        opencl ? "opencl/plain" : host + "plain"}},
+      {"sph.interaction", {host + "sorted-cells", host + "sorted-cells", ""}},
+      {"sph.step", {host + "symplectic", host + "symplectic", ""}},
+      {"sem.axhelm", {host + "trilinear", host + "trilinear", ""}},
+      {"sem.nekbone", {host + "trilinear-assembled", host + "trilinear-assembled", ""}},
   };
   int checked = 0;
   for_each_operation([&](auto registry) {
@@ -90,16 +92,18 @@ TEST(VariantTraits, AutoPicksWhatItPickedBefore) {
   EXPECT_EQ(checked, 8);
 }
 
-// The factories' common traits agree with what the variants do: a Kokkos
-// variant's data lives in its space's memory, which the data_location of a
-// host space is; OpenCL buffers are addressed by no pointer.
+// The factories' common traits: a Kokkos host space's variants keep their
+// data in host memory, CUDA's in CUDA memory; OpenCL buffers are addressed
+// by no pointer.
 TEST(VariantTraits, FactoriesFillTheCommonTraits) {
   for_each_operation([&](auto registry) {
     for (const auto& v : registry.all()) {
-      if (v.backend == "kokkos-serial") {
+      if (v.backend == "kokkos-serial" || v.backend == "kokkos-openmp") {
         EXPECT_EQ(v.model, ppkit::ProgrammingModel::kokkos) << v.name;
         EXPECT_EQ(v.memory, ppkit::MemoryKind::host) << v.name;
-        EXPECT_EQ(v.preference.tier, ppkit::AutoTier::host_serial) << v.name;
+        EXPECT_EQ(v.preference.tier, v.backend == "kokkos-serial" ? ppkit::AutoTier::host_serial
+                                                                  : ppkit::AutoTier::host_parallel)
+            << v.name;
       } else if (v.backend == "opencl") {
         EXPECT_EQ(v.model, ppkit::ProgrammingModel::vendor) << v.name;
         EXPECT_FALSE(v.memory.has_value()) << v.name;
