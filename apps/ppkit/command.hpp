@@ -67,7 +67,7 @@ std::vector<const Variant<Op>*> select_variants(const std::string& request) {
     std::vector<const Variant<Op>*> every;
     for (const auto& v : all) {
       every.push_back(&v);
-      if (v.availability().available && (!best || v.preference > best->preference)) best = &v;
+      if (v.availability().available && (!best || best->preference < v.preference)) best = &v;
     }
     if (!best)
       throw NothingRan(std::string("no variant of ") + Op::name + " can run here (" +

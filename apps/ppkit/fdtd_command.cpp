@@ -146,14 +146,13 @@ std::array<T, 3> three(const std::vector<T>& v, const std::string& option,
 }
 
 // "auto" for an fp64 problem: the most preferred available variant with an
-// fp64 path (step_features.hpp); an explicit name is kept (a variant without
+// fp64 path (FdtdStep::Traits); an explicit name is kept (a variant without
 // fp64 refuses the problem in prepare(), naming the ones that run it).
 std::string resolve_variant(const std::string& name, const FdtdStep::Problem& p) {
   if (name != "auto" || p.precision != Precision::fp64) return name;
   const Variant<FdtdStep>* best = nullptr;
   for (const auto& v : Registry<FdtdStep>::all()) {
-    if (step_variant_supports(v.name, StepFeature::fp64) && v.availability().available &&
-        (!best || v.preference > best->preference))
+    if (v.traits.fp64 && v.availability().available && (!best || best->preference < v.preference))
       best = &v;
   }
   if (!best)
@@ -262,8 +261,7 @@ RunReport run_and_report(FdtdStep::Problem p, const RunOptions& o) {
                                cli::status_text("SKIP", availability.reason));
       continue;
     }
-    if (chosen.size() > 1 && p.precision == Precision::fp64 &&
-        !step_variant_supports(v->name, StepFeature::fp64)) {
+    if (chosen.size() > 1 && p.precision == Precision::fp64 && !v->traits.fp64) {
       std::cout << fmt::format("variant {}: SKIP: no fp64 path\n", v->name);
       continue;
     }

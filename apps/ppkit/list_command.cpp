@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <variant>
 #include <nlohmann/json.hpp>
 
 #include "ppkit/command.hpp"
@@ -23,15 +24,11 @@ namespace {
 struct Listed {
   std::string workload, operation;
   ppkit::VariantStatus status;
-  int preference = 0;  // "auto" picks the available variant with the highest
 };
 
 template <class Op>
 void add_op(std::vector<Listed>& out, const std::string& workload) {
-  const auto& variants = ppkit::Registry<Op>::all();
-  auto statuses = ppkit::variant_statuses<Op>();
-  for (std::size_t i = 0; i < statuses.size(); ++i)
-    out.push_back({workload, Op::name, std::move(statuses[i]), variants[i].preference});
+  for (auto& s : ppkit::variant_statuses<Op>()) out.push_back({workload, Op::name, std::move(s)});
 }
 
 std::vector<Listed> all_variants() {
@@ -45,6 +42,19 @@ std::vector<Listed> all_variants() {
   add_op<ppkit::FdtdPhasorUpdate>(out, "fdtd");
   add_op<ppkit::StreamCopy>(out, "core");
   return out;
+}
+
+// The variant's typed traits (variant_traits.hpp): the common ones, then its
+// operation's (Op::Traits) under "operation".
+nlohmann::json traits_json(const ppkit::VariantStatus& s) {
+  auto op = nlohmann::json::object();
+  for (const auto& [key, value] : s.traits)
+    std::visit([&op, &key = key](const auto& v) { op[key] = v; }, value);
+  return {{"model", ppkit::to_string(s.model)},
+          {"memory", ppkit::memory_name(s.memory)},
+          {"role", ppkit::to_string(s.role)},
+          {"auto", {{"tier", ppkit::to_string(s.preference.tier)}, {"rank", s.preference.rank}}},
+          {"operation", op}};
 }
 
 void run_list(const std::string& workload, bool json) {
@@ -68,9 +78,11 @@ void run_list(const std::string& workload, bool json) {
                    {"variant", r.status.name},
                    {"backend", r.status.backend},
                    {"strategy", r.status.strategy},
-                   {"preference", r.preference},
+                   // "auto" takes the available variant with the highest
+                   {"preference", ppkit::auto_order(r.status.preference)},
                    {"available", r.status.available},
-                   {"reason", r.status.reason}});
+                   {"reason", r.status.reason},
+                   {"traits", traits_json(r.status)}});
     std::cout << j.dump(2) << "\n";
     return;
   }

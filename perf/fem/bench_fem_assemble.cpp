@@ -64,16 +64,18 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Median seconds per assembly of `<backend>/thread-per-element` on box n (5
-// timed runs after a verified warm-up), measured once per box and backend;
-// NaN if that variant is not registered, not available or wrong.
+// Median seconds per assembly of the backend's baseline variant
+// (VariantRole::baseline: thread-per-element) on box n (5 timed runs after a
+// verified warm-up), measured once per box and backend; NaN if the backend
+// has no such variant, or it is not available or wrong.
 double baseline_seconds(int n, const std::string& backend) {
   static std::map<std::pair<int, std::string>, double> cache;
   const auto key = std::make_pair(n, backend);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   double seconds = std::nan("");
   for (const auto& v : ppkit::Registry<FemAssemble>::all())
-    if (v.name == backend + "/thread-per-element" && v.availability().available) {
+    if (v.backend == backend && v.role == ppkit::VariantRole::baseline &&
+        v.availability().available) {
       auto run = v.prepare(box_problem(n));
       run->run();
       ppkit::CompareRow row;

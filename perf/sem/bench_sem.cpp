@@ -65,7 +65,7 @@ double bench_dofs() {
 // mesh: the box of the case; tag: the label's size part ("N=7", "N=7/E=32768").
 void register_axhelm(const BoxMeshSpec& spec, const std::string& tag) {
   for (const auto& v : ppkit::Registry<SemAxhelm>::all()) {
-    const std::string name = v.name, strategy = v.strategy, backend = v.backend;
+    const std::string name = v.name, backend = v.backend;
     const std::string label = "sem_axhelm/" + tag + "/" + name;
     benchmark::RegisterBenchmark(
         label.c_str(),
@@ -84,7 +84,7 @@ void register_axhelm(const BoxMeshSpec& spec, const std::string& tag) {
             return ppkit::bench::skip_benchmark(state, e.what());
           }
           const AxhelmCost nekrs = axhelm_cost_stored(problem);
-          const AxhelmCost cost = axhelm_cost_for(problem, geometry_cost_of(strategy));
+          const AxhelmCost cost = axhelm_cost_for(problem, variant.traits.geometry);
           try {
             run->run();  // warm-up; its result is verified before timing
             if (!ppkit::bench::verify_before_timing<SemAxhelm>(state, variant, run->result(),
@@ -115,7 +115,7 @@ void register_nekbone(const BoxMeshSpec& spec) {
   const int order = spec.order;
   const std::string case_key = "sem_nekbone/N=" + std::to_string(order);
   for (const auto& v : ppkit::Registry<SemNekbone>::all()) {
-    const std::string name = v.name, strategy = v.strategy, backend = v.backend;
+    const std::string name = v.name, backend = v.backend;
     const std::string label = case_key + "/" + name;
     benchmark::RegisterBenchmark(
         label.c_str(),
@@ -163,7 +163,7 @@ void register_nekbone(const BoxMeshSpec& spec) {
           for (auto _ : state) run->run();
           const double it = double(state.iterations()) * s.max_iterations;
           const NekboneCost cost =
-              nekbone_cost(problem, geometry_cost_of(strategy), nekbone_layout_of(strategy));
+              nekbone_cost(problem, variant.traits.geometry, variant.traits.layout);
           const double dofs = double(problem.op.elements) * order * order * order;
           using C = benchmark::Counter;
           state.counters["DOF_iter/s"] = C(dofs * it, C::kIsRate);

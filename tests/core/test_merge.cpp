@@ -34,7 +34,12 @@ nlohmann::json gpu_row(const std::string& variant, const std::string& backend,
           {"median_s", 1e-3},
           {"throughput", 1e8},
           {"throughput_unit", "elements/s"},
-          {"roofline_fraction", roofline}};
+          {"roofline_fraction", roofline},
+          // the variant's traits, as compare writes them (compare.hpp describe_variant)
+          {"extra",
+           {{"strategy", variant.substr(variant.find('/') + 1)},
+            {"model", backend == "cuda" ? "vendor" : "kokkos"},
+            {"memory", "cuda"}}}};
 }
 
 const ppkit::MergedResults::Portability* find(const ppkit::MergedResults& m,

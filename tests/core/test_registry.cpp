@@ -19,7 +19,7 @@ ppkit::Variant<ToyOp> toy(const std::string& name, int preference, bool availabl
   v.name = name;
   v.backend = name.substr(0, name.find('/'));
   v.strategy = name.substr(name.find('/') + 1);
-  v.preference = preference;
+  v.preference = ppkit::AutoPreference{ppkit::AutoTier::host_serial, preference};
   v.availability = [available] {
     return available ? ppkit::Availability::yes() : ppkit::Availability::no("not here");
   };
@@ -105,17 +105,29 @@ class OffsetRun : public ppkit::PreparedRun<int> {
   int value_, offset_, out_ = 0;
 };
 
-TEST(CompareVariants, WrongResultIsAFailRowWithoutFigures) {
+// The same variants with the wrong one as the baseline.
+struct OffsetWrongBaselineOp : OffsetOp {
+  static constexpr const char* name = "test.offset-wrong-baseline";
+};
+
+template <class Op>
+void register_offsets(const char* baseline) {
   for (auto [name, offset] :
        {std::pair<const char*, int>{"toy/base", 1}, {"toy/right", 0}, {"toy/wrong", 5}}) {
-    ppkit::Variant<OffsetOp> v;
+    ppkit::Variant<Op> v;
     v.name = name;
     v.backend = "toy";
     v.strategy = std::string(name).substr(4);
+    if (v.strategy == baseline) v.role = ppkit::VariantRole::baseline;
     const int off = offset;
     v.prepare = [off](const int& p) { return std::make_unique<OffsetRun>(p, off); };
-    ppkit::Registry<OffsetOp>::add(v);
+    ppkit::Registry<Op>::add(v);
   }
+}
+
+TEST(CompareVariants, WrongResultIsAFailRowWithoutFigures) {
+  register_offsets<OffsetOp>("right");
+  register_offsets<OffsetWrongBaselineOp>("wrong");
   ppkit::CompareOptions o;
   o.repeats = 1;
   ppkit::CompareContext ctx(o);
@@ -125,7 +137,6 @@ TEST(CompareVariants, WrongResultIsAFailRowWithoutFigures) {
   m.work_units = 100;
   m.throughput_unit = "items/s";
   m.tolerance = 0;
-  m.baseline_strategy = "right";
   const int problem = 7;
   auto rows = ppkit::compare_variants<OffsetOp>(
       ctx, m, problem, [&](const int& r) { return std::abs(double(r - problem)) / problem; });
@@ -140,9 +151,8 @@ TEST(CompareVariants, WrongResultIsAFailRowWithoutFigures) {
     EXPECT_TRUE(std::isnan(rows[i].speedup)) << rows[i].variant;
     EXPECT_TRUE(std::isnan(rows[i].roofline_fraction)) << rows[i].variant;
   }
-  // The wrong variant as the baseline strategy: nobody gets a speedup over it.
-  m.baseline_strategy = "wrong";
-  rows = ppkit::compare_variants<OffsetOp>(
+  // The wrong variant as the baseline: nobody gets a speedup over it.
+  rows = ppkit::compare_variants<OffsetWrongBaselineOp>(
       ctx, m, problem, [&](const int& r) { return std::abs(double(r - problem)) / problem; });
   for (const auto& r : rows) EXPECT_TRUE(std::isnan(r.speedup)) << r.variant;
 }

@@ -3,6 +3,7 @@
 // collapsed, at most 160 columns) and the provenance of a run.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <regex>
 #include <set>
@@ -22,6 +23,16 @@ ppkit::CompareRow make_row(const std::string& case_name, const std::string& vari
   r.size = "16.00 M DOF";
   r.variant = variant;
   r.backend = variant.substr(0, variant.find('/'));
+  // The variant's traits, as compare writes them (compare.hpp describe_variant).
+  const std::map<std::string, std::pair<const char*, const char*>> traits = {
+      {"kokkos-serial", {"kokkos", "host"}},
+      {"kokkos-cuda", {"kokkos", "cuda"}},
+      {"cuda", {"vendor", "cuda"}},
+      {"hip", {"vendor", "hip"}},
+      {"opencl", {"vendor", "none"}}};
+  r.extra["strategy"] = variant.substr(variant.find('/') + 1);
+  r.extra["model"] = traits.at(r.backend).first;
+  r.extra["memory"] = traits.at(r.backend).second;
   r.device = device;
   r.throughput = throughput;
   r.throughput_unit = "DOF/s";

@@ -9,6 +9,9 @@ ppkit::CompareRow sample_row() {
   r.case_name = "box, \"distorted\"";
   r.variant = "cuda/warp-4tpr";
   r.backend = "cuda";
+  r.extra["model"] = "vendor";  // the variant's traits (compare.hpp describe_variant)
+  r.extra["memory"] = "cuda";
+  r.extra["role"] = "tuned";
   r.timing.median_s = 0.25;
   r.timing.min_s = 0.2;
   r.timing.max_s = 0.3;
@@ -41,12 +44,13 @@ TEST(Results, RatesUseSiPrefixes) {
 TEST(Results, SpeedupIsOverTheBaselineOfTheSameBackend) {
   auto base = sample_row();
   base.extra["strategy"] = "thread";
+  base.extra["role"] = "baseline";
   base.timing.median_s = 1.0;
   auto fast = sample_row();
   fast.extra["strategy"] = "warp";
   fast.timing.median_s = 0.25;
   std::vector<ppkit::CompareRow> rows{base, fast};
-  ppkit::compute_speedups(rows, "thread");
+  ppkit::compute_speedups(rows);
   EXPECT_DOUBLE_EQ(rows[1].speedup, 4.0);
   EXPECT_DOUBLE_EQ(rows[0].speedup, 1.0);
 }
@@ -54,18 +58,23 @@ TEST(Results, SpeedupIsOverTheBaselineOfTheSameBackend) {
 TEST(Results, SpeedupNeverCrossesDevices) {
   auto cpu_base = sample_row();
   cpu_base.backend = "kokkos-openmp";
+  cpu_base.extra["model"] = "kokkos";
+  cpu_base.extra["memory"] = "host";
   cpu_base.extra["strategy"] = "thread";
+  cpu_base.extra["role"] = "baseline";
   cpu_base.timing.median_s = 1.0;
   auto gpu_base = cpu_base;
   gpu_base.backend = "kokkos-cuda";
+  gpu_base.extra["memory"] = "cuda";
   gpu_base.timing.median_s = 0.5;
   auto native = sample_row();  // backend "cuda", no baseline of its own
   native.extra["strategy"] = "warp";
   native.timing.median_s = 0.25;
   auto other = native;
   other.backend = "opencl";
+  other.extra["memory"] = "none";
   std::vector<ppkit::CompareRow> rows{cpu_base, gpu_base, native, other};
-  ppkit::compute_speedups(rows, "thread");
+  ppkit::compute_speedups(rows);
   EXPECT_DOUBLE_EQ(rows[2].speedup, 2.0);  // over kokkos-cuda, not kokkos-openmp
   EXPECT_TRUE(std::isnan(rows[3].speedup));
 }
@@ -123,6 +132,7 @@ TEST(Results, FailedRowsPublishNoFigures) {
 TEST(Results, SpeedupNeedsAPassingBaselineAndAPassingRow) {
   auto base = sample_row();
   base.extra["strategy"] = "thread";
+  base.extra["role"] = "baseline";
   base.timing.median_s = 1.0;
   auto fast = sample_row();
   fast.extra["strategy"] = "warp";
@@ -131,19 +141,20 @@ TEST(Results, SpeedupNeedsAPassingBaselineAndAPassingRow) {
   wrong.status = "FAIL";
   wrong.timing.median_s = 0.1;
   std::vector<ppkit::CompareRow> rows{base, fast, wrong};
-  ppkit::compute_speedups(rows, "thread");
+  ppkit::compute_speedups(rows);
   EXPECT_DOUBLE_EQ(rows[1].speedup, 4.0);
   EXPECT_TRUE(std::isnan(rows[2].speedup));  // FAIL: no speedup
   rows[0].status = "FAIL";                   // the baseline itself is wrong
   for (auto& r : rows) r.speedup = std::nan("");
-  ppkit::compute_speedups(rows, "thread");
+  ppkit::compute_speedups(rows);
   for (const auto& r : rows) EXPECT_TRUE(std::isnan(r.speedup)) << r.variant << " " << r.status;
   // A passing baseline on the same device family still serves.
   auto other_base = base;
   other_base.backend = "kokkos-cuda";
+  other_base.extra["model"] = "kokkos";
   other_base.timing.median_s = 0.5;
   rows.push_back(other_base);
-  ppkit::compute_speedups(rows, "thread");
+  ppkit::compute_speedups(rows);
   EXPECT_DOUBLE_EQ(rows[1].speedup, 2.0);
   EXPECT_TRUE(std::isnan(rows[0].speedup));
 }

@@ -17,8 +17,10 @@ TEST(MemoryCheck, HostMemoryIsKnown) {
   ASSERT_TRUE(m.known);
   EXPECT_GT(m.free_bytes, 0);
   EXPECT_GE(m.total_bytes, m.free_bytes);
-  EXPECT_NO_THROW(memory::require_fits("small", 1024, "kokkos-serial"));
-  EXPECT_THROW(memory::require_fits("huge", 1e18, "kokkos-serial"), Error);
+  EXPECT_NO_THROW(memory::require_fits("small", 1024, "host"));
+  EXPECT_THROW(memory::require_fits("huge", 1e18, "host"), Error);
+  // A backend without a probe whose data lives in host memory (a Kokkos host space).
+  EXPECT_THROW(memory::require_fits("huge", 1e18, "kokkos-serial", MemoryKind::host), Error);
   // A backend that cannot say is not checked.
   EXPECT_NO_THROW(memory::require_fits("huge", 1e18, "no-such-backend"));
 }
@@ -34,7 +36,7 @@ TEST(MemoryCheck, ImpossibleFdtdProblemIsRefusedBeforeAllocation) {
   for (const auto& name : Registry<FdtdStep>::names()) {
     const auto& v = Registry<FdtdStep>::find(name);
     if (!v.availability().available) continue;
-    if (!memory::free_memory(v.backend).known) continue;
+    if (!memory::free_memory(v.backend, v.memory).known) continue;
     try {
       v.prepare(p);
       ADD_FAILURE() << name << " accepted a 1.8 TB problem";

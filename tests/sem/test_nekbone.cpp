@@ -421,12 +421,13 @@ TEST_P(SemNekboneTest, ConvergesSpectrallyToManufacturedSolution) {
 // with PPKIT_TEST_SEED=1168413377). One iteration of difference is allowed;
 // the solutions must still agree to 1e-9.
 TEST_P(SemNekboneTest, StoredAndRecomputedTakeTheSameIterations) {
-  const bool assembled = nekbone_layout_of(variant().strategy) == NekboneLayout::assembled;
-  const auto stored_name = variant().backend + (assembled ? "/stored-assembled" : "/stored");
-  const auto names = ppkit::Registry<SemNekbone>::names();
-  if (std::find(names.begin(), names.end(), stored_name) == names.end())
-    GTEST_SKIP() << "no stored variant on " << variant().backend;
-  const auto& stored = ppkit::Registry<SemNekbone>::find(stored_name);
+  const ppkit::Variant<SemNekbone>* found = nullptr;
+  for (const auto& v : ppkit::Registry<SemNekbone>::all())
+    if (v.backend == variant().backend && v.traits.geometry == GeometryCost::stored &&
+        v.traits.layout == variant().traits.layout)
+      found = &v;
+  if (!found) GTEST_SKIP() << "no stored variant on " << variant().backend;
+  const auto& stored = *found;
   // N = 7 runs the tensor-core axhelm in cuda/trilinear.
   for (int order : {5, 7})
     for (Deformation d : {Deformation::trilinear, Deformation::mixed}) {
@@ -446,12 +447,14 @@ TEST_P(SemNekboneTest, StoredAndRecomputedTakeTheSameIterations) {
 // operator: equal in exact arithmetic; the inner products sum in another
 // order, so the tolerance may be crossed one iteration apart.
 TEST_P(SemNekboneTest, AssembledAndLocalFormsAgree) {
-  const std::string suffix = "-assembled";
-  const std::string& strategy = variant().strategy;
-  if (nekbone_layout_of(strategy) != NekboneLayout::assembled)
-    GTEST_SKIP() << "a local-form variant";
-  const auto& local = ppkit::Registry<SemNekbone>::find(
-      variant().backend + "/" + strategy.substr(0, strategy.size() - suffix.size()));
+  if (variant().traits.layout != NekboneLayout::assembled) GTEST_SKIP() << "a local-form variant";
+  const ppkit::Variant<SemNekbone>* found = nullptr;
+  for (const auto& v : ppkit::Registry<SemNekbone>::all())
+    if (v.backend == variant().backend && v.traits.geometry == variant().traits.geometry &&
+        v.traits.layout == NekboneLayout::local)
+      found = &v;
+  ASSERT_NE(found, nullptr) << "no local form beside " << variant().name;
+  const auto& local = *found;
   for (Deformation d : {Deformation::trilinear, Deformation::mixed}) {
     const BoxMesh m = mesh_of(7, d, 3, 2, 2);
     NekboneSettings s;
@@ -490,15 +493,21 @@ TEST_P(SemNekboneTest, FixedIterationsPastExactConvergenceKeepTheSolution) {
   EXPECT_EQ(r.final_residual, 0.0);
 }
 
-// The vector layout follows the strategy name; the assembled loop's byte
-// count per iteration (nekbone_cost) is below the local form's at N = 7,
-// where 1 - (7/8)^3 of the local nodes are copies.
+// The traits each variant declares at registration, against the loop its
+// strategy runs; the assembled loop's byte count per iteration (nekbone_cost)
+// is below the local form's at N = 7, where 1 - (7/8)^3 of the local nodes are copies.
 TEST(SemNekboneSetup, LayoutOfStrategiesAndTheirBytes) {
-  EXPECT_EQ(nekbone_layout_of("stored"), NekboneLayout::local);
-  EXPECT_EQ(nekbone_layout_of("trilinear-partial"), NekboneLayout::local);
-  EXPECT_EQ(nekbone_layout_of("stored-assembled"), NekboneLayout::assembled);
-  EXPECT_EQ(nekbone_layout_of("trilinear-assembled"), NekboneLayout::assembled);
-  EXPECT_EQ(nekbone_layout_of("-assembled"), NekboneLayout::local);  // no geometry named
+  const std::map<std::string, std::pair<GeometryCost, NekboneLayout>> traits = {
+      {"stored", {GeometryCost::stored, NekboneLayout::local}},
+      {"trilinear", {GeometryCost::recompute, NekboneLayout::local}},
+      {"trilinear-partial", {GeometryCost::partial, NekboneLayout::local}},
+      {"stored-assembled", {GeometryCost::stored, NekboneLayout::assembled}},
+      {"trilinear-assembled", {GeometryCost::recompute, NekboneLayout::assembled}}};
+  for (const auto& v : ppkit::Registry<SemNekbone>::all()) {
+    ASSERT_TRUE(traits.count(v.strategy)) << v.name << ": add its traits here";
+    EXPECT_EQ(v.traits.geometry, traits.at(v.strategy).first) << v.name;
+    EXPECT_EQ(v.traits.layout, traits.at(v.strategy).second) << v.name;
+  }
   const NekboneProblem p = make_nekbone_problem(mesh_of(7, Deformation::trilinear, 4, 4, 4), {});
   for (GeometryCost g : {GeometryCost::stored, GeometryCost::recompute}) {
     const double local = nekbone_cost(p, g).bytes_per_iteration,

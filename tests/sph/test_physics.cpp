@@ -331,8 +331,7 @@ TEST(SphDamBreakGate, FrontAndHeightsMatchExperiment) {
 // tolerances is docs/sph.md's (scripts/sph_convergence.py).
 TEST(SphDamBreakGate, FineResolutionOnGpu) {
   const auto& chosen = ppkit::Registry<Step>::find("auto");
-  if (ppkit::memory_kind_of_backend(chosen.backend).value_or(ppkit::MemoryKind::host) ==
-      ppkit::MemoryKind::host)
+  if (chosen.memory.value_or(ppkit::MemoryKind::host) == ppkit::MemoryKind::host)
     GTEST_SKIP() << "needs a GPU sph.step variant (auto is " << chosen.name
                  << "): dp 0.02 m to 1.5 s is about 1e9 particle-steps";
   const std::string data = measured_data_path();

@@ -99,23 +99,25 @@ TEST(SphRobustness, BlowUpNamesStepAndParticle) {
 }
 
 // A run checkpointed half way and restarted in a fresh solver ends in the
-// same state as the uninterrupted run (bit for bit on one device).
+// same state as the uninterrupted run, bit for bit on one host thread (with
+// several threads the order of the floating-point sums may differ).
 TEST(SphRobustness, CheckpointRestartGivesTheSameState) {
+  const std::string variant = "kokkos-serial/symplectic";
   CaseOptions o;
   o.dp = 0.08;
   o.tank_height = 0.7;
   const Case c = make_spheric_dambreak(o);
   for (ReorderPolicy policy : {ReorderPolicy{1}, ReorderPolicy{3}, ReorderPolicy{0}}) {
-    auto straight = make_solver("auto", c, policy);
+    auto straight = make_solver(variant, c, policy);
     for (int s = 0; s < 20; ++s) straight->step();
-    auto first = make_solver("auto", c, policy);
+    auto first = make_solver(variant, c, policy);
     for (int s = 0; s < 10; ++s) first->step();
     const std::string path = temp_path("sph_checkpoint");
     write_checkpoint(path, Checkpoint{first->state(), first->time(), first->steps_done(),
                                       c.params.dp, c.params.h});
     const Checkpoint ck = read_checkpoint(path);
     std::remove(path.c_str());
-    auto second = make_solver("auto", c, policy);
+    auto second = make_solver(variant, c, policy);
     second->restore(ck.particles, ck.time, ck.step);
     for (int s = 0; s < 10; ++s) second->step();
     EXPECT_EQ(second->time(), straight->time());

@@ -88,10 +88,13 @@ class LaunchGraph {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-// Fills the common fields of a CUDA variant of any operation.
+// Fills the common fields of a CUDA variant of any operation: the vendor
+// model, data in CUDA device memory, the device-native tier of "auto" at
+// `rank` (variant_traits.hpp).
 template <class Op>
-Variant<Op> cuda_variant(const std::string& strategy, int preference) {
-  return backend_variant<Op>("cuda", strategy, preference, device_availability, device_description);
+Variant<Op> cuda_variant(const std::string& strategy, int rank) {
+  return backend_variant<Op>(VendorBackend{"cuda", AutoTier::device_native, MemoryKind::cuda},
+                             strategy, rank, device_availability, device_description);
 }
 
 }  // namespace ppkit::cuda

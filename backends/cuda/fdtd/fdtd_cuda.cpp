@@ -206,6 +206,7 @@ class CudaStep final : public PreparedRun<FdtdStep::Result>, public StepApplier 
 namespace ppkit::registration {
 void register_fdtd_cuda_variants() {
   auto v = cuda::cuda_variant<FdtdStep>("register-x", 10);
+  v.traits.plane_wave = v.traits.periodic = true;  // fp32 only: require_fp32 below
   v.prepare = [](const FdtdStep::Problem& p) {
     fdtd::require_fp32(p, "cuda/register-x");
     return std::make_unique<fdtd::CudaStep>(p);

@@ -40,17 +40,16 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result>, public StepApp
       : problem_(p), setup_(make_step_setup(p)), planes_(planes_per_thread) {
     if (planes_per_thread <= 0) {
       const std::string name = planes_per_thread == 0 ? "cuda/wavefront" : "cuda/wavefront-l1";
-      require(p.plane_waves.empty() || step_variant_supports(name, StepFeature::plane_wave),
+      require(p.plane_waves.empty(),
               name +
                   " cannot run a plane wave: its fused H+E launch leaves no point for the "
                   "TF/SF corrections between the half steps",
-              variants_with_every_step_feature());
-      require(
-          (!p.periodic[0] && !p.periodic[1]) || step_variant_supports(name, StepFeature::periodic),
-          name +
-              " cannot run periodic boundaries: its fused H+E launch leaves no point for "
-              "the periodic H copy between the half steps",
-          variants_with_every_step_feature());
+              variants_supporting(StepFeature::plane_wave));
+      require((!p.periodic[0] && !p.periodic[1]),
+              name +
+                  " cannot run periodic boundaries: its fused H+E launch leaves no point for "
+                  "the periodic H copy between the half steps",
+              variants_supporting(StepFeature::periodic));
     }
     const YeeGrid& g = p.grid;
     YeeKernelArgs& a = step_.a;
@@ -308,6 +307,7 @@ void register_fdtd_cuda_split_variants() {
   // registers, 50%) for more loads in flight per thread, 1 maximises occupancy.
   for (const auto& [planes, preference] : {std::pair{2, 14}, std::pair{4, 12}, std::pair{1, 11}}) {
     auto v = cuda::cuda_variant<FdtdStep>("split-x" + std::to_string(planes), preference);
+    v.traits.plane_wave = v.traits.periodic = true;  // fp32 only: require_fp32 below
     v.prepare = [planes = planes](const FdtdStep::Problem& p) {
       fdtd::require_fp32(p, "cuda/split-x" + std::to_string(planes));
       return std::make_unique<fdtd::CudaSplitStep>(p, planes);
@@ -315,7 +315,9 @@ void register_fdtd_cuda_split_variants() {
     Registry<FdtdStep>::add(std::move(v));
   }
   // Fused H+E wavefront: 48 instead of 72 B per node and step when L2 holds
-  // two planes; below split-x2 until measured on the GPU.
+  // two planes; below split-x2 until measured on the GPU. The fused launch
+  // leaves no point between the H and the E update for the plane wave or the
+  // periodic copy: no feature beyond the fp32 core (default traits).
   auto w = cuda::cuda_variant<FdtdStep>("wavefront", 13);
   w.prepare = [](const FdtdStep::Problem& p) {
     fdtd::require_fp32(p, "cuda/wavefront");

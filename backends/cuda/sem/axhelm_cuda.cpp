@@ -137,22 +137,26 @@ using CudaAxhelm = DeviceAxhelmRun<CudaAxhelmBackend>;
 namespace ppkit::registration {
 void register_sem_cuda_variants() {
   using namespace ppkit::sem;
-  auto add = [](const char* strategy, int preference, CudaKernel kernel) {
+  auto add = [](const char* strategy, int preference, CudaKernel kernel, GeometryCost geometry) {
     auto v = cuda::cuda_variant<SemAxhelm>(strategy, preference);
+    v.traits.geometry = geometry;
+    // stored: the nekRS baseline the recompute speedups are over.
+    if (kernel == CudaKernel::stored) v.role = VariantRole::baseline;
     v.prepare = [kernel](const AxhelmProblem& p) {
       return std::make_unique<CudaAxhelm>(p, kernel);
     };
     Registry<SemAxhelm>::add(std::move(v));
   };
-  add("stored", 5, CudaKernel::stored);
-  add("trilinear", 7, CudaKernel::trilinear);
-  add("trilinear-partial", 6, CudaKernel::trilinear_partial);
-  add("stored-dshared", 3, CudaKernel::stored_dshared);
-  add("trilinear-dshared", 3, CudaKernel::trilinear_dshared);
+  add("stored", 5, CudaKernel::stored, GeometryCost::stored);
+  add("trilinear", 7, CudaKernel::trilinear, GeometryCost::recompute);
+  add("trilinear-partial", 6, CudaKernel::trilinear_partial, GeometryCost::partial);
+  add("stored-dshared", 3, CudaKernel::stored_dshared, GeometryCost::stored);
+  add("trilinear-dshared", 3, CudaKernel::trilinear_dshared, GeometryCost::recompute);
   // Low preference: "auto" must not pick a variant that refuses most orders.
   auto add_tensor_cores = [](const char* strategy, int preference, CudaKernel kernel,
                              Availability (*availability)()) {
     auto v = cuda::cuda_variant<SemAxhelm>(strategy, preference);
+    v.traits.geometry = GeometryCost::recompute;
     v.availability = availability;
     v.prepare = [kernel](const AxhelmProblem& p) {
       return std::make_unique<CudaAxhelm>(p, kernel);

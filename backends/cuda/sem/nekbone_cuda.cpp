@@ -211,19 +211,27 @@ class CudaNekbone final : public PreparedRun<NekboneResult> {
 }  // namespace
 
 void register_sem_nekbone_cuda_variants() {
-  auto add = [](const char* strategy, int preference, CudaKernel kernel, NekboneLayout layout) {
+  auto add = [](const char* strategy, int preference, CudaKernel kernel, GeometryCost geometry,
+                NekboneLayout layout) {
     auto v = cuda::cuda_variant<SemNekbone>(strategy, preference);
+    v.traits.geometry = geometry;
+    v.traits.layout = layout;
+    // stored: the Nekbone baseline the other strategies' speedups are over.
+    if (geometry == GeometryCost::stored && layout == NekboneLayout::local)
+      v.role = VariantRole::baseline;
     v.prepare = [kernel, layout](const NekboneProblem& p) {
       return std::make_unique<CudaNekbone>(p, kernel, layout);
     };
     Registry<SemNekbone>::add(std::move(v));
   };
-  add("stored", 5, CudaKernel::stored, NekboneLayout::local);
-  add("trilinear", 7, CudaKernel::trilinear, NekboneLayout::local);
-  add("trilinear-partial", 6, CudaKernel::trilinear_partial, NekboneLayout::local);
+  add("stored", 5, CudaKernel::stored, GeometryCost::stored, NekboneLayout::local);
+  add("trilinear", 7, CudaKernel::trilinear, GeometryCost::recompute, NekboneLayout::local);
+  add("trilinear-partial", 6, CudaKernel::trilinear_partial, GeometryCost::partial,
+      NekboneLayout::local);
   // Faster than the local form on an H200 (docs/sem.md): first for "auto".
-  add("stored-assembled", 8, CudaKernel::stored, NekboneLayout::assembled);
-  add("trilinear-assembled", 9, CudaKernel::trilinear, NekboneLayout::assembled);
+  add("stored-assembled", 8, CudaKernel::stored, GeometryCost::stored, NekboneLayout::assembled);
+  add("trilinear-assembled", 9, CudaKernel::trilinear, GeometryCost::recompute,
+      NekboneLayout::assembled);
 }
 
 }  // namespace ppkit::sem

@@ -440,6 +440,8 @@ void register_variants(Variant<FemAssemble> (*make_variant)(const std::string&, 
   for (const auto& v : variants) {
     auto variant = make_variant(v.name, v.preference);
     const Strategy strategy = v.strategy;
+    // The baseline of the strategy comparison (Kiran et al.'s speedups are over it).
+    if (strategy == Strategy::thread_per_element) variant.role = VariantRole::baseline;
     variant.prepare = [strategy](const AssemblyProblem& p) {
       return std::make_unique<AssemblyRun<Backend, Calls>>(p, strategy);
     };

@@ -44,10 +44,13 @@ struct RuntimeCalls {
 template <class T>
 using DeviceBuffer = ppkit::DeviceBuffer<T, RuntimeCalls>;
 
-// Fills the common fields of a HIP variant of any operation.
+// Fills the common fields of a HIP variant of any operation: the vendor
+// model, data in HIP device memory, the device-native tier of "auto" at
+// `rank` (variant_traits.hpp).
 template <class Op>
-Variant<Op> hip_variant(const std::string& strategy, int preference) {
-  return backend_variant<Op>("hip", strategy, preference, device_availability, device_description);
+Variant<Op> hip_variant(const std::string& strategy, int rank) {
+  return backend_variant<Op>(VendorBackend{"hip", AutoTier::device_native, MemoryKind::hip},
+                             strategy, rank, device_availability, device_description);
 }
 
 }  // namespace ppkit::hip

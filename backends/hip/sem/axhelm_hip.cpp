@@ -100,18 +100,21 @@ Availability matrix_core_availability() {
 namespace ppkit::registration {
 void register_sem_hip_variants() {
   using namespace ppkit::sem;
-  auto add = [](const char* strategy, int preference, HipKernel kernel) {
+  auto add = [](const char* strategy, int preference, HipKernel kernel, GeometryCost geometry) {
     auto v = hip::hip_variant<SemAxhelm>(strategy, preference);
+    v.traits.geometry = geometry;
+    // stored: the nekRS baseline the recompute speedups are over.
+    if (kernel == HipKernel::stored) v.role = VariantRole::baseline;
     v.prepare = [kernel](const AxhelmProblem& p) { return std::make_unique<HipAxhelm>(p, kernel); };
     if (kernel == HipKernel::trilinear_mfma) v.availability = matrix_core_availability;
     Registry<SemAxhelm>::add(std::move(v));
   };
-  add("stored", 5, HipKernel::stored);
-  add("trilinear", 7, HipKernel::trilinear);
-  add("trilinear-partial", 6, HipKernel::trilinear_partial);
-  add("stored-dshared", 3, HipKernel::stored_dshared);
-  add("trilinear-dshared", 3, HipKernel::trilinear_dshared);
+  add("stored", 5, HipKernel::stored, GeometryCost::stored);
+  add("trilinear", 7, HipKernel::trilinear, GeometryCost::recompute);
+  add("trilinear-partial", 6, HipKernel::trilinear_partial, GeometryCost::partial);
+  add("stored-dshared", 3, HipKernel::stored_dshared, GeometryCost::stored);
+  add("trilinear-dshared", 3, HipKernel::trilinear_dshared, GeometryCost::recompute);
   // Low preference: "auto" must not pick a variant that refuses most orders.
-  add("trilinear-mfma", 4, HipKernel::trilinear_mfma);
+  add("trilinear-mfma", 4, HipKernel::trilinear_mfma, GeometryCost::recompute);
 }
 }  // namespace ppkit::registration

@@ -136,9 +136,14 @@ class Kernel {
   cl_kernel kernel_ = nullptr;
 };
 
+// Fills the common fields of an OpenCL variant of any operation: the vendor
+// model, buffers no pointer addresses (no memory kind), and the
+// device-portable tier of "auto" at `rank`: OpenCL kernels are written once
+// for any vendor's device, as Kokkos device code is (variant_traits.hpp).
 template <class Op>
-Variant<Op> opencl_variant(const std::string& strategy, int preference) {
-  return backend_variant<Op>("opencl", strategy, preference, availability, device_description);
+Variant<Op> opencl_variant(const std::string& strategy, int rank) {
+  return backend_variant<Op>(VendorBackend{"opencl", AutoTier::device_portable, std::nullopt},
+                             strategy, rank, availability, device_description);
 }
 
 }  // namespace ppkit::opencl

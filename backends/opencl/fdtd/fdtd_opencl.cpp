@@ -640,6 +640,8 @@ namespace ppkit::registration {
 void register_fdtd_opencl_variants() {
   for (bool vectorized : {false, true}) {
     auto v = opencl::opencl_variant<FdtdStep>(vectorized ? "float4" : "plain", vectorized ? 5 : 4);
+    v.traits.plane_wave = v.traits.periodic = true;  // fp32 only: require_fp32 below
+    if (!vectorized) v.role = VariantRole::baseline;
     v.prepare = [vectorized](const FdtdStep::Problem& p) {
       fdtd::require_fp32(p, vectorized ? "opencl/float4" : "opencl/plain");
       return std::make_unique<fdtd::OpenClStep>(p, vectorized);

@@ -42,6 +42,7 @@ void register_fdtd_phasor_opencl_variants() {
   for (bool vectorized : {false, true}) {
     auto v = opencl::opencl_variant<FdtdPhasorUpdate>(vectorized ? "float4" : "plain",
                                                       vectorized ? 5 : 4);
+    if (!vectorized) v.role = VariantRole::baseline;
     v.prepare = [vectorized](const FdtdPhasorUpdate::Problem& p) {
       return std::make_unique<fdtd::OpenClPhasorUpdate>(p, vectorized);
     };

@@ -105,10 +105,10 @@ const std::vector<Workload>& workloads() {
   return workload_storage();
 }
 
-std::string kokkos_backend_on_same_device(const std::string& backend) {
-  if (backend.rfind("kokkos-", 0) == 0) return backend;
-  if (backend == "cuda" || backend == "hip") return "kokkos-" + backend;
-  return "";
+bool kokkos_on_same_device(const VariantInfo& k, const VariantInfo& v) {
+  if (k.model != ProgrammingModel::kokkos) return false;
+  if (v.model == ProgrammingModel::kokkos) return k.backend == v.backend;
+  return v.memory && *v.memory != MemoryKind::host && k.memory == v.memory;
 }
 
 void withhold_figures_unless_passed(CompareRow& row) {
@@ -121,14 +121,29 @@ void withhold_figures_unless_passed(CompareRow& row) {
     row.extra.erase(key);
 }
 
-void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy) {
-  if (baseline_strategy.empty()) return;
-  auto strategy_of = [](const CompareRow& r) { return r.extra.value("strategy", std::string()); };
-  // "kokkos-cuda" and "cuda" run on the same device: a native variant without a
-  // baseline of its own is compared with the Kokkos baseline there, never with
-  // a baseline on another device.
-  auto device_family = [](const std::string& backend) {
-    return backend.rfind("kokkos-", 0) == 0 ? backend.substr(7) : backend;
+void describe_variant(CompareRow& row, const VariantInfo& v) {
+  row.variant = v.name;
+  row.backend = v.backend;
+  row.extra["strategy"] = v.strategy;
+  row.extra["model"] = to_string(v.model);
+  row.extra["memory"] = memory_name(v.memory);
+  row.extra["role"] = to_string(v.role);
+}
+
+void compute_speedups(std::vector<CompareRow>& rows) {
+  auto trait = [](const CompareRow& r, const char* key) {
+    return r.extra.value(key, std::string());
+  };
+  // kokkos-cuda and cuda keep their data in the same device's memory: a
+  // native variant without a baseline of its own is compared with the Kokkos
+  // baseline there (and the other way round), never with a baseline on
+  // another device. Host memory holds only Kokkos variants; OpenCL buffers
+  // ("none") belong to no such pair.
+  auto same_device = [&](const CompareRow& a, const CompareRow& b) {
+    if (a.backend == b.backend) return true;
+    const std::string memory = trait(a, "memory");
+    return memory != "none" && memory != "host" && memory == trait(b, "memory") &&
+           trait(a, "model") != trait(b, "model");
   };
   for (auto& row : rows) {
     if (row.status != "PASS") {
@@ -138,9 +153,8 @@ void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline
     const CompareRow* base = nullptr;
     for (const auto& b : rows)
       if (b.status == "PASS" && b.case_name == row.case_name &&
-          strategy_of(b) == baseline_strategy && b.timing.median_s > 0 &&
-          device_family(b.backend) == device_family(row.backend) &&
-          (!base || b.backend == row.backend))
+          trait(b, "role") == to_string(VariantRole::baseline) && b.timing.median_s > 0 &&
+          same_device(b, row) && (!base || b.backend == row.backend))
         base = &b;
     if (base) row.speedup = base->timing.median_s / row.timing.median_s;
   }

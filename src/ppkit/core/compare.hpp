@@ -108,7 +108,6 @@ struct CaseModel {
   double modelled_bytes = std::nan("");
   double flops = std::nan("");
   double tolerance = 0;
-  std::string baseline_strategy;  // speedups are over this strategy
   // Set-up cost beside the timed run (a workload whose variants do costly
   // work in prepare(): layouts, renumberings, uploads): PASS rows get
   // extra "prepare_s" (wall time of prepare(), measured once, after the
@@ -154,10 +153,11 @@ struct CaseVerification {
 // NaN / removed).
 void withhold_figures_unless_passed(CompareRow& row);
 
-// The Kokkos backend running on the same device as `backend`: "kokkos-cuda"
-// for "cuda" and "kokkos-cuda", "kokkos-hip" for "hip"; "" when there is none
-// (OpenCL may run on any device).
-std::string kokkos_backend_on_same_device(const std::string& backend);
+// Whether Kokkos variant k runs on the same device as variant v: v's own
+// backend when v is a Kokkos variant, else the Kokkos space whose data lives
+// in v's device memory (kokkos-cuda for cuda, kokkos-hip for hip); none for
+// OpenCL, which may run on any device.
+bool kokkos_on_same_device(const VariantInfo& k, const VariantInfo& v);
 
 // Where the serial host reference is too slow (--large), every variant of a
 // case is checked against the result of the most preferred available Kokkos
@@ -180,11 +180,18 @@ class KokkosBaseline {
   std::map<std::string, Entry> by_name_;
 };
 
-// Fills CompareRow::speedup of PASS rows: over a PASS row of the baseline
-// strategy on the same backend, else on the same device family (cuda <->
-// kokkos-cuda), else left NaN. Rows that did not pass get no speedup, and a
-// baseline that did not pass is no baseline.
-void compute_speedups(std::vector<CompareRow>& rows, const std::string& baseline_strategy);
+// Fills CompareRow::speedup of PASS rows: over a PASS row of a baseline
+// variant (VariantRole::baseline, extra "role") of the same case on the same
+// backend, else over one of the other programming model whose data lives in
+// the same device memory (cuda <-> kokkos-cuda; extra "model" and "memory"),
+// else left NaN. Rows that did not pass get no speedup, and a baseline that
+// did not pass is no baseline.
+void compute_speedups(std::vector<CompareRow>& rows);
+
+// Sets the row's variant, backend and, in extra, the variant's strategy and
+// common traits ("strategy", "model", "memory", "role"), which
+// compute_speedups and the reports read.
+void describe_variant(CompareRow& row, const VariantInfo& v);
 
 // ---- implementation ---------------------------------------------------------
 
@@ -200,20 +207,14 @@ std::vector<CompareRow> compare_variants(
 
 template <class Op>
 const typename KokkosBaseline<Op>::Entry* KokkosBaseline<Op>::for_variant(const Variant<Op>& v) {
-  const std::string same_device = kokkos_backend_on_same_device(v.backend);
   const Variant<Op>* best = nullptr;
-  // Kokkos variants of one strategy mostly share a preference on every space
-  // (fem ranks its host spaces' lower, fem_kokkos_variant): ties go to the
-  // accelerator, then to host threads (faster than Serial at --large).
-  auto rank = [](const Variant<Op>& k) {
-    return std::make_pair(k.preference, k.backend == "kokkos-serial"   ? 0
-                                        : k.backend == "kokkos-openmp" ? 1
-                                                                       : 2);
-  };
+  // "auto"'s order (variant_traits.hpp): the accelerator's tier first, then
+  // host threads (faster than Serial at --large), then the rank.
   for (int pass = 0; pass < 2 && !best; ++pass)
     for (const auto& k : Registry<Op>::all()) {
-      if (k.backend.rfind("kokkos-", 0) != 0 || (pass == 0 && k.backend != same_device)) continue;
-      if (k.availability().available && (!best || rank(k) > rank(*best))) best = &k;
+      if (k.model != ProgrammingModel::kokkos || (pass == 0 && !kokkos_on_same_device(k, v)))
+        continue;
+      if (k.availability().available && (!best || best->preference < k.preference)) best = &k;
     }
   if (!best) return nullptr;
   auto it = by_name_.find(best->name);
@@ -236,13 +237,11 @@ std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const Case
     row.workload = model.workload;
     row.case_name = model.case_name;
     row.size = model.size;
-    row.variant = v.name;
-    row.backend = v.backend;
+    describe_variant(row, v);
     row.throughput_unit = model.throughput_unit;
     row.bytes = model.bytes;
     row.flops = model.flops;
     row.tolerance = model.tolerance;
-    row.extra["strategy"] = v.strategy;
     ctx.on_progress(model.workload + " " + model.case_name + " " + v.name);
     const Availability a = v.availability();
     const std::string skipped = model.skip_reason ? model.skip_reason(v.name) : std::string();
@@ -293,7 +292,7 @@ std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const Case
     ctx.on_row(row);
     rows.push_back(row);
   }
-  compute_speedups(rows, model.baseline_strategy);
+  compute_speedups(rows);
   return rows;
 }
 

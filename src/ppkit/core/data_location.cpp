@@ -47,14 +47,6 @@ std::string DataLocation::describe() const {
   return "unknown memory";
 }
 
-std::optional<MemoryKind> memory_kind_of_backend(const std::string& backend) {
-  if (backend == "cuda" || backend == "kokkos-cuda") return MemoryKind::cuda;
-  if (backend == "hip" || backend == "kokkos-hip") return MemoryKind::hip;
-  if (backend == "kokkos-serial" || backend == "kokkos-openmp" || backend == "kokkos-threads")
-    return MemoryKind::host;
-  return std::nullopt;
-}
-
 void add_pointer_inspector(PointerInspector inspector) {
   std::lock_guard<std::mutex> lock(inspectors_mutex());
   inspectors().push_back(std::move(inspector));

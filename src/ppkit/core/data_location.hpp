@@ -31,11 +31,6 @@ struct DataLocation {
   bool operator!=(const DataLocation& o) const { return !(*this == o); }
 };
 
-// The kind of memory a backend's variants keep their data in ("kokkos-serial"
-// host, "cuda" and "kokkos-cuda" CUDA, "hip" and "kokkos-hip" HIP), or
-// std::nullopt for backends whose buffers are not addressable (OpenCL).
-std::optional<MemoryKind> memory_kind_of_backend(const std::string& backend);
-
 // Answers where p points, or std::nullopt when its runtime cannot tell.
 using PointerInspector = std::function<std::optional<DataLocation>(const void* p)>;
 // Called by a native backend's registration (once per backend).

@@ -20,11 +20,6 @@ std::mutex& probes_mutex() {
   return m;
 }
 
-bool is_host_backend(const std::string& backend) {
-  return backend == "kokkos-serial" || backend == "kokkos-openmp" || backend == "kokkos-threads" ||
-         backend == "host" || backend == "reference";
-}
-
 }  // namespace
 
 std::string format_bytes(double bytes) {
@@ -63,7 +58,7 @@ void set_probe(const std::string& backend, Probe probe) {
   probes()[backend] = std::move(probe);
 }
 
-DeviceMemory free_memory(const std::string& backend) {
+DeviceMemory free_memory(const std::string& backend, const std::optional<MemoryKind>& memory) {
   Probe probe;
   {
     std::lock_guard<std::mutex> lock(probes_mutex());
@@ -71,7 +66,7 @@ DeviceMemory free_memory(const std::string& backend) {
     if (it != probes().end()) probe = it->second;
   }
   if (probe) return probe();
-  if (is_host_backend(backend)) return host_memory();
+  if (backend == "host" || memory == MemoryKind::host) return host_memory();
   return {};
 }
 
@@ -87,8 +82,9 @@ HostMemoryLimit::HostMemoryLimit(double bytes) {
 
 HostMemoryLimit::~HostMemoryLimit() { set_probe("host", {}); }
 
-void require_fits(const std::string& what, double bytes, const std::string& backend) {
-  const DeviceMemory m = free_memory(backend);
+void require_fits(const std::string& what, double bytes, const std::string& backend,
+                  const std::optional<MemoryKind>& memory) {
+  const DeviceMemory m = free_memory(backend, memory);
   if (!m.known || bytes <= m.free_bytes) return;
   throw Error(what + " needs at least " + format_bytes(bytes) + " on " + m.device + ", which has " +
                   format_bytes(m.free_bytes) + " free (of " + format_bytes(m.total_bytes) + ")",

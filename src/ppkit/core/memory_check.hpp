@@ -7,7 +7,10 @@
 // it needs and how much is free, before anything is allocated. The wrapper is
 // installed once, in Registry<Op>::add (registry.hpp).
 #include <functional>
+#include <optional>
 #include <string>
+
+#include "ppkit/core/data_location.hpp"
 
 namespace ppkit::memory {
 
@@ -18,11 +21,13 @@ struct DeviceMemory {
   std::string device;  // "NVIDIA H200", "host"
 };
 
-// Backends (or the Kokkos spaces) say how to ask their device; CPU backends
-// (kokkos-serial, kokkos-openmp, kokkos-threads) use the host's MemAvailable.
+// Backends (or the Kokkos spaces) say how to ask their device; a backend
+// without a probe whose variants keep their data in host memory (the Kokkos
+// host spaces) uses the host's MemAvailable. "host" names the host itself.
 using Probe = std::function<DeviceMemory()>;
 void set_probe(const std::string& backend, Probe probe);
-DeviceMemory free_memory(const std::string& backend);
+DeviceMemory free_memory(const std::string& backend,
+                         const std::optional<MemoryKind>& memory = std::nullopt);
 DeviceMemory host_memory();  // MemAvailable and MemTotal of /proc/meminfo
 
 // While it lives, the checks see a host with `bytes` free (and in all): for a
@@ -38,7 +43,8 @@ class HostMemoryLimit {
 
 // Throws ppkit::Error "<what> needs X GiB on <device>, which has Y GiB free (of Z GiB)"
 // when bytes > free; does nothing when the backend's memory is unknown.
-void require_fits(const std::string& what, double bytes, const std::string& backend);
+void require_fits(const std::string& what, double bytes, const std::string& backend,
+                  const std::optional<MemoryKind>& memory = std::nullopt);
 std::string format_bytes(double bytes);
 
 // Bytes an operation's problem needs on the device (a lower bound: what the
@@ -54,11 +60,13 @@ template <class Op>
 void set_bytes_model(BytesModel<Op> model) {
   bytes_model<Op>() = std::move(model);
 }
+// `memory`: where the variant keeps its data (VariantInfo::memory).
 template <class Op>
 void check_fits(const std::string& variant, const std::string& backend,
-                const typename Op::Problem& problem) {
+                const std::optional<MemoryKind>& memory, const typename Op::Problem& problem) {
   const auto& model = bytes_model<Op>();
-  if (model) require_fits(std::string(Op::name) + " on " + variant, model(problem), backend);
+  if (model)
+    require_fits(std::string(Op::name) + " on " + variant, model(problem), backend, memory);
 }
 
 }  // namespace ppkit::memory

@@ -9,6 +9,7 @@
 //     using Problem = ...;          // host-side inputs
 //     using Result = ...;           // host-side outputs
 //     using Instance = PreparedRun<Problem, Result>;
+//     struct Traits { ... };        // optional: what its variants differ in
 //   };
 // A variant's prepare() uploads a Problem to its device (timed as transfer)
 // and returns an Instance whose run() executes the kernels and waits for them.
@@ -20,6 +21,7 @@
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/memory_check.hpp"
+#include "ppkit/core/variant_traits.hpp"
 
 namespace ppkit {
 
@@ -41,18 +43,27 @@ class PreparedRun {
   virtual Result result() = 0;  // copies the outputs back to the host
 };
 
+// What every variant declares, whatever its operation (variant_traits.hpp).
+// The factories (kokkos_variant, backend_variant) fill all but the role and
+// the rank, which the registration gives.
 struct VariantInfo {
   std::string name;      // "kokkos-serial/team-4tpr", "cuda/warp-4tpr"
   std::string backend;   // "kokkos-serial", "cuda", "opencl", "hip"
   std::string strategy;  // "team-4tpr"
-  // Higher is preferred by "auto" among available variants.
-  int preference = 0;
+  ProgrammingModel model = ProgrammingModel::kokkos;
+  // Where prepare() puts the data: host, CUDA or HIP memory; none for buffers
+  // that no pointer addresses (OpenCL).
+  std::optional<MemoryKind> memory = MemoryKind::host;
+  VariantRole role = VariantRole::tuned;
+  // "auto" picks the greatest among available variants.
+  AutoPreference preference;
   std::function<Availability()> availability = [] { return Availability::yes(); };
   std::function<std::string()> device = [] { return std::string("host"); };
 };
 
 template <class Op>
 struct Variant : VariantInfo {
+  operation_traits_t<Op> traits;  // Op::Traits, set where the variant registers
   using Prepare =
       std::function<std::unique_ptr<PreparedRun<typename Op::Result>>(const typename Op::Problem&)>;
   Prepare prepare;
@@ -65,6 +76,10 @@ template <class Op>
 class Registry {
  public:
   static void add(Variant<Op> variant) {
+    if (variant.preference.rank < 0 || variant.preference.rank >= auto_ranks_per_tier)
+      throw Error("variant '" + variant.name + "' of " + Op::name + " has auto rank " +
+                      std::to_string(variant.preference.rank),
+                  "a rank from 0 to " + std::to_string(auto_ranks_per_tier - 1));
     for (const auto& v : storage())
       if (v.name == variant.name)
         throw Error(std::string("variant '") + variant.name + "' of " + Op::name +
@@ -72,8 +87,9 @@ class Registry {
     // Memory check before allocation (memory_check.hpp), in one place for every variant.
     if (variant.prepare)
       variant.prepare = [prepare = std::move(variant.prepare), name = variant.name,
-                         backend = variant.backend](const typename Op::Problem& problem) {
-        memory::check_fits<Op>(name, backend, problem);
+                         backend = variant.backend,
+                         memory = variant.memory](const typename Op::Problem& problem) {
+        memory::check_fits<Op>(name, backend, memory, problem);
         return prepare(problem);
       };
     storage().push_back(std::move(variant));
@@ -97,7 +113,7 @@ class Registry {
     if (name == "auto") {
       const Variant<Op>* best = nullptr;
       for (const auto& v : variants)
-        if (v.availability().available && (!best || v.preference > best->preference)) best = &v;
+        if (v.availability().available && (!best || best->preference < v.preference)) best = &v;
       if (!best)
         throw Error(std::string("no variant of ") + Op::name + " can run here", joined_names());
       return *best;

@@ -213,16 +213,20 @@ std::string case_label(const CompareRow& r) {
 }
 
 namespace {
-bool is_kokkos(const std::string& backend) { return backend.rfind("kokkos-", 0) == 0; }
+// The row's variant traits (compare.hpp describe_variant).
+std::string row_trait(const CompareRow& r, const char* key) {
+  return r.extra.value(key, std::string());
+}
+bool is_kokkos(const CompareRow& r) {
+  return row_trait(r, "model") == to_string(ProgrammingModel::kokkos);
+}
 
 // Which device a row ran on, for setting Kokkos beside native variants: host
 // Kokkos spaces and OpenCL CPU platforms (PoCL) are "CPU"; otherwise the
 // device's name before its details ("NVIDIA H200 (132 SMs, sm_90)" and
 // "NVIDIA H200 (NVIDIA CUDA, 132 CUs)" are both "NVIDIA H200").
 std::string device_key(const CompareRow& r) {
-  if (r.backend == "kokkos-serial" || r.backend == "kokkos-openmp" ||
-      r.backend == "kokkos-threads" || r.backend == "kokkos-hpx")
-    return "CPU";
+  if (row_trait(r, "memory") == to_string(MemoryKind::host)) return "CPU";
   if (r.device.find("Portable Computing Language") != std::string::npos ||
       r.device.rfind("CPU", 0) == 0)
     return "CPU";
@@ -310,7 +314,7 @@ std::vector<HeadlineRow> headline(const std::vector<CompareRow>& rows) {
       if (case_label(r) != label || r.status != "PASS" || !std::isfinite(r.throughput) ||
           device_key(r) != device_key(*best))
         continue;
-      const CompareRow*& slot = is_kokkos(r.backend) ? kokkos : native;
+      const CompareRow*& slot = is_kokkos(r) ? kokkos : native;
       if (!slot || r.throughput > slot->throughput) slot = &r;
     }
     if (kokkos && native) {
@@ -530,8 +534,8 @@ MergedResults merge_results(const std::vector<std::pair<std::string, nlohmann::j
       if (std::find(out.platforms.begin(), out.platforms.end(), platform) == out.platforms.end())
         out.platforms.push_back(platform);
       files_of[platform].insert(label);
-      std::string app = r.variant;
-      if (app.rfind("kokkos-", 0) == 0) app = "kokkos/" + app.substr(app.find('/') + 1);
+      // One application per Kokkos strategy, whatever the space.
+      const std::string app = is_kokkos(r) ? "kokkos/" + row_trait(r, "strategy") : r.variant;
       auto& e = efficiency[r.workload][app][platform];
       if (std::isfinite(r.roofline_fraction) && r.roofline_fraction > 0) {
         e.sum += r.roofline_fraction;

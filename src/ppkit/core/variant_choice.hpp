@@ -22,9 +22,8 @@ const Variant<Op>& choose_variant(const std::string& name,
   if (name.find('/') != std::string::npos) return Registry<Op>::find_available(name);
   const Variant<Op>* best = nullptr;
   for (const auto& v : Registry<Op>::all())
-    if ((name == "auto" || v.strategy == name) &&
-        (!memory || memory_kind_of_backend(v.backend) == memory) && v.availability().available &&
-        (!best || v.preference > best->preference))
+    if ((name == "auto" || v.strategy == name) && (!memory || v.memory == memory) &&
+        v.availability().available && (!best || best->preference < v.preference))
       best = &v;
   if (!best) {
     const std::string on = memory ? std::string(" on ") + to_string(*memory) + " memory" : "";
@@ -39,12 +38,26 @@ const Variant<Op>& choose_variant(const std::string& name,
 }
 
 template <class Op>
+VariantStatus variant_status(const Variant<Op>& v) {
+  const Availability a = v.availability();
+  VariantStatus s;
+  s.name = v.name;
+  s.backend = v.backend;
+  s.strategy = v.strategy;
+  s.available = a.available;
+  s.reason = a.reason;
+  s.model = v.model;
+  s.memory = v.memory;
+  s.role = v.role;
+  s.preference = v.preference;
+  s.traits = v.traits.fields();
+  return s;
+}
+
+template <class Op>
 std::vector<VariantStatus> variant_statuses() {
   std::vector<VariantStatus> out;
-  for (const auto& v : Registry<Op>::all()) {
-    const Availability a = v.availability();
-    out.push_back({v.name, v.backend, v.strategy, a.available, a.reason});
-  }
+  for (const auto& v : Registry<Op>::all()) out.push_back(variant_status(v));
   return out;
 }
 

@@ -108,7 +108,6 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
                    : std::string("float kernels only; fp64 runs on ") +
                          variants_supporting(StepFeature::fp64);
       };
-    model.baseline_strategy = "plain";
     auto case_rows = compare_variants_checked<FdtdStep>(ctx, model, problem, verification.check);
     for (auto& row : case_rows) {
       row.extra["steps"] = compare_steps;

@@ -204,7 +204,7 @@ class KokkosStepper final : public Stepper {
 std::string stepper_variant_name(const std::string& variant) {
   if (variant != "auto") {
     const auto& v = Registry<FdtdStep>::find(variant);
-    require(v.backend.rfind("kokkos-", 0) == 0,
+    require(v.model == ProgrammingModel::kokkos,
             "variant '" + v.name + "' cannot checkpoint or restart",
             "a kokkos-* variant of fdtd.step (their kernels run the checkpointed steps)");
     return v.name;
@@ -213,8 +213,8 @@ std::string stepper_variant_name(const std::string& variant) {
   const Variant<FdtdStep>* best = nullptr;
   for (const auto& name : Registry<FdtdStep>::names()) {
     const auto& c = Registry<FdtdStep>::find(name);
-    if (c.backend.rfind("kokkos-", 0) == 0 && c.availability().available &&
-        (!best || c.preference > best->preference))
+    if (c.model == ProgrammingModel::kokkos && c.availability().available &&
+        (!best || best->preference < c.preference))
       best = &c;
   }
   require(best != nullptr, "no kokkos-* variant of fdtd.step is available", "a build with Kokkos");
@@ -227,7 +227,7 @@ std::unique_ptr<Stepper> make_stepper(const std::string& variant,
           "checkpointed runs (--checkpoint, --restart) are fp32 only",
           "precision fp32, or fp64 without --checkpoint/--restart");
   const auto& v = Registry<FdtdStep>::find_available(stepper_variant_name(variant));
-  memory::check_fits<FdtdStep>(v.name, v.backend, problem);
+  memory::check_fits<FdtdStep>(v.name, v.backend, v.memory, problem);
   std::unique_ptr<Stepper> stepper;
   for_each_kokkos_space([&](auto space) {
     using Exec = typename decltype(space)::execution_space;

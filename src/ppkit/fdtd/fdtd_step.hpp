@@ -28,8 +28,8 @@ using FieldSet = BasicFieldSet<float>;
 using FieldSet64 = BasicFieldSet<double>;
 
 // The arithmetic of a run: fields, psi, coefficients and source values in
-// float (fp32, the default) or double (fp64). step_features.hpp lists the
-// variants that run fp64; the others refuse it in prepare().
+// float (fp32, the default) or double (fp64). The variants whose traits say
+// fp64 (FdtdStep::Traits) run it; the others refuse it in prepare().
 enum class Precision { fp32, fp64 };
 const char* to_string(Precision p);
 // "fp32" or "fp64"; anything else throws ppkit::Error naming the valid values.
@@ -88,6 +88,18 @@ struct FdtdStep {
     // Radiation vectors {N_theta, N_phi, L_theta, L_phi} [f * directions + d].
     std::vector<fdtd::RadiationVectors> radiation;
     fdtd::PhasorSet phasors;  // when problem.phasors is enabled
+  };
+  // The Problem features a variant runs beyond what every variant runs
+  // (materials, PEC, CPML, sources, probes, energy, phasors, snapshots and the
+  // near-to-far-field transform in fp32), declared where it registers;
+  // step_features.hpp reads them.
+  struct Traits {
+    bool plane_wave = false;  // TF/SF corrections between the H and the E update
+    bool periodic = false;    // the periodic H copy between the half steps
+    bool fp64 = false;        // Problem::precision fp64
+    TraitFields fields() const {
+      return {{"plane_wave", plane_wave}, {"periodic", periodic}, {"fp64", fp64}};
+    }
   };
 };
 

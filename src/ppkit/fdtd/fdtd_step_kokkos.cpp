@@ -456,17 +456,22 @@ namespace ppkit::registration {
 void register_fdtd_kokkos_variants() {
   for_each_kokkos_space([](auto space) {
     using Exec = typename decltype(space)::execution_space;
-    const std::string backend = space.backend;
-    const int preference = backend == "kokkos-serial" ? 1 : backend == "kokkos-openmp" ? 3 : 6;
-    // Both variants run fp32 and fp64 problems (step_features.hpp).
-    auto v = kokkos_variant<FdtdStep>(space, "plain", preference);
+    // Both variants run every feature, in fp32 and fp64 (step_features.hpp).
+    // Ranks 6 and 7: on a device space above OpenCL's 4 and 5 (same tier),
+    // below every CUDA variant (native tier). plain is the baseline of the
+    // comparison (Taflove's update as written).
+    const FdtdStep::Traits every_feature{true, true, true};
+    auto v = kokkos_variant<FdtdStep>(space, "plain", 6);
+    v.role = VariantRole::baseline;
+    v.traits = every_feature;
     v.prepare = [](const FdtdStep::Problem& p) -> std::unique_ptr<PreparedRun<FdtdStep::Result>> {
       if (p.precision == fdtd::Precision::fp64)
         return std::make_unique<fdtd::KokkosStep<Exec, double>>(p, false);
       return std::make_unique<fdtd::KokkosStep<Exec, float>>(p, false);
     };
     Registry<FdtdStep>::add(std::move(v));
-    auto s = kokkos_variant<FdtdStep>(space, "split", preference + 1);
+    auto s = kokkos_variant<FdtdStep>(space, "split", 7);
+    s.traits = every_feature;
     s.prepare = [](const FdtdStep::Problem& p) -> std::unique_ptr<PreparedRun<FdtdStep::Result>> {
       if (p.precision == fdtd::Precision::fp64)
         return std::make_unique<fdtd::KokkosStep<Exec, double>>(p, true);

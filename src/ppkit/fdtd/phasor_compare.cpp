@@ -79,7 +79,6 @@ std::vector<CompareRow> run_phasors(CompareContext& ctx) {
     model.flops = phasor_sample_flops(problem);
     const auto verification = phasor_verification(problem, ctx.options().size);
     model.tolerance = verification.tolerance;
-    model.baseline_strategy = "plain";
     auto case_rows =
         compare_variants_checked<FdtdPhasorUpdate>(ctx, model, problem, verification.check);
     for (auto& row : case_rows) {

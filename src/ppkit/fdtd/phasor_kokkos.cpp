@@ -51,9 +51,10 @@ namespace ppkit::registration {
 void register_fdtd_phasor_kokkos_variants() {
   for_each_kokkos_space([](auto space) {
     using Exec = typename decltype(space)::execution_space;
-    const std::string backend = space.backend;
-    const int preference = backend == "kokkos-serial" ? 1 : backend == "kokkos-openmp" ? 3 : 6;
-    auto v = kokkos_variant<FdtdPhasorUpdate>(space, "plain", preference);
+    // Rank 6: on a device space above OpenCL's 4 and 5 (same tier), below
+    // CUDA (native tier). The baseline of the comparison.
+    auto v = kokkos_variant<FdtdPhasorUpdate>(space, "plain", 6);
+    v.role = VariantRole::baseline;
     v.prepare = [](const FdtdPhasorUpdate::Problem& p) {
       return std::make_unique<fdtd::KokkosPhasorUpdate<Exec>>(p);
     };

@@ -7,22 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "ppkit/core/registry.hpp"
+#include "ppkit/core/variant_choice.hpp"
 #include "ppkit/fdtd/cases.hpp"
 #include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 
 namespace ppkit::fdtd {
 namespace {
-
-// Whether variant `name` runs every feature the problem uses.
-bool runs_features(const std::string& name, const FdtdStep::Problem& p) {
-  if (p.precision == Precision::fp64 && !step_variant_supports(name, StepFeature::fp64))
-    return false;
-  if (!p.plane_waves.empty() && !step_variant_supports(name, StepFeature::plane_wave)) return false;
-  if ((p.periodic[0] || p.periodic[1]) && !step_variant_supports(name, StepFeature::periodic))
-    return false;
-  return true;
-}
 
 // "auto", a strategy (its preferred available variant) or a name; "auto" and
 // strategies only among the variants that run the problem's features.
@@ -31,9 +22,9 @@ const Variant<FdtdStep>& choose_variant(const std::string& name, const FdtdStep:
   if (name.find('/') != std::string::npos) return Registry<FdtdStep>::find_available(name);
   const Variant<FdtdStep>* best = nullptr;
   for (const auto& v : Registry<FdtdStep>::all())
-    if ((name == "auto" || v.strategy == name) && runs_features(v.name, p) &&
-        (!memory || memory_kind_of_backend(v.backend) == memory) && v.availability().available &&
-        (!best || v.preference > best->preference))
+    if ((name == "auto" || v.strategy == name) && runs_problem(v.traits, p) &&
+        (!memory || v.memory == memory) && v.availability().available &&
+        (!best || best->preference < v.preference))
       best = &v;
   if (!best) {
     std::string what = "no fdtd.step variant that can run here";
@@ -58,14 +49,7 @@ void require_solver_case(const FdtdStep::Problem& p) {
 
 }  // namespace
 
-std::vector<VariantStatus> solver_variants() {
-  std::vector<VariantStatus> out;
-  for (const auto& v : Registry<FdtdStep>::all()) {
-    const Availability a = v.availability();
-    out.push_back({v.name, v.backend, v.strategy, a.available, a.reason});
-  }
-  return out;
-}
+std::vector<VariantStatus> solver_variants() { return variant_statuses<FdtdStep>(); }
 
 struct Solver::State {
   FdtdStep::Problem problem;

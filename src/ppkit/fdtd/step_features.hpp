@@ -1,14 +1,14 @@
 #pragma once
-// Which fdtd.step variants run which Problem features. Every variant runs the
+// Which fdtd.step variants run which Problem features, from the traits each
+// declares where it registers (FdtdStep::Traits). Every variant runs the
 // materials, PEC faces, CPML, point sources, probes, energy, phasors,
 // snapshots and the near-to-far-field transform in fp32. The plane wave (TF/SF
 // corrections after each half step) and periodic boundaries (H copy between
-// the half steps) need a point between the H and the E update, which the
-// fused H+E launch of cuda/wavefront and cuda/wavefront-l1 does not have:
-// those two refuse such problems in prepare() with a ppkit::Error. fp64
-// (Problem::precision) runs through the Kokkos kernels templated over the real
-// type; the CUDA and OpenCL variants have float kernels only and refuse it.
-// The tests skip a variant for a feature with this reason and check the refusal.
+// the half steps) need a point between the H and the E update, which a fused
+// H+E launch does not have; fp64 (Problem::precision) needs kernels templated
+// over the real type. A variant refuses a feature its traits lack in
+// prepare() with a ppkit::Error; the tests skip it for that feature with this
+// reason and check the refusal.
 #include <string>
 
 #include "ppkit/core/error.hpp"
@@ -29,22 +29,36 @@ inline const char* to_string(StepFeature f) {
   }
 }
 
-// True when the variant `name` (e.g. "cuda/split-x2", "kokkos-serial/plain") runs `feature`.
+inline bool runs(const FdtdStep::Traits& traits, StepFeature feature) {
+  switch (feature) {
+    case StepFeature::plane_wave:
+      return traits.plane_wave;
+    case StepFeature::periodic:
+      return traits.periodic;
+    default:
+      return traits.fp64;
+  }
+}
+
+// Whether a variant with these traits runs every feature the problem uses.
+inline bool runs_problem(const FdtdStep::Traits& traits, const FdtdStep::Problem& p) {
+  return (p.precision != Precision::fp64 || traits.fp64) &&
+         (p.plane_waves.empty() || traits.plane_wave) &&
+         ((!p.periodic[0] && !p.periodic[1]) || traits.periodic);
+}
+
+// True when the registered variant `name` (e.g. "kokkos-serial/plain") runs
+// `feature`; throws ppkit::Error for a name that is not registered.
 inline bool step_variant_supports(const std::string& name, StepFeature feature) {
-  if (feature == StepFeature::fp64) return name.rfind("kokkos-", 0) == 0;
-  return name.rfind("cuda/wavefront", 0) != 0;
+  return runs(Registry<FdtdStep>::find(name).traits, feature);
 }
 
-// The variants that run `feature`, for error messages.
-inline const char* variants_supporting(StepFeature feature) {
-  if (feature == StepFeature::fp64) return "kokkos-<space>/plain, kokkos-<space>/split";
-  return "kokkos-<space>/plain, kokkos-<space>/split, opencl/plain, opencl/float4, "
-         "cuda/register-x, cuda/split-x1, cuda/split-x2, cuda/split-x4";
-}
-
-// The fp32 features every variant but cuda/wavefront* runs (plane wave, periodic).
-inline const char* variants_with_every_step_feature() {
-  return variants_supporting(StepFeature::plane_wave);
+// The registered variants that run `feature`, for error messages.
+inline std::string variants_supporting(StepFeature feature) {
+  std::string out;
+  for (const auto& v : Registry<FdtdStep>::all())
+    if (runs(v.traits, feature)) out += (out.empty() ? "" : ", ") + v.name;
+  return out.empty() ? std::string("none in this build") : out;
 }
 
 // For the prepare() of a variant without an fp64 path: throws ppkit::Error
@@ -52,8 +66,7 @@ inline const char* variants_with_every_step_feature() {
 inline void require_fp32(const FdtdStep::Problem& p, const std::string& variant) {
   require(p.precision != Precision::fp64,
           "variant " + variant + " has float kernels only and cannot run an fp64 problem",
-          std::string("precision fp32, or one of the fp64 variants: ") +
-              variants_supporting(StepFeature::fp64));
+          "precision fp32, or one of the fp64 variants: " + variants_supporting(StepFeature::fp64));
 }
 
 }  // namespace ppkit::fdtd

@@ -369,42 +369,51 @@ class TeamPerElementRun final : public KokkosAssemblyRun<Space> {
 };
 
 // "auto"'s order of the Kokkos fem.assemble variants (docs/fem.md, "General
-// meshes and set-up"). `preference` is the registration's, ordered by GPU
-// measurements; on a host space (Serial, OpenMP, Threads) every variant sits
-// 100 lower, so a variant of a device space always comes first, and
-// node-gather tops the host band: on one CPU thread it was the fastest
-// variant on the box and on the scrambled box (renumbered, graded, twisted)
-// at 32^3, and the box at 64^3, while factored-atomic-runs, first on the GPU,
-// fell behind thread-per-element on the scrambled box; its rows are written
-// once by their owner, so host threads need no atomics.
+// meshes and set-up"). A host space's tier is below a device space's
+// (variant_traits.hpp), so a variant of a device space always comes first.
+// `rank` orders the variants on a device space, by GPU measurements;
+// `host_rank` on a host space (Serial, OpenMP, Threads), where node-gather
+// ranks first: on one CPU thread it was the fastest variant on the box and
+// on the scrambled box (renumbered, graded, twisted) at 32^3, and the box at
+// 64^3, while factored-atomic-runs, first on the GPU, fell behind
+// thread-per-element on the scrambled box; its rows are written once by
+// their owner, so host threads need no atomics.
 template <class Space>
-Variant<FemAssemble> fem_kokkos_variant(const Space& space, const std::string& strategy,
-                                        int preference) {
+Variant<FemAssemble> fem_kokkos_variant(const Space& space, const std::string& strategy, int rank,
+                                        int host_rank) {
   using Memory = typename Space::execution_space::memory_space;
   constexpr bool host = std::is_same<Memory, Kokkos::HostSpace>::value;
-  constexpr int kHostBand = 100, kHostNodeGather = 60;
-  if (host) preference = (strategy == "node-gather" ? kHostNodeGather : preference) - kHostBand;
-  return kokkos_variant<FemAssemble>(space, strategy, preference);
+  return kokkos_variant<FemAssemble>(space, strategy, host ? host_rank : rank);
+}
+template <class Space>
+Variant<FemAssemble> fem_kokkos_variant(const Space& space, const std::string& strategy, int rank) {
+  return fem_kokkos_variant(space, strategy, rank, rank);
 }
 
 // Registers kokkos-<space>/<name>, prepared as Run<execution space>(problem),
-// for every enabled space.
+// for every enabled space, with the given ranks and role.
 template <template <class> class Run>
-void register_kokkos_run(const char* name, int preference) {
+void register_kokkos_run(const char* name, int rank, int host_rank,
+                         VariantRole role = VariantRole::tuned) {
   for_each_kokkos_space([=](auto space) {
     using Exec = typename decltype(space)::execution_space;
-    auto v = fem_kokkos_variant(space, name, preference);
+    auto v = fem_kokkos_variant(space, name, rank, host_rank);
+    v.role = role;
     v.prepare = [](const AssemblyProblem& p) { return std::make_unique<Run<Exec>>(p); };
     Registry<FemAssemble>::add(std::move(v));
   });
 }
+template <template <class> class Run>
+void register_kokkos_run(const char* name, int rank) {
+  register_kokkos_run<Run>(name, rank, rank);
+}
 
 // Registers kokkos-<space>/<prefix>-<LaneMap::label> for every enabled space.
 template <template <class, class> class Kernel, class LaneMap>
-void register_team_per_element(const char* prefix, const char* label, int preference) {
+void register_team_per_element(const char* prefix, const char* label, int rank) {
   for_each_kokkos_space([=](auto space) {
     using Exec = typename decltype(space)::execution_space;
-    auto v = fem_kokkos_variant(space, std::string(prefix) + "-" + LaneMap::label, preference);
+    auto v = fem_kokkos_variant(space, std::string(prefix) + "-" + LaneMap::label, rank);
     v.prepare = [label](const AssemblyProblem& p) {
       return std::make_unique<TeamPerElementRun<Kernel, Exec, LaneMap>>(p, label);
     };

@@ -433,7 +433,7 @@ void register_node_gather() {
   // compare` checks every other against, and factored-atomic-runs (each
   // element's matrix added by atomics, element by element) is a different
   // algorithm from the gathers it checks.
-  register_kokkos_run<NodeGatherRun>("node-gather", 40);
+  register_kokkos_run<NodeGatherRun>("node-gather", 40, /*host_rank=*/60);
 }
 
 }  // namespace ppkit::fem::kokkos_assembly

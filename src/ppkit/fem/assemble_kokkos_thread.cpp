@@ -82,7 +82,8 @@ std::array<int, 64> canonical_block_order() {
 }
 
 void register_thread_per_element() {
-  register_kokkos_run<ThreadPerElementRun>("thread-per-element", 0);
+  // The baseline of the strategy comparison (Kiran et al.'s speedups are over it).
+  register_kokkos_run<ThreadPerElementRun>("thread-per-element", 0, 0, VariantRole::baseline);
 }
 
 }  // namespace ppkit::fem::kokkos_assembly

@@ -125,8 +125,7 @@ std::vector<CompareRow> compare_assembly_case(CompareContext& ctx, const Assembl
   model.modelled_bytes = cost.modelled_bytes;
   model.flops = cost.flops;
   model.tolerance = kTolerance;  // assembly_verification's
-  model.baseline_strategy = "thread-per-element";
-  model.report_prepare = true;  // layouts and cluster tables are built in prepare()
+  model.report_prepare = true;   // layouts and cluster tables are built in prepare()
 
   const auto verification = assembly_verification(problem, full_reference, kSampledNodes, seed);
   auto rows = compare_variants_checked<FemAssemble>(ctx, model, problem, verification.check);

@@ -49,7 +49,7 @@ std::vector<const Variant<FemAssemble>*> variants_to_measure(const CompareContex
   for (const auto& v : Registry<FemAssemble>::all()) {
     if (!ctx.variant_selected(v.name) || !v.availability().available) continue;
     const auto* b = best[v.backend];
-    if (!b || v.preference > b->preference) best[v.backend] = &v;
+    if (!b || b->preference < v.preference) best[v.backend] = &v;
   }
   std::vector<const Variant<FemAssemble>*> out;
   for (const auto& [backend, v] : best) out.push_back(v);

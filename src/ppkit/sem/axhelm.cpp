@@ -155,10 +155,16 @@ AxhelmCost axhelm_cost_partial(const AxhelmProblem& p) {
   return c;
 }
 
-GeometryCost geometry_cost_of(const std::string& strategy) {
-  if (strategy.rfind("trilinear-partial", 0) == 0) return GeometryCost::partial;
-  if (strategy.rfind("trilinear", 0) == 0) return GeometryCost::recompute;
-  return GeometryCost::stored;
+const char* to_string(GeometryCost g) {
+  switch (g) {
+    case GeometryCost::recompute:
+      return "recompute";
+    case GeometryCost::partial:
+      return "partial";
+    case GeometryCost::stored:
+      break;
+  }
+  return "stored";
 }
 
 AxhelmCost axhelm_cost_for(const AxhelmProblem& p, GeometryCost kind) {

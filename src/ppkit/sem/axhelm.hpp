@@ -43,10 +43,21 @@ struct AxhelmProblem {
   std::int64_t trilinear_elements() const;
 };
 
+// How a variant obtains the geometric factors G of trilinear elements, which
+// sets its cost model (axhelm_cost_for): loaded from memory, recomputed from
+// the 8 vertices (paper section 3), or partially recomputed (section 3.3).
+enum class GeometryCost { stored, recompute, partial };
+const char* to_string(GeometryCost g);  // "stored", "recompute", "partial"
+
 struct SemAxhelm {
   static constexpr const char* name = "sem.axhelm";
   using Problem = AxhelmProblem;
   using Result = std::vector<double>;  // Y: [ncol][E * Np]
+  // Declared where each variant registers.
+  struct Traits {
+    GeometryCost geometry = GeometryCost::stored;
+    TraitFields fields() const { return {{"geometry", std::string(to_string(geometry))}}; }
+  };
 };
 
 // The operator side of every sem.axhelm variant (sem::Axhelm, the C handles,
@@ -110,10 +121,6 @@ AxhelmCost axhelm_cost_trilinear(const AxhelmProblem& p);
 // per node (computed at set-up) and recompute the cofactors only.
 AxhelmCost axhelm_cost_partial(const AxhelmProblem& p);
 
-// How a strategy obtains the geometric factors, from its name: "trilinear-partial*"
-// partial recompute, "trilinear*" full recompute, anything else stored.
-enum class GeometryCost { stored, recompute, partial };
-GeometryCost geometry_cost_of(const std::string& strategy);
 AxhelmCost axhelm_cost_for(const AxhelmProblem& p, GeometryCost kind);
 
 }  // namespace ppkit::sem

@@ -46,7 +46,7 @@ std::vector<const Variant<SemAxhelm>*> variants_to_measure(const CompareContext&
   for (const auto& v : Registry<SemAxhelm>::all()) {
     if (!ctx.variant_selected(v.name) || !v.availability().available) continue;
     const auto* b = best[v.backend];
-    if (!b || v.preference > b->preference) best[v.backend] = &v;
+    if (!b || b->preference < v.preference) best[v.backend] = &v;
   }
   std::vector<const Variant<SemAxhelm>*> out;
   for (const auto& [backend, v] : best) out.push_back(v);

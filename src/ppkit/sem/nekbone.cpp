@@ -85,12 +85,8 @@ double max_error(const NekboneProblem& p, const std::vector<double>& solution) {
   return err;
 }
 
-NekboneLayout nekbone_layout_of(const std::string& strategy) {
-  const std::string suffix = "-assembled";
-  return strategy.size() > suffix.size() &&
-                 strategy.compare(strategy.size() - suffix.size(), suffix.size(), suffix) == 0
-             ? NekboneLayout::assembled
-             : NekboneLayout::local;
+const char* to_string(NekboneLayout layout) {
+  return layout == NekboneLayout::assembled ? "assembled" : "local";
 }
 
 NekboneCost nekbone_cost(const NekboneProblem& p, GeometryCost geometry, NekboneLayout layout) {

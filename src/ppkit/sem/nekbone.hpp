@@ -37,10 +37,26 @@ struct NekboneResult {
   double final_residual = 0;
 };
 
+// Where the CG keeps its vectors: per local node as Nekbone does (every copy
+// of a shared node, inner products weighted by 1 / multiplicity), or per
+// global node (the "-assembled" strategies, nekbone_kokkos.cpp).
+enum class NekboneLayout { local, assembled };
+const char* to_string(NekboneLayout layout);  // "local", "assembled"
+
 struct SemNekbone {
   static constexpr const char* name = "sem.nekbone";
   using Problem = NekboneProblem;
   using Result = NekboneResult;
+  // Declared where each variant registers; together they set its cost model
+  // (nekbone_cost).
+  struct Traits {
+    GeometryCost geometry = GeometryCost::stored;  // of its axhelm
+    NekboneLayout layout = NekboneLayout::local;
+    TraitFields fields() const {
+      return {{"geometry", std::string(to_string(geometry))},
+              {"layout", std::string(to_string(layout))}};
+    }
+  };
 };
 
 struct NekboneSettings {
@@ -57,12 +73,6 @@ std::vector<double> axhelm_local_diagonal(const AxhelmProblem& p);
 
 // max |u - u_exact| over the local nodes.
 double max_error(const NekboneProblem& p, const std::vector<double>& solution);
-
-// Where the CG keeps its vectors: per local node as Nekbone does (every copy
-// of a shared node, inner products weighted by 1 / multiplicity), or per
-// global node (the "-assembled" strategies, nekbone_kokkos.cpp).
-enum class NekboneLayout { local, assembled };
-NekboneLayout nekbone_layout_of(const std::string& strategy);
 
 // Per CG iteration (docs/sem.md, "Byte models"): one axhelm + gather-scatter +
 // 3 reductions + 3 vector updates + Jacobi.

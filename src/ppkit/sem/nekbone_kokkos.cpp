@@ -219,6 +219,10 @@ void register_sem_nekbone_kokkos_variants() {
     using Exec = typename decltype(space)::execution_space;
     auto add = [&](const char* strategy, int preference, bool recompute, NekboneLayout layout) {
       auto v = kokkos_variant<SemNekbone>(space, strategy, preference);
+      v.traits.geometry = recompute ? GeometryCost::recompute : GeometryCost::stored;
+      v.traits.layout = layout;
+      // stored: the Nekbone baseline the other strategies' speedups are over.
+      if (!recompute && layout == NekboneLayout::local) v.role = VariantRole::baseline;
       v.prepare = [recompute, layout](const NekboneProblem& p) {
         return std::make_unique<KokkosNekbone<Exec>>(p, recompute, layout);
       };

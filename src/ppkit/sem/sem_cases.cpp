@@ -27,9 +27,6 @@ std::string box_label(const BoxMeshSpec& s) {
 }
 
 namespace {
-GeometryCost row_geometry_cost(const CompareRow& r) {
-  return geometry_cost_of(r.extra.value("strategy", std::string()));
-}
 std::string dof_label(double dofs) {
   return dofs >= 1e6 ? fmt::format("{:.2f} M DOF", dofs * 1e-6) : fmt::format("{:.0f} DOF", dofs);
 }
@@ -86,14 +83,14 @@ std::vector<CompareRow> run_axhelm_case(CompareContext& ctx, const BoxMeshSpec& 
   model.bytes = stored.bytes;
   model.flops = stored.flops_ax;
   model.tolerance = verification.tolerance;
-  model.baseline_strategy = "stored";
   auto rows = compare_variants_checked<SemAxhelm>(ctx, model, problem, verification.check);
   for (auto& r : rows) {
     if (r.status == "ERROR" && r.message.rfind(unsupported_problem_prefix, 0) == 0) {
       r.status = "SKIP";
       r.message = r.message.substr(std::string(unsupported_problem_prefix).size());
     }
-    const AxhelmCost cost = axhelm_cost_for(problem, row_geometry_cost(r));
+    const AxhelmCost cost =
+        axhelm_cost_for(problem, Registry<SemAxhelm>::find(r.variant).traits.geometry);
     r.bytes = cost.bytes;
     r.extra["trilinear_elements"] = problem.trilinear_elements();
     r.extra["elements"] = problem.elements;
@@ -126,7 +123,6 @@ std::vector<CompareRow> run_nekbone_case(CompareContext& ctx, const BoxMeshSpec&
   model.throughput_unit = "DOF/s";
   const auto verification = nekbone_verification(problem);
   model.tolerance = verification.tolerance;
-  model.baseline_strategy = "stored";
   std::vector<NekboneResult> results;  // in the order verify is called (PASS/FAIL rows)
   auto rows = compare_variants_checked<SemNekbone>(
       ctx, model, problem,
@@ -144,8 +140,8 @@ std::vector<CompareRow> run_nekbone_case(CompareContext& ctx, const BoxMeshSpec&
     r.extra["initial_residual"] = result.initial_residual;
     r.extra["max_error"] = r.error * exact_max;
     if (r.status != "PASS") continue;  // a wrong result publishes no figure
-    const NekboneCost cost = nekbone_cost(
-        problem, row_geometry_cost(r), nekbone_layout_of(r.extra.value("strategy", std::string())));
+    const auto& traits = Registry<SemNekbone>::find(r.variant).traits;
+    const NekboneCost cost = nekbone_cost(problem, traits.geometry, traits.layout);
     const double t = r.timing.median_s, it = std::max(1, result.iterations);
     r.extra["ms_per_iteration"] = t / it * 1e3;
     r.throughput = dofs * it / t;  // DOF x iterations / s, as nekBench's GDOF/s/iter
@@ -156,7 +152,7 @@ std::vector<CompareRow> run_nekbone_case(CompareContext& ctx, const BoxMeshSpec&
     r.roofline_fraction =
         std::isfinite(r.bandwidth_Bps) ? r.bytes / t / r.bandwidth_Bps : std::nan("");
   }
-  compute_speedups(rows, model.baseline_strategy);
+  compute_speedups(rows);
   return rows;
 }
 

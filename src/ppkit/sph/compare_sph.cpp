@@ -274,7 +274,6 @@ std::vector<CompareRow> run_interaction(CompareContext& ctx) {
   m.bytes = interaction_bytes(problem);
   m.flops = 60.0 * pairs;
   m.tolerance = verification.tolerance;
-  m.baseline_strategy = "linked-list";
   auto rows = compare_variants_checked<Interaction>(ctx, m, problem, verification.check);
   for (auto& r : rows) {
     r.extra["interacting_pairs"] = pairs;
@@ -301,7 +300,6 @@ std::vector<CompareRow> run_steps(CompareContext& ctx, ReorderPolicy reorder) {
   m.size = fmt::format("{:.0f} particles", n);
   m.work_units = n * sz.steps;
   m.throughput_unit = "particle-steps/s";
-  m.baseline_strategy = "symplectic";
   const Step::Problem problem{c.params, c.particles, sz.steps, reorder};
   const auto verification = step_verification(problem, !large);
   m.tolerance = verification.tolerance;
@@ -339,7 +337,6 @@ std::vector<CompareRow> run_momentum(CompareContext& ctx) {
   m.work_units = n * kMomentumSteps;
   m.throughput_unit = "particle-steps/s";
   m.tolerance = 1e-4;
-  m.baseline_strategy = "symplectic";
   const Step::Problem problem{c.params, c.particles, kMomentumSteps, ReorderPolicy{1}};
   VariantCheck<Step> check = [&](const Variant<Step>&, const Particles& got, CompareRow& row) {
     std::int64_t escaped = 0;
@@ -365,24 +362,20 @@ std::vector<CompareRow> run_momentum(CompareContext& ctx) {
 // The preferred available selected sph.step variant, and the Kokkos variant
 // on the same device when that one is not Kokkos (for the step history).
 std::vector<const Variant<Step>*> history_variants(const CompareContext& ctx) {
-  // Kokkos spaces share a preference: ties go to the accelerator, then host threads.
-  auto rank = [](const Variant<Step>& v) {
-    return std::make_pair(v.preference, v.backend == "kokkos-serial"   ? 0
-                                        : v.backend == "kokkos-openmp" ? 1
-                                                                       : 2);
-  };
+  // "auto"'s order (variant_traits.hpp): Kokkos spaces share a rank, and the
+  // accelerator's tier comes first, then host threads.
   const Variant<Step>* best = nullptr;
   for (const auto& v : Registry<Step>::all())
     if (ctx.variant_selected(v.name) && v.availability().available &&
-        (!best || rank(v) > rank(*best)))
+        (!best || best->preference < v.preference))
       best = &v;
   std::vector<const Variant<Step>*> out;
   if (!best) return out;
   out.push_back(best);
-  const std::string kokkos = kokkos_backend_on_same_device(best->backend);
-  if (kokkos != best->backend)
+  if (best->model != ProgrammingModel::kokkos)
     for (const auto& v : Registry<Step>::all())
-      if (v.backend == kokkos && ctx.variant_selected(v.name) && v.availability().available) {
+      if (kokkos_on_same_device(v, *best) && ctx.variant_selected(v.name) &&
+          v.availability().available) {
         out.push_back(&v);
         break;
       }
@@ -394,10 +387,8 @@ CompareRow solver_row(const Variant<Step>& v, const std::string& case_name, doub
   row.workload = "sph";
   row.case_name = case_name;
   row.size = fmt::format("{:.0f} particles", particles);
-  row.variant = v.name;
-  row.backend = v.backend;
+  describe_variant(row, v);
   row.throughput_unit = "particle-steps/s";
-  row.extra["strategy"] = v.strategy;
   return row;
 }
 

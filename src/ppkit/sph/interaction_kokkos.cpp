@@ -82,7 +82,9 @@ void register_sph_interaction_kokkos_variants() {
       return std::make_unique<KokkosInteraction<Exec>>(p, NeighbourMode::sorted);
     };
     Registry<Interaction>::add(std::move(sorted));
+    // linked-list: the baseline of the comparison (the unsorted cell list).
     auto linked = kokkos_variant<Interaction>(space, "linked-list", 5);
+    linked.role = VariantRole::baseline;
     linked.prepare = [](const Interaction::Problem& p) {
       return std::make_unique<KokkosInteraction<Exec>>(p, NeighbourMode::linked);
     };

@@ -345,6 +345,7 @@ void register_sph_step_kokkos_variants() {
   for_each_kokkos_space([](auto space) {
     using Exec = typename decltype(space)::execution_space;
     auto v = kokkos_variant<Step>(space, "symplectic", 10);
+    v.role = VariantRole::baseline;  // the portable solver the float4 ones are compared with
     v.prepare = [](const Step::Problem& p) { return std::make_unique<KokkosSolver<Exec>>(p); };
     Registry<Step>::add(std::move(v));
   });
