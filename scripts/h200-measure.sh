@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|hip-nvidia|embedding|compare-embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
+#   scripts/h200-measure.sh build|hip-nvidia|embedding|sph-convergence|compare-embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
 # Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
 # GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
@@ -10,7 +10,7 @@
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements; default: the
 # repository's data/spheric_test2). Output in $OUT.
 set -uo pipefail
-parts='build hip-nvidia embedding compare-embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
+parts='build hip-nvidia embedding sph-convergence compare-embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
 part=${1:?usage: h200-measure.sh PART, one of: $parts}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -124,6 +124,19 @@ case $part in
         --csv "$OUT/sph_step_history_$reorder.csv" > "$OUT/sph_step_history_$reorder.txt" 2>&1
       tail -n 3 "$OUT/sph_step_history_$reorder.txt"
     done ;;
+  sph-convergence)
+    # The SPH gate on the GPU (SphDamBreakGate.*: dp 0.02 m over 1.5 s among
+    # them) and the dam break at dp 0.05, 0.03, 0.02 and 0.0125 m to 1.5 s,
+    # tabulated against the MARIN data by scripts/sph_convergence.py (front
+    # arrival and H2/H4 RMS against dp; plot when matplotlib is there).
+    export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
+    timeout 200 "$bundle/bin/ppkit_sph_tests" --gtest_filter='SphDamBreakGate.*' > "$OUT/sph_gate.txt" 2>&1
+    echo "SphDamBreakGate: exit $?"; grep -E "dam break dp|OK|FAILED" "$OUT/sph_gate.txt"
+    for dp in 0.05 0.03 0.02 0.0125; do
+      timeout 200 "$ppkit" sph dambreak --dp $dp --t-end 1.5 --probes "$OUT/sph_probes_dp$dp.csv" \
+        --quiet > "$OUT/sph_dambreak_dp$dp.txt" 2>&1; echo "dp $dp: exit $?"
+    done
+    python3 scripts/sph_convergence.py "$OUT"/sph_probes_dp*.csv --out "$OUT/sph_convergence.png" ;;
   sph-large)
     # Step time at DualSPHysics' 4.36 M particles (1,000 steps) and at 16 M (300),
     # renumbering every step; with PPKIT_SPH_FINE_DP set, also the dam break at
