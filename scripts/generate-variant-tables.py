@@ -61,6 +61,9 @@ def load_registry(args):
     return rows
 
 
+GROUP_ORDER = ["kokkos", "cuda", "hip", "opencl"]
+
+
 def group_of(backend):
     return "kokkos" if backend.startswith("kokkos-") else backend
 
@@ -114,16 +117,19 @@ def parse_table(lines):
 
 def render(operation, generated, old_rows):
     built_groups = {g for g, *_ in generated}
-    out = [HEADER, RULE]
-    names = set()
+    rows, names = [], set()
     for group, name, backend, strategy, auto in generated:
         notes = old_rows.get(name, [""] * 5)[4]
-        out.append(f"| `{name}` | {backend} | {strategy} | {auto} | {notes} |")
+        rows.append((group, f"| `{name}` | {backend} | {strategy} | {auto} | {notes} |"))
         names.add(name)
     kept = [cells for name, cells in old_rows.items()
             if name not in names and group_of(cells[1]) not in built_groups]
-    for cells in kept:
-        out.append("| " + " | ".join(cells) + " |")
+    rows += [(group_of(cells[1]), "| " + " | ".join(cells) + " |") for cells in kept]
+    # One backend order for every build, so a build without some backend (its
+    # rows kept) writes the same table as one with it.
+    rank = {g: i for i, g in enumerate(GROUP_ORDER)}
+    rows.sort(key=lambda row: rank.get(row[0], len(GROUP_ORDER)))
+    out = [HEADER, RULE] + [line for _, line in rows]
     groups = [g for g, *_ in generated] + [group_of(c[1]) for c in kept]
     if "hip" not in groups:
         out.append("")
