@@ -31,6 +31,7 @@ struct CompareArgs {
   int repeats = 0;
   std::vector<std::string> merge;
   bool no_plots = false;
+  bool quiet = false, progress = false;  // the progress line: off / also when not a terminal
 };
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -108,7 +109,7 @@ int run_compare(const CompareArgs& a) {
   int total = 0;
   for (const auto& w : all)
     if (selected(w)) total += w.count_cases(ctx);
-  ppkit::Progress progress(total);
+  ppkit::Progress progress(total, ppkit::progress_mode(a.quiet, a.progress));
   ctx.on_progress = [&](const std::string& label) { progress.start_item(label); };
 
   // The report grows while the run goes on, so a run stopped part way (a time
@@ -243,6 +244,8 @@ void add_compare_command(CLI::App& app) {
                   "Merge results.json files from several machines instead of running")
       ->expected(1, -1);
   cmd->add_flag("--no-plots", args->no_plots, "Do not run the plotting script");
+  cmd->add_flag("--quiet", args->quiet, "No progress line");
+  cmd->add_flag("--progress", args->progress, "Progress line also when stderr is not a terminal");
   cmd->callback([args] {
     const int status = args->merge.empty() ? run_compare(*args) : run_merge(*args);
     if (status != 0) std::exit(status);

@@ -268,6 +268,9 @@ TEST(Cli, StatusWordsAndProgressLines) {
        "/20 steps"},
       {{"fem", "cantilever", "--elements", "4,1,1"}, "CG iteration"},
       {{"sem", "axhelm", "--elements", "2,2,2", "--variant", "kokkos-*", "--repeats", "1"}, "[1/"},
+      {{"compare", "--quick", "--workloads", "sem", "--variants", "kokkos-serial/stored",
+        "--repeats", "1", "--no-plots"},
+       "[1/"},
   };
   for (const auto& r : runs) {
     SCOPED_TRACE("ppkit " + joined(r.args));
