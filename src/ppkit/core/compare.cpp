@@ -64,25 +64,9 @@ double CompareContext::bandwidth(const std::string& backend) {
   auto it = bandwidth_.find(backend);
   if (it != bandwidth_.end()) return it->second;
   // Measured once per process for a backend and probe size (copy_probe.hpp).
-  static std::map<std::pair<std::string, std::size_t>, double> measured;
-  const std::size_t n = copy_probe_doubles();
-  double bw = std::nan("");
-  for (const auto& v : Registry<StreamCopy>::all()) {
-    if (!options_.measure_bandwidth) break;
-    if (v.backend != backend || !v.availability().available) continue;
-    const auto known = measured.find({backend, n});
-    if (known != measured.end()) {
-      bw = known->second;
-      break;
-    }
-    try {
-      bw = measure_copy_bandwidth(v, n, 5);
-    } catch (const std::exception&) {
-      bw = std::nan("");
-    }
-    measured[{backend, n}] = bw;
-    break;
-  }
+  const double bw = options_.measure_bandwidth
+                        ? backend_copy_bandwidth(backend, copy_probe_doubles())
+                        : std::nan("");
   bandwidth_[backend] = bw;
   return bw;
 }

@@ -1,7 +1,10 @@
 #include "ppkit/core/stream_copy.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <random>
+#include <utility>
 
 #include "ppkit/core/copy_probe.hpp"
 
@@ -40,6 +43,24 @@ double measure_copy_bandwidth(const Variant<StreamCopy>& variant, std::size_t n_
   auto run = variant.prepare(problem);
   const auto t = time_repeats([&] { run->run(); }, repeats, 2);
   return StreamCopy::bytes_moved(problem) / t.median_s;
+}
+
+double backend_copy_bandwidth(const std::string& backend, std::size_t n_doubles) {
+  static std::map<std::pair<std::string, std::size_t>, double> measured;
+  const auto known = measured.find({backend, n_doubles});
+  if (known != measured.end()) return known->second;
+  double bw = std::nan("");
+  for (const auto& v : Registry<StreamCopy>::all()) {
+    if (v.backend != backend || !v.availability().available) continue;
+    try {
+      bw = measure_copy_bandwidth(v, n_doubles, 5);
+    } catch (const std::exception&) {
+      bw = std::nan("");
+    }
+    break;
+  }
+  measured[{backend, n_doubles}] = bw;
+  return bw;
 }
 
 }  // namespace ppkit
