@@ -11,20 +11,19 @@
 #include <nlohmann/json.hpp>
 
 #include "ppkit/command.hpp"
-#include "ppkit/core/copy_probe.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/memory_check.hpp"
 #include "ppkit/core/output_path.hpp"
 #include "ppkit/core/progress.hpp"
 #include "ppkit/core/results.hpp"
 #include "ppkit/core/runtime.hpp"
-#include "ppkit/core/stream_copy.hpp"
 #include "ppkit/core/timing.hpp"
 #include "ppkit/fdtd/cases.hpp"
 #include "ppkit/fdtd/fdtd_run.hpp"
 #include "ppkit/fdtd/halfspace.hpp"
 #include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit/fdtd/step_features.hpp"
+#include "ppkit/time_estimate.hpp"
 
 namespace {
 using namespace ppkit;
@@ -77,25 +76,6 @@ void check_plan(const FdtdStep::Problem& p, std::int64_t max_steps, const std::s
                     what, p.steps, g.dt, g.nx, g.ny, g.nz, max_steps),
         fmt::format("--max-steps {} or more to run it anyway, or a coarser problem", p.steps));
   memory::require_fits(what + "fields, CPML and per-step series", bytes, "host");
-}
-
-// The time estimate of a long run on one variant: its compulsory DRAM traffic
-// (step_bytes, docs/fdtd.md "Performance model") over the copy bandwidth of
-// the variant's device, a lower bound every variant that sweeps the fields
-// once per step stays above.
-// Runs moving under 10 GB finish in seconds anywhere and skip the probe.
-void print_time_estimate(const FdtdStep::Problem& p, const Variant<FdtdStep>& v) {
-  constexpr double kEstimateFromBytes = 1e10;
-  const double bytes = step_bytes(p);
-  if (bytes < kEstimateFromBytes) return;
-  const double bandwidth = backend_copy_bandwidth(v.backend, kCopyProbeMinDoubles);
-  if (!(bandwidth > 0)) return;
-  const double seconds = bytes / bandwidth;
-  std::cout << fmt::format(
-      "estimate: at least {} ({} of compulsory traffic at the {:.3g} GB/s copy bandwidth of "
-      "{})\n",
-      seconds < 100 ? fmt::format("{:.2g} s", seconds) : format_duration(seconds),
-      memory::format_bytes(bytes), bandwidth * 1e-9, v.backend);
 }
 
 void add_run_options(CLI::App* cmd, RunOptions& o) {
@@ -288,7 +268,8 @@ RunReport run_and_report(FdtdStep::Problem p, const RunOptions& o) {
     }
     std::cout << fmt::format("variant {} on {}{}\n", v->name, v->device(),
                              checkpointed ? " (checkpointed runs step the Kokkos kernels)" : "");
-    print_time_estimate(p, *v);
+    // Lower bound: compulsory traffic (docs/fdtd.md, "Performance model").
+    ppkit::cli::print_time_estimate(step_bytes(p), v->backend);
     FdtdStep::Result r;
     double seconds = 0;
     std::unique_ptr<PreparedRun<FdtdStep::Result>> prepared;

@@ -21,6 +21,8 @@
 #include "ppkit/core/timing.hpp"
 #include "ppkit/sph/cases.hpp"
 #include "ppkit/sph/simulation.hpp"
+#include "ppkit/sph/sph_verification.hpp"
+#include "ppkit/time_estimate.hpp"
 
 namespace {
 using namespace ppkit::sph;
@@ -68,6 +70,11 @@ void check_outputs(const RunOptions& run) {
 
 // The plan line: particles, a lower bound of the steps (the acoustic limit of
 // the time step, dt <= CFL h / c0, Monaghan 1994) and the device bytes.
+double min_steps(const Case& c, double t_span) {
+  const auto& p = c.params;
+  return std::ceil(t_span / (p.cfl * p.h / p.c0));
+}
+
 void print_plan(const Case& c, double t_span, std::size_t variants) {
   const auto& p = c.params;
   const double dt_max = p.cfl * p.h / p.c0;
@@ -75,7 +82,7 @@ void print_plan(const Case& c, double t_span, std::size_t variants) {
   const auto& model = ppkit::memory::bytes_model<Step>();
   fmt::print(
       "plan: {} particles, at least {:.0f} steps (dt <= CFL h / c0 = {:.3g} s) over {:g} s{}{}\n",
-      c.particles.size(), std::ceil(t_span / dt_max), dt_max, t_span,
+      c.particles.size(), min_steps(c, t_span), dt_max, t_span,
       model ? ", about " + ppkit::memory::format_bytes(model(problem)) : std::string(),
       variants > 1 ? fmt::format(", on each of {} variants", variants) : std::string());
 }
@@ -127,6 +134,12 @@ int run_dambreak(const DamBreakArgs& a) {
     if (ran > 0) run.probes_csv = run.vtk_dir = run.checkpoint_file = run.restart_file = "";
     run.progress = ppkit::progress_mode(a.quiet, a.progress);
     fmt::print("variant {} on {}\n", v->name, v->device());
+    // Lower bound: at least the acoustic-limit steps, each evaluating the
+    // right-hand side twice (step_kokkos.cpp), each pass at least its
+    // compulsory traffic (interaction_bytes).
+    ppkit::cli::print_time_estimate(
+        2 * min_steps(c, a.run.t_end) * ppkit::sph::interaction_bytes({c.params, c.particles}),
+        v->backend);
     try {
       auto solver = make_solver(v->name, c, reorder);
       const RunSummary s = run_simulation(*solver, c, spheric_test2_probes(p), run);
