@@ -23,9 +23,9 @@
 // r.z and r.r of iteration i live in slot i % 3 of a ring (AssembledSlot):
 // search i reads slots i and i - 1 and zeroes slot i + 1, which nothing
 // reads until update i has filled it. w is zeroed by the search sweep, which
-// writes p anyway, not by the update sweep after reading it: a store of w = 0
-// right behind the update's load of w turns a read of w into a read and a
-// write of every w line (docs/sem.md).
+// writes p anyway, not by the update sweep after reading it: there the store
+// of w = 0 lands right behind the load of the same line, and that sweep ran
+// several times slower with it (docs/sem.md).
 // Reductions of the local form: one partial per block, then one block adds
 // the partials in a fixed order (deterministic, so stored and recomputed runs
 // see the same sums for the same operator values). Those of the assembled
