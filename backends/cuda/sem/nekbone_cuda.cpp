@@ -228,7 +228,7 @@ void register_sem_nekbone_cuda_variants() {
   add("trilinear", 7, CudaKernel::trilinear, GeometryCost::recompute, NekboneLayout::local);
   add("trilinear-partial", 6, CudaKernel::trilinear_partial, GeometryCost::partial,
       NekboneLayout::local);
-  // Faster than the local form on an H200 (docs/sem.md): first for "auto".
+  // Faster than the local form (docs/sem.md): first for "auto".
   add("stored-assembled", 8, CudaKernel::stored, GeometryCost::stored, NekboneLayout::assembled);
   add("trilinear-assembled", 9, CudaKernel::trilinear, GeometryCost::recompute,
       NekboneLayout::assembled);
