@@ -4,10 +4,9 @@
 // (docs/sem.md). For each shape it checks the fragment layout the kernels
 // assume (PTX ISA, "matrix fragments for mma.m16n8k*" with .f64) against a
 // host product, then times independent products on every SM and one
-// dependent chain (latency). Measured on an H200 (docs/results/h200.md,
-// tenth round; 16 warps per SM): m8n8k4 33.0 TFLOP/s, m16n8k4 66.1, m16n8k8
-// 66.5, m16n8k16 66.6, FP64 FMA 32.0; m16n8k4 issues at m8n8k4's instruction
-// rate with twice the work.
+// dependent chain (latency), 16 warps per SM. docs/sem.md quotes its output
+// on an H200: m16n8k4 issues at m8n8k4's instruction rate with twice the
+// work, which is what the cuda/trilinear-wmma-m16 kernel builds on.
 #include <cuda_runtime.h>
 
 #include <cmath>

@@ -23,8 +23,8 @@
 // as G thread blocks of one Hopper thread-block cluster sharing their
 // accumulators through distributed shared memory would form them: the
 // formations per element such a kernel needs, and the share of their blocks it
-// adds into another block's accumulator (docs/fem.md, "Strategy (i)": such
-// kernels were built and measured 2x slower than one block per cluster).
+// adds into another block's accumulator (docs/fem.md, "Strategy (i)", on why
+// the kernel keeps one block per cluster).
 //
 // --bank-stride S counts the shared-memory wavefronts of cuda/cluster-gather's
 // accesses to its accumulator with blocks S doubles apart (cluster_banks.hpp),

@@ -10,10 +10,9 @@
 //                                c_i = C(g + 8 (i / 2), 2 p + i % 2).
 // m8n8k4 needs sm_80, the m16n8 shapes sm_90. Compiled for an older target a
 // call traps: the variants that use them report unavailable there (their
-// availability checks the device and the kernel's binary version). On an
-// H200 m8n8k4 gives 33.0 TFLOP/s, m16n8k4 and m16n8k8 66.1 and 66.5: the
-// m16n8 shapes issue at m8n8k4's rate with 2 and 4 times its work
-// (docs/results/h200.md, tenth round).
+// availability checks the device and the kernel's binary version). On sm_90
+// the m16n8 shapes issue at m8n8k4's instruction rate with 2 and 4 times its
+// work (ppkit_fp64_mma_rates measures the rates; docs/sem.md).
 
 namespace ppkit::cuda {
 

@@ -46,9 +46,9 @@ using std::int64_t;
 constexpr int tile_z = 32, tile_y = 8, tile_threads = tile_z * tile_y;
 constexpr int shell_block = 256, energy_block = 256;
 // Shell kernels: the general update issues all its loads first (yee_split.hpp)
-// and takes more than 64 registers uncapped, 3 blocks per SM; capped at 64
-// (4 blocks; ptxas, sm_90: 8 bytes spill in the 4-byte-id E kernel only) the
-// 768^3 step ran 45.16 G cells/s against 44.95 G (H200, 3-4 repetitions).
+// and takes more than 64 registers uncapped, 3 blocks per SM; capped at 64,
+// 4 blocks per SM keep more loads in flight (ptxas, sm_90: 8 bytes spill in
+// the 4-byte-id E kernel only).
 constexpr int shell_min_blocks = 4;
 constexpr unsigned full_mask = 0xffffffffu;
 

@@ -18,10 +18,11 @@
 // T(i, j)[a][2 p + 1]: the 3 x 3 blocks (a, 2 p) and (a, 2 p + 1) of K. On
 // sm_80 the nine T(i, j) take 18 m8n8k4 products; on sm_90 T(0, j) and
 // T(1, j) are one m16n8k8 product (rows i = 0, 1 stacked), 3 of them plus 6
-// m8n8k4 for T(2, j): 2 / 3 of the issue time (m16n8k8 does 4 times the work
-// of m8n8k4 at half its rate: docs/results/h200.md, tenth round). T(2, j) as
-// an m16n8k8 over zero rows instead issues in the same time but measured
-// 1-2% slower (docs/fem.md, strategy (i)).
+// m8n8k4 for T(2, j): 2 / 3 of the issue time (on sm_90 m16n8k8 does 4 times
+// the work of m8n8k4 at half its rate; perf/core/fp64_mma_rates.cu measures
+// both). T(2, j) stays on m8n8k4: an m16n8k8 over zero rows would issue in
+// the same time and spend half its work on the zeros (docs/fem.md,
+// strategy (i)).
 //
 // Packs (cluster_layout.hpp). Elements whose nodes in the cluster are other
 // nodes at other local numbers a share one T: each element's products are
@@ -79,8 +80,7 @@ __host__ __device__ constexpr std::int64_t row_table_offset(int max_blocks, int 
          2 * 2;  // 16-byte aligned for the copies
 }
 // Then, per warp, two stages of a pack's words (kPackWords 32-bit words: its
-// lane blocks, lane nodes and 8 members), brought by cp.async a pack ahead
-// (version 16).
+// lane blocks, lane nodes and 8 members), brought by cp.async a pack ahead.
 constexpr int kPackWords = 32 + 32 + 8;
 __host__ __device__ constexpr std::int64_t words_offset(int max_blocks, int max_nodes,
                                                         int max_row_blocks) {
@@ -101,11 +101,9 @@ __device__ __forceinline__ void add_element_products(const double* record, int p
                                                      const double (&N)[2], const double (&dN)[2][3],
                                                      double (&T)[3][3][2], double& weight) {
   // The record straight from global memory (the 8 lanes of a Gauss-point
-  // pair read the same 160 B): 0.674 against 0.702-0.710 ms at 64^3 and
-  // 5.23 against 5.38 ms at 128^3 on an H200 for the record brought into
-  // shared memory a cluster ahead by the copy engine (version 11), which
-  // also took 80 KB of shared memory and a barrier per colour group
-  // (docs/results/h200.md, twenty-first round).
+  // pair read the same 160 B), not brought into shared memory a
+  // cluster ahead by the copy engine, which would take 80 KB of shared memory
+  // and a barrier per colour group.
   double g[2][3], wg[2][3];  // g_a(q); W_q g_a(q), zero unless row a is this element's
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -167,10 +165,8 @@ __device__ __forceinline__ void add_element_products(const double* record, int p
 //     the later of the two cluster nodes (ClusterGatherLayout::row_blocks),
 //     and its load.
 // The accumulator is never zeroed: each block's first add stores its values
-// (ClusterGatherOptions::first_add_stores), which took the zeroing pass after
-// the rows and the first add's loads away: version 15, 0.618-0.619 against
-// 0.631-0.632 ms at 64^3 and 4.79 against 5.07 ms at 128^3 on an H200
-// (docs/results/h200.md, twenty-seventh round).
+// (ClusterGatherOptions::first_add_stores), so there is no zeroing pass after
+// the rows and the first add loads nothing.
 // Warps per block and blocks per SM (ClusterKernelShape).
 template <int Warps, int BlocksPerSm>
 __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
@@ -207,11 +203,8 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
     // The cluster's slot and row tables into shared memory for its rows'
     // stores by cp.async, once every thread has stored the rows of the
     // cluster before (each thread calls this once per cluster, after the
-    // barrier that ends those rows), so no thread waits for them here: until
-    // version 17 each thread loaded its entries and stored them, waiting for
-    // each load (0.565-0.566 against 0.588-0.589 ms at 64^3 on an H200 with
-    // kernel 1's 16-byte stores, 4.56 against 4.58 ms at 128^3;
-    // docs/results/h200.md, twenty-seventh round).
+    // barrier that ends those rows), so no thread waits for them here (a load
+    // and a store per entry would wait for each load).
     const auto copy_tables = [&] {
       for (int s = threadIdx.x; s <= nodes; s += kClusterThreads) {
         if (s < nodes) {
@@ -237,10 +230,8 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
     // adds and tables (barrier 1; __syncthreads is barrier 0): each warp
     // reaches it once per cluster, after forming its first pack (or at once
     // without one), so that pack's record loads and products overlap the
-    // other warps' rows. On version 17 alone (part of version 18): 0.550-0.552
-    // against 0.562-0.565 ms at 64^3 and 4.43 against 4.57 ms at 128^3 on an
-    // H200 for a __syncthreads at the cluster's start (docs/results/h200.md,
-    // twenty-eighth round, run 1).
+    // other warps' rows, where a __syncthreads at the cluster's start would
+    // hold every warp until the last row is stored.
     bool before_barrier = true;
     const auto pass_barrier = [&] {
       asm volatile("barrier.sync 1, %0;" ::"r"(kClusterThreads) : "memory");
@@ -249,20 +240,15 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
     };
 
     // The lane words of the warp's pack come a pack ahead, so only the
-    // warp's first pack of a cluster waits on them (for elements before packs:
-    // 0.759-0.762 against 0.766-0.769 ms at 64^3 on an H200, docs/results/h200.md,
-    // seventeenth round): its block targets, its node word (row a's slot,
-    // kClusterNoSlot for p = 3, whose lanes neither poll nor count; its wait,
-    // for p = 0; row a's element in the pack; the pack's element count: a byte
-    // each), its element lane % 8 and its first element (their records'
-    // places). Read from the layout's byte tables and pack offsets instead,
-    // the words took four more loads and 176 bytes of spills, and packs of at
-    // most 4 elements ran 0.697-0.710 against 0.655-0.656 ms at 64^3 on an
-    // H200 (docs/results/h200.md, twenty-fifth round, runs 1-3 and 5). Until
-    // version 15 they came into registers, and the compiler spilled one right
-    // after its load, so each pack waited for the next one's words there (8%
-    // of the stall samples); by cp.async into shared memory they take no
-    // registers and nothing spills (twenty-seventh round).
+    // warp's first pack of a cluster waits on them: its block targets, its
+    // node word (row a's slot, kClusterNoSlot for p = 3, whose lanes neither
+    // poll nor count; its wait, for p = 0; row a's element in the pack; the
+    // pack's element count: a byte each), its element lane % 8 and its first
+    // element (their records' places). Read from the layout's byte tables and
+    // pack offsets instead, the words would take four more loads and spill
+    // registers; held in registers a pack ahead, one is spilled right after
+    // its load, so each pack would wait for the next one's words. Copied by
+    // cp.async into shared memory they take no registers and nothing spills.
     const auto fetch_words = [&](std::int64_t k, int stage) {
       if (k >= k1) return;
       std::uint32_t* const words = warp_words + kPackWords * stage;
@@ -310,11 +296,9 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
       // The pack's blocks K = lambda T + mu T^T + mu tr(T) I (the isotropic
       // D of B^T D B in T's terms) and node a's body force, formed before the
       // wait, so that only the adds lie between it and the count that the
-      // packs after this one wait for (version 21): 0.527-0.529 against
-      // 0.529-0.530 ms at 64^3 and 4.24-4.25 against 4.28-4.30 ms at 128^3 on
-      // an H200 for K formed after the wait, 164.8 against 166.5 M warp
-      // instructions (docs/results/h200.md, thirty-first round, run 5). Formed
-      // before the barrier above instead, K spilled 28 bytes.
+      // packs after this one wait for (the critical path of the colour order).
+      // Formed before the barrier above instead, K would be live across it and
+      // spill.
       double K[2][9];
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -332,13 +316,13 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
       const double node_force = weight * body_component(A, p);
       // Wait until node a's packs of lower colours have added its blocks (no
       // other warp adds to them until this pack has: the next pack containing
-      // node a waits for this one; one pack's 64 blocks are distinct). The warp polls as one, a
-      // vote per poll, so it does not diverge while it waits (a diverged warp took the slow
-      // paths of the shuffles and __syncwarp then after the adds). The lanes of blocks the cluster
-      // does not keep (nodes outside it; the later node's copy of a block kept once) skip their
-      // adds and the warp reconverges before its count: 0.591-0.594 against 0.606-0.609 ms at 64^3,
-      // 4.62 against 4.66 ms at 128^3 on an H200, where they added into a sink block
-      // (docs/results/h200.md, twenty-seventh round).
+      // node a waits for this one; one pack's 64 blocks are distinct). The warp
+      // polls as one, a vote per poll, so it does not diverge while it waits (a
+      // diverged warp takes the slow paths of the shuffles and __syncwarp
+      // after the adds). The lanes of blocks the cluster does not keep (nodes
+      // outside it; the later node's copy of a block kept once) skip their adds
+      // and the warp reconverges before its count, rather than adding into a
+      // sink block (shared-memory traffic that nothing reads).
       const unsigned slot = node & 0xFFu;
       const int wait = int(node >> 8 & 0xFFu);
       while (__any_sync(0xffffffffu, p == 0 && slot != kClusterNoSlot &&
@@ -392,9 +376,9 @@ __global__ void __launch_bounds__(32 * Warps, BlocksPerSm)
         const int b = v / 3, jj = v - 3 * b;
         const unsigned entry = row_table[first + b];
         // Value (i, jj) of the kept block, or (jj, i) where the row reads it
-        // transposed (element matrices are symmetric). With the offset and
-        // stride chosen once, 24 bytes are spilled; a select per value took
-        // 180.
+        // transposed (element matrices are symmetric). The offset and stride
+        // are chosen once per block rather than a select per value, which
+        // keeps the 3 values' addresses out of extra registers (fewer spills).
         const bool transposed = (entry & kClusterTransposed) != 0;
         double* value = accumulator + kBlockStride * (entry & ~unsigned(kClusterTransposed)) +
                         (transposed ? 3 * jj : jj);

@@ -55,15 +55,10 @@ namespace ppkit::fem::cuda_cluster {
 // each block of two cluster nodes once (ClusterGatherOptions::
 // symmetric_blocks: 1,260 blocks, 101 KB, for a 64-node brick instead of
 // 1,728, 138 KB). Kept once, two clusters of 10 warps share an SM and one's
-// chain of ordered adds overlaps the other's: version 14, 0.625-0.626 against
-// 0.658-0.661 ms at 64^3 and 5.02 against 5.07 ms at 128^3 on an H200 for one
-// cluster of 20 warps with every block kept (version 13); kept once with one
-// cluster of 20 warps, 0.722-0.728 ms (docs/results/h200.md, twenty-sixth
-// round). Both shapes: 96 registers, none spilled (version 18; 12 bytes, a
-// computed shared address, in version 17; none for sm_80) (eighteenth
-// round: 20 warps 2% ahead of 16, 24 warps with 80 registers 5% behind;
-// twenty-seventh round: two blocks of 8 warps with 128 registers 6% behind
-// two of 10).
+// chain of ordered adds (the colour waits, cuda/cluster-gather step 2)
+// overlaps the other's, where one cluster of 20 warps leaves the SM partly
+// idle while its last colours wait. Both shapes fit the kernel in 96
+// registers a thread (640 threads per SM), so nothing spills.
 struct ClusterKernelShape {
   int warps = 20;
   int blocks_per_sm = 1;
@@ -72,27 +67,25 @@ struct ClusterKernelShape {
 
 // Two clusters of 10 warps per SM, blocks kept once, where the SM's shared
 // memory holds two such accumulators of a 64-node brick (228 KB on an
-// H100/H200); else version 13's one cluster of 20 warps with every block kept
-// (an A100's 164 KB; not measured there).
+// H100/H200); else one cluster of 20 warps with every block kept (an A100's
+// 164 KB holds one 138 KB accumulator).
 ClusterKernelShape cluster_kernel_shape();
 
 // Elements per pack (ClusterGatherOptions::max_pack_elements): elements whose
 // cluster nodes are other nodes at other local numbers are formed into one
 // product and combine, wait, add and count once (cluster_layout.hpp). With 4,
-// a box's 64-node cluster makes 65 packs of its 125 elements: 0.655-0.656
-// against 0.673-0.678 ms at 64^3 and 5.06 against 5.22 ms at 128^3 on an H200
-// for every element alone (version 12); with 8 (64 packs, its 8 corner
-// elements one after the other in one warp) 0.693-0.696 / 5.39 ms
-// (docs/results/h200.md, twenty-fifth round).
+// a box's 64-node cluster makes 65 packs of its 125 elements, where every
+// element alone makes 125 waits and counts; with 8 it makes 64 packs, but its
+// 8 corner elements then run one after the other in one warp, a long chain
+// that the warps of later colours wait for (docs/fem.md, strategy (i)).
 constexpr int kClusterPackElements = 4;
 
 // Doubles per accumulator block in shared memory: its 9 values padded to 10,
 // so that each block starts on a 16-byte boundary and its read-modify-write
-// takes 5 loads and 5 stores (4 of 16 bytes) instead of 9 and 9: 0.701-0.704
-// against 0.722-0.725 ms at 64^3, 5.37 against 5.55 ms at 128^3 on an H200
-// (docs/results/h200.md, nineteenth round); the accumulator grows from 124 to
-// 138 KB. The layout's block numbers are chosen for this stride
-// (renumber_accumulator_blocks, cluster_banks.hpp).
+// takes 5 loads and 5 stores (4 of 16 bytes) instead of 9 and 9; the
+// accumulator of a 64-node brick grows from 124 to 138 KB. The layout's block
+// numbers are chosen for this stride (renumber_accumulator_blocks,
+// cluster_banks.hpp).
 constexpr int kClusterBlockStride = 10;
 
 // Persistent blocks take the clusters in order; a.geometry from

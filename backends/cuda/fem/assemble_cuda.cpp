@@ -16,10 +16,8 @@ namespace {
 // (i) cluster gather: kernel 1 ((e)'s) stores the Gauss-point geometry of the
 // input-order elements, kernel 2 (a block per node cluster at a time) writes
 // every CSR value and load entry once (no zeroing). Both are captured once
-// into a CUDA graph (cuda::LaunchGraph; version 20): 0.532-0.539 against
-// 0.538-0.539 ms at 64^3 on an H200 for the two launches on the default
-// stream, 4.33 against 4.31 ms at 128^3 (docs/results/h200.md, thirty-first
-// round, run 3; 0.5-1.3% at 64^3 and none at 128^3 in five such runs).
+// into a CUDA graph (cuda::LaunchGraph), so a run pays one graph launch
+// rather than two kernel launches on the default stream.
 // As an operator (AssemblerApplier) the two kernels are launched on the
 // caller's stream with the caller's outputs and material, without a graph
 // (a graph holds the arguments it was captured with).
@@ -40,11 +38,10 @@ class ClusterGatherRun final : public GpuAssembler<CudaBackend, cuda::RuntimeCal
     options.max_blocks =
         std::min(options.max_blocks, cuda_cluster::cluster_block_capacity(options.max_nodes));
     ClusterGatherLayout layout = make_cluster_gather_layout(p, nodes, options);
-    // Block numbers chosen for the shared-memory banks (cluster_banks.hpp;
-    // version 22): 0.505-0.509 against 0.528 ms at 64^3 and 4.12 against
-    // 4.26-4.27 ms at 128^3 on an H200, the cluster kernel's shared stores in
-    // 13.6 M wavefronts against 20.7 M, its shared loads in 25.9 M against
-    // 29.7 M (docs/results/h200.md, thirty-second round, run 2).
+    // Block numbers chosen for the shared-memory banks (cluster_banks.hpp):
+    // they spread each pass of the cluster kernel's accumulator loads and
+    // stores over the 32 banks, so it takes fewer shared-memory wavefronts
+    // (ppkit_fem_cluster_stats --bank-stride counts them).
     renumber_accumulator_blocks(layout, cuda_cluster::kClusterBlockStride);
     clusters_ = layout.num_clusters();
     inputs_.upload(p, {}, p.mesh.elements, element_arrays_);
@@ -158,14 +155,13 @@ namespace ppkit::registration {
 void register_fem_cuda_variants() {
   using namespace fem::gpu_assembly;
   register_variants<fem::CudaBackend, cuda::RuntimeCalls>(cuda::cuda_variant<fem::FemAssemble>);
-  // cluster-gather: 483 / 478 M elements/s at 64^3 / 128^3 on an H200, 38% /
-  // 34% ahead of node-gather's 350 / 358 M in the same `compare --large` run
-  // (twenty-eighth round, version 18), which stays first for "auto": it runs
-  // on every GPU and its speed does not depend on the mesh cutting into compact
-  // clusters (docs/fem.md, strategy (i)). On a general mesh (the scrambled box,
-  // docs/fem.md "General meshes and set-up") the clusters form each element
-  // 2.48 times instead of 1.95, need 15.4 colour groups instead of 8, and the
-  // layout and bank numbering take 4.8-5.8 times as long on the host.
+  // node-gather stays ahead of cluster-gather for "auto": it runs on every
+  // GPU and its speed does not depend on the mesh cutting into compact
+  // clusters (docs/fem.md, strategy (i)). On a general mesh (the scrambled
+  // box, docs/fem.md "General meshes and set-up") the clusters form each
+  // element 2.48 times instead of 1.95 and need 15.4 colour groups instead of
+  // 8, and the layout and bank numbering cost more host time
+  // (ppkit_fem_cluster_stats prints both).
   auto cluster = cuda::cuda_variant<fem::FemAssemble>("cluster-gather", 58);
   cluster.availability = cluster_gather_availability;
   cluster.prepare = [](const fem::AssemblyProblem& p) {

@@ -19,9 +19,9 @@ constexpr int kPassBytes = 128;  // one shared-memory pass: 32 banks of 4 bytes
 // (a box has a few dozen shapes), and at most this many in all, so that a mesh
 // whose clusters all differ takes the greedy numbering alone. On the
 // benchmark's 64^3 box the adds' wavefronts go from 31.7 M to 20.6 M and the
-// rows' from 10.2 M to 9.6 M in 0.6 s (ppkit_fem_cluster_stats, --bank-stride
-// 10); a first form of the search with 400 swaps per block measured no faster
-// than with 50 on an H200 (docs/results/h200.md, thirty-second round, run 1).
+// rows' from 10.2 M to 9.6 M (ppkit_fem_cluster_stats, --bank-stride 10,
+// which also prints the host time); 400 swaps per block gave the kernel
+// nothing over 50.
 constexpr long long kSwapsPerBlock = 50;
 constexpr long long kSwapBudget = 2'000'000;
 

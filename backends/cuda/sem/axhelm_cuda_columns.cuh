@@ -18,8 +18,8 @@
 // aligned rows whose starting banks differ, so the 8 distinct rows a warp
 // touches (Nq = 8) are one conflict-free wavefront per LDS.128. The four D
 // vectors a thread needs (rows i and j of D and of D^T) are padded shared rows
-// too, or, where d_in_registers() says it pays (measured: the stored kernel
-// at Nq >= 8, both kernels with three fields at Nq = 8), 4 Nq registers
+// too, or, where d_in_registers() says it pays (the stored kernel at
+// Nq >= 8, both kernels with three fields at Nq = 8), 4 Nq registers
 // loaded once. Per k-slice and thread at Nq = 8 that is 32 LDS.128
 // (16 with D in registers) + 4 STS, against 86 scalar shared loads for
 // one-element-per-block kernels with D in shared memory (axhelm_gpu_kernel.cuh).
@@ -279,15 +279,15 @@ __global__ void __launch_bounds__(NQ* NQ* elements_per_block(NQ),
     for (int k = 0; k < NQ; ++k) a.y[c * a.field_stride + e * NP + k * NQ2 + t] = r_y[c][k];
 }
 
-// Where the D vectors pay their registers, measured on an H200 (ppkit compare
-// --default at ~2 M DOF and the N = 7, 32,768-element benchmark; both kernels
-// built, docs/sem.md): the stored kernel with one field at Nq >= 8 (N = 7:
-// 0.336 -> 0.288 ms, 78% -> 91% of the copy bandwidth; N = 9: 101 -> 82 us)
-// and with three fields at Nq = 8 (67 -> 55 us); the recompute kernel with
-// three fields at Nq = 8 (62 -> 53 us). Slower: stored at Nq = 4, 6 (8-9%),
-// recompute with one field at Nq = 8 (194 registers, 8 warps per SM: 0.280 ->
-// 0.304 ms). Not measured, so D stays in shared memory: other three-field
-// orders (ptxas spills 40-984 bytes at Nq >= 9) and partial recompute.
+// Where the D vectors pay their registers (chosen from ppkit compare runs,
+// docs/sem.md): the stored kernel with one field at Nq >= 8, where the stored
+// kernel is bandwidth-bound and halving its LDS.128 per slice lets it stream
+// closer to the copy bandwidth, and both kernels with three fields at
+// Nq = 8. Elsewhere D stays in shared memory: the stored kernel at Nq = 4, 6
+// loses more to the registers than it saves in shared loads; the recompute
+// kernel with one field at Nq = 8 would need 194 registers (8 warps per SM);
+// other three-field orders spill (ptxas spills 40-984 bytes at Nq >= 9) and
+// partial recompute has not been tried with D in registers.
 __host__ __device__ constexpr bool d_in_registers(Geometry geometry, int nq, int ncol) {
   return ncol == 1 ? geometry == Geometry::stored && nq >= 8
                    : nq == 8 && (geometry == Geometry::stored || geometry == Geometry::recompute);

@@ -25,8 +25,8 @@
 // after the slice loads of the t contraction) and (G u)_r, (G u)_s move by two
 // double shuffles each (row_gather, column_gather). A shared-memory slice
 // costs a store, a barrier and 8 loads per product and thread instead: the
-// register-column cuda/trilinear keeps the L1/shared pipe 92% busy at N = 7
-// (Nsight Compute, docs/sem.md).
+// L1/shared pipe is what bounds the register-column cuda/trilinear at N = 7
+// (docs/sem.md).
 //
 // Registers. The t contractions are register FMAs over the lane's two
 // columns, but their operands and results are kept out of the registers of
@@ -36,20 +36,18 @@
 // s terms go to a second slot array; the t transpose y_m += sum_k D[k][m]
 // (G u)_t,k runs once at the end. The slice loop then holds the column terms
 // of the geometry, D's fragments and one slice's temporaries: 168 registers
-// without spilling, 12 warps per SM. Measured on an H200 (N = 7, 32,768
-// elements): 0.177 ms against 0.221 ms with u and y (64 registers) held
-// through the loop (104 bytes spilled at 168 registers) and the u fragments moved by
-// shuffles.
+// without spilling, 12 warps per SM. Holding u and y (64 registers) through
+// the loop instead, with the u fragments moved by shuffles, spills at 168
+// registers.
 //
 // cuda/trilinear-wmma-t (kTensorT) forms u_t and the t transpose as m8n8k4
 // products too, per row j of the element's columns (U_t = D U, y += D^T
 // (G u)_t), exchanging the slots across the warp; 128 registers without
 // spilling, 16 warps per SM. On Hopper the fp64 products share a pipe with the
-// FP64 FMAs (33 against 30.9 TFLOP/s measured), so this moves work rather than
-// removing it; it frees registers for 16 warps per SM. Measured on an H200
-// (N = 7, 32,768 elements): 0.170-0.174 ms against 0.177-0.180 ms for
-// cuda/trilinear-wmma in the same processes (docs/sem.md, ninth round), so
-// the CUDA recompute Nekbone runs this one.
+// FP64 FMAs (m8n8k4 peaks at about the FMA rate, perf/core/fp64_mma_rates.cu),
+// so this moves work rather than removing it; what it gains is the registers
+// for 16 warps per SM, which hide more latency, so the CUDA recompute
+// Nekbone prefers it to cuda/trilinear-wmma (nekbone_cuda.cpp).
 //
 // Geometry per node (recomputed elements): the cofactor rows a_r, a_s, a_t of
 // J and |J| = J_r . a_r (trilinear_jacobian.hpp, paper eq. 11-13), then
@@ -79,8 +77,9 @@ using columns::static_for;
 constexpr int warps_per_block = 1;  // elements per block
 // Registers: unbounded, ptxas gives the kernel 180 per thread; at 168 (no
 // spill) 3 warps fit an SM sub-partition (its register file holds 16,384), at
-// 128 (444 bytes of spill loads) 4, at 96 5. Measured on an H200 (N = 7, 32,768
-// elements): 0.177 ms with 12 warps per SM, 0.268 ms with 20.
+// 128 (444 bytes of spill loads) 4, at 96 5. The kernel keeps 168: 12 warps
+// per SM, because the spill loads of a tighter bound cost more than the
+// extra warps hide.
 constexpr int min_resident_warps = 12;
 // With the t contractions on tensor cores (kTensorT, cuda/trilinear-wmma-t)
 // the kernel needs 128 registers without spilling: 16 warps per SM.
@@ -422,10 +421,8 @@ __global__ void __launch_bounds__(32 * warps_per_block,
 //   y_t, 16 nodes n        A(n, k) = (G u)_t[k][n], B = D         8 per element
 // u_s = D U_k and D^T (G u)_s have U in B and stay m8n8k4 (4 per slice):
 // 64 tensor-core instructions per element against 96 in cuda/trilinear-wmma-t.
-// Measured on an H200 (N = 7, 32,768 elements, Poisson): 0.162-0.164 ms
-// against 0.173-0.174 ms for cuda/trilinear-wmma-t and 0.287-0.291 ms for
-// cuda/stored (docs/results/h200.md, tenth round); latency-bound at 16 warps
-// per SM, 0.176-0.183 ms at 12.
+// The kernel is latency-bound (a chain of dependent products per slice), so
+// it keeps 16 warps per SM (min_resident_warps_pairs) to hide the latency.
 // The t products see the element as 64 x 8 (node n = 8 j + i of a slice,
 // slice k): their results (U_t at (n, 2q), (n, 2q+1)) go to slot rows of
 // both arrays, which the slice loop reads two nodes per lane as before.
@@ -468,9 +465,8 @@ __device__ __forceinline__ double scatter_add(const AxhelmKernelArgs& a, long lo
 }
 
 // kHelmholtz: the equation at compile time, so that a Poisson kernel carries
-// no mass term (its lambda1 w|J| was formed in every node, 2 multiplies, when
-// the flag was read at run time: 0.168-0.170 against 0.163 ms on an H200,
-// docs/results/h200.md, tenth round).
+// no mass term (read at run time, the flag leaves lambda1 w|J| formed in every
+// node, 2 multiplies, whichever the equation).
 template <int NCOL, bool kGather, bool kHelmholtz>
 __global__ void __launch_bounds__(32, min_resident_warps_pairs)
     axhelm_mma_pairs_kernel(const AxhelmKernelArgs a) {

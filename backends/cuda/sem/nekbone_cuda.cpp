@@ -31,11 +31,11 @@ namespace {
 
 namespace nk = nekbone_kernels;
 
-// The trilinear solve runs the fastest recompute kernel of its order: at
-// Nq = 8 the tensor-core kernel of cuda/trilinear-wmma-m16 on compute
-// capability 9.0+ (0.162-0.164 ms at N = 7, 32,768 elements, H200), else
-// that of cuda/trilinear-wmma-t on 8.0+ (0.170-0.174 ms; cuda/trilinear-wmma
-// 0.177-0.180 ms, the register-column cuda/trilinear 0.28 ms; docs/sem.md).
+// The trilinear solve runs the recompute kernel of its order with the most
+// work on tensor cores: at Nq = 8 the kernel of cuda/trilinear-wmma-m16 on
+// compute capability 9.0+ (m16n8k4: a third fewer tensor-core instructions),
+// else that of cuda/trilinear-wmma-t on 8.0+ (docs/sem.md compares them with
+// cuda/trilinear-wmma and the register-column cuda/trilinear).
 CudaKernel axhelm_kernel(const AxhelmProblem& op, CudaKernel kernel) {
   if (kernel != CudaKernel::trilinear || op.nq() != 8) return kernel;
   if (tensor_core_m16_availability().available) return CudaKernel::trilinear_wmma_m16;
@@ -228,7 +228,7 @@ void register_sem_nekbone_cuda_variants() {
   add("trilinear", 7, CudaKernel::trilinear, GeometryCost::recompute, NekboneLayout::local);
   add("trilinear-partial", 6, CudaKernel::trilinear_partial, GeometryCost::partial,
       NekboneLayout::local);
-  // Faster than the local form on an H200 (docs/sem.md): first for "auto".
+  // Faster than the local form (docs/sem.md): first for "auto".
   add("stored-assembled", 8, CudaKernel::stored, GeometryCost::stored, NekboneLayout::assembled);
   add("trilinear-assembled", 9, CudaKernel::trilinear, GeometryCost::recompute,
       NekboneLayout::assembled);

@@ -22,10 +22,10 @@
 //              r.r(i + 1) and r.z(i + 1) += the block sums
 // r.z and r.r of iteration i live in slot i % 3 of a ring (AssembledSlot):
 // search i reads slots i and i - 1 and zeroes slot i + 1, which nothing
-// reads until update i has filled it. w is zeroed by the search sweep, not
-// by update after reading it: on an H200 the update sweep that also stored
-// w = 0 ran 85-195 us against 39 us without the store (20^3 elements, N = 7;
-// docs/sem.md).
+// reads until update i has filled it. w is zeroed by the search sweep, which
+// writes p anyway, not by the update sweep after reading it: there the store
+// of w = 0 lands right behind the load of the same line, and that sweep ran
+// several times slower with it (docs/sem.md).
 // Reductions of the local form: one partial per block, then one block adds
 // the partials in a fixed order (deterministic, so stored and recomputed runs
 // see the same sums for the same operator values). Those of the assembled

@@ -62,7 +62,7 @@ __device__ __forceinline__ double cofactor(const double* J, int i, int k) {
   return J[3 * k1 + i1] * J[3 * k2 + i2] - J[3 * k1 + i2] * J[3 * k2 + i1];
 }
 // One fp64 division per Gauss point (a division is a ~10-instruction
-// sequence; nine of them per lane and Gauss point used to cost as much as the
+// sequence; nine of them per lane and Gauss point would cost as much as the
 // entries themselves), then nine multiplications.
 __device__ __forceinline__ double inverse_entry(const double* J, double inv_det, int i, int k) {
   return cofactor(J, i, k) * inv_det;

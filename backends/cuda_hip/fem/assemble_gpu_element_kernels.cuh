@@ -219,27 +219,19 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 // the inverse Jacobian (9) and |J| w (1) to global memory:
 // geometry[10 (8 e + q) + m]. It reads the element's 8 nodes and their
 // coordinates from the mesh's (3 per node, shared by the node's elements)
-// rather than the element's own 24-coordinate copy: 57.5 against 69.4 us at
-// 64^3 on an H200 (Nsight Compute, clocks not controlled), cuda/cluster-gather
-// 0.550-0.552 against 0.562-0.565 ms at 64^3 and 4.48 against 4.57 ms at
-// 128^3 (docs/results/h200.md, twenty-eighth round). The natural derivatives
-// come from the Gauss point's 12 shape-function products in registers
-// (Hex8GaussProducts, the node a compile-time constant). A block's 1,280
+// rather than the element's own 24-coordinate copy: 32 bytes of node numbers
+// and coordinates its neighbours read too (cache hits) instead of 192 bytes
+// of its own. The natural derivatives come from the Gauss point's 12
+// shape-function products in registers (Hex8GaussProducts, the node a
+// compile-time constant), not from a shared table (72 loads a thread with
+// 4-way bank conflicts, which keep the L1/shared pipe busy). A block's 1,280
 // results are staged in shared memory in their global order (each thread's
 // 10 doubles as 5 16-byte stores: 8 consecutive threads' stores, 80 B apart,
-// fall on distinct 16-byte bank groups) and stored contiguously: on sm_90 by
-// one bulk copy per block (gpu_portability.hpp), elsewhere by 16-byte stores. The
-// bulk copy took 52.5-53.3 against 55.5-57.8 us at 64^3 under Nsight Compute
-// on an H200 for 16-byte stores by every thread from a staging at a stride of
-// 11 doubles (cuda/cluster-gather 0.537-0.541 against 0.542-0.545 ms at 64^3,
-// 4.30-4.37 against 4.35-4.41 ms at 128^3; blocks of 256 threads 56 us, of 64
-// threads 51-52 us and the same assembly time; docs/results/h200.md,
-// thirtieth round, runs 3-4). Each thread storing its own 10 doubles straight
-// from registers, 80 B apart, leaves partial sectors: 97-99 us (thirtieth
-// round). Reading the derivatives from a shared table (72 loads a thread,
-// 4-way bank conflicts) and staging with 8-byte stores at a stride of 10 kept
-// the L1/shared pipe 96% busy: 120 against 77 us at 64^3 under Nsight Compute
-// on an H200 (L1 61% busy, DRAM 52%; docs/results/h200.md, eighteenth round).
+// fall on distinct 16-byte bank groups) and stored contiguously, in whole
+// 32-byte sectors: on sm_90 by one bulk copy per block (gpu_portability.hpp),
+// which takes the stores off the threads, elsewhere by 16-byte stores. Each
+// thread storing its own 10 doubles straight from registers, 80 B apart,
+// would leave partial sectors.
 constexpr int kGeometryThreads = 128;
 __global__ void __launch_bounds__(kGeometryThreads)
     gauss_geometry_kernel(Hex8AssemblyArrays A, double* geometry, std::int64_t points) {

@@ -448,10 +448,10 @@ void register_variants(Variant<FemAssemble> (*make_variant)(const std::string&, 
     Registry<FemAssemble>::add(std::move(variant));
   }
   // factored-atomic-runs: the atomic adds by whole node-pair runs
-  // (ke_entry_order.hpp); 1.03x faster than factored-atomic on an H200
-  // (docs/fem.md), so first of the factored variants. On a general mesh its
-  // runs are no longer contiguous, but it still touches 2% fewer L2 sectors
-  // than factored-atomic (5% on the box; ppkit_fem_sector_stats).
+  // (ke_entry_order.hpp), which touch fewer L2 sectors per element than
+  // factored-atomic's row-major rounds (5% fewer on the box, 2% on a general
+  // mesh, whose runs are no longer contiguous; ppkit_fem_sector_stats), so
+  // first of the factored variants (docs/fem.md).
   const struct {
     const char* name;
     FactoredOrder order;
@@ -470,15 +470,16 @@ void register_variants(Variant<FemAssemble> (*make_variant)(const std::string&, 
     };
     Registry<FemAssemble>::add(std::move(variant));
   }
-  // Measured on an H200 (64^3 elements): 99 M elements/s against factored-atomic's
-  // 261 M and atomic-4tpr's 126 M (docs/fem.md, strategy (g)), so below both.
+  // Below factored-atomic and atomic-4tpr: its 95.7 KB shared accumulator
+  // leaves 8 warps per SM, each tile colour ends in a block barrier and the
+  // flush leaves the FP64 pipes idle (docs/fem.md, strategy (g)).
   auto tiled = make_variant("tiled", 44);
   tiled.prepare = [](const AssemblyProblem& p) {
     return std::make_unique<TiledRun<Backend, Calls>>(p);
   };
   Registry<FemAssemble>::add(std::move(tiled));
-  // node-gather: 338 / 353 M elements/s at 64^3 / 128^3 on an H200 against
-  // factored-atomic-runs' 267 / 272 M (docs/fem.md, strategy (h)), so first for "auto".
+  // node-gather: ahead of factored-atomic-runs on a GPU (each CSR value
+  // written once, no atomics; docs/fem.md, strategy (h)), so first for "auto".
   auto gather = make_variant("node-gather", 62);
   gather.prepare = [](const AssemblyProblem& p) {
     return std::make_unique<NodeGatherRun<Backend, Calls>>(p);

@@ -130,8 +130,7 @@ PPKIT_FDTD_HD void shell_node(const Shell& s, std::int64_t q, std::int64_t& i, s
 // the loads of every term and field of a node before the first store: a store
 // through one pointer may alias any later load, so a psi store between the
 // terms would hold the next term's loads back by a whole memory round trip
-// (the shell kernels were latency-bound that way: 1.6 TB/s, 34 of 39 cycles
-// per instruction waiting on loads, Nsight Compute at 512^3).
+// (the shell kernels are latency-bound if their loads wait that way).
 template <class Real>
 struct CpmlTermLoads {
   Real inv_kd, b = 0, c_d = 0, psi = 0;

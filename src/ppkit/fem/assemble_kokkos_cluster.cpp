@@ -203,9 +203,9 @@ class ClusterGatherRun final : public KokkosAssembler<Space> {
   AssemblyCommon<Space>& common() override { return d_; }
 
   // 4 nodes: a 7.8 KB accumulator on a box. 8-node clusters (a 2 x 2 x 2
-  // brick) form each element's derivatives 3.36 instead of 4.48 times, but on
-  // an H200 4-node ones ran faster, and 16-node ones slower still: more teams
-  // per SM outweigh the derivatives formed more often.
+  // brick) form each element's derivatives 3.36 instead of 4.48 times, but
+  // their larger accumulators leave fewer teams per SM, which costs more than
+  // the derivatives they save (16-node clusters more so).
   static constexpr int kClusterNodes = 4;
   std::int64_t clusters_ = 0;
   ClusterDevice<Space> d_;
@@ -214,8 +214,8 @@ class ClusterGatherRun final : public KokkosAssembler<Space> {
 }  // namespace
 
 void register_cluster_gather() {
-  // Slower than node-gather on an H200 (docs/fem.md): after node-gather and
-  // tiled for "auto".
+  // Behind node-gather on a GPU (docs/fem.md): after node-gather and tiled
+  // for "auto".
   register_kokkos_run<ClusterGatherRun>("cluster-gather", 38);
 }
 

@@ -409,8 +409,7 @@ class NodeGatherRun final : public KokkosAssembler<Space> {
     // whose teams run side by side on the cores (OpenMP would offer its
     // whole pool to one team). The kernel's loops are team thread ranges of
     // 32, whose ends need no warp mask: a vector range ends in a __syncwarp
-    // of a mask computed at run time (4.3 M of its predecessor's 452.8 M
-    // warp instructions were those checks' MATCH.ANY).
+    // of a mask computed at run time (a MATCH.ANY per check).
     const int team_size =
         Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible
             ? 1
@@ -428,7 +427,7 @@ class NodeGatherRun final : public KokkosAssembler<Space> {
 }  // namespace
 
 void register_node_gather() {
-  // The fastest Kokkos variant on an H200 (docs/fem.md), but after the factored
+  // The fastest Kokkos variant on a GPU (docs/fem.md), but after the factored
   // variants for "auto": the most preferred Kokkos variant is what `ppkit
   // compare` checks every other against, and factored-atomic-runs (each
   // element's matrix added by atomics, element by element) is a different

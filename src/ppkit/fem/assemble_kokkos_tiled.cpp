@@ -217,8 +217,9 @@ class TiledTeamRun final : public KokkosAssembler<Space> {
 }  // namespace
 
 void register_tiled() {
-  // Below the ppni and factored strategies: on an H200 kokkos-cuda/tiled ran
-  // about 2.3x slower than factored-atomic (docs/fem.md, "Strategy (g)").
+  // Below the ppni and factored strategies: its shared accumulator leaves few
+  // teams per SM and each tile colour ends in a barrier (docs/fem.md,
+  // "Strategy (g)").
   register_kokkos_run<TiledTeamRun>("tiled", 39);
 }
 

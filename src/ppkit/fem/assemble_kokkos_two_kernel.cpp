@@ -28,8 +28,8 @@ struct EntryKernel {  // one thread per element stiffness entry
                 inv[3 * c + 2] * d.dN(q, b, 2);
       }
       // Components by selects: i and j differ between threads, and indexing
-      // ga / gb with them would put both arrays in local memory (on the H200
-      // that made 351 M L2 write sectors per colour, 11 K per element).
+      // ga / gb with them would put both arrays in local memory (a store and
+      // a load through L1 and L2 per component).
       const double gai = i == 0 ? ga[0] : (i == 1 ? ga[1] : ga[2]);
       const double gaj = j == 0 ? ga[0] : (j == 1 ? ga[1] : ga[2]);
       const double gbi = i == 0 ? gb[0] : (i == 1 ? gb[1] : gb[2]);

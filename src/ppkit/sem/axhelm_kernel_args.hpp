@@ -29,9 +29,9 @@ struct AxhelmKernelArgs {
   const int* global_of_local = nullptr;  // [E * Nq^3]
   double* dot_sums = nullptr;            // [dot_sum_slots], with global_of_local
 };
-// Element dots go to 64 slots, not one: on an H200 8,000 atomic adds to one
-// address made the assembled tensor-core kernel 12 us slower (75 against 63 us
-// at 20^3 elements, N = 7; docs/sem.md).
+// Element dots go to 64 slots, not one: every element's atomic add to one
+// address serialises at that address's L2 slice (8,000 adds per call at 20^3
+// elements), 64 addresses spread them (docs/sem.md).
 constexpr int dot_sum_slots = 64;
 
 // Size of the constant-memory tables (Nq <= 16, N <= 15).

@@ -9,8 +9,8 @@
 // the G-weighted gradient, so every r/s contraction walks a contiguous,
 // padded scratch row (16-byte loads on CUDA). D and D^T sit in scratch with
 // the same padding. Launch bounds cap registers as for the CUDA kernels.
-// As there (axhelm_cuda_columns.cuh, d_in_registers), where it paid on the
-// H200 the four D vectors of a thread (rows i and j of D and of D^T) are read
+// As there (axhelm_cuda_columns.cuh, d_in_registers), where it pays the
+// four D vectors of a thread (rows i and j of D and of D^T) are read
 // once into 4 Nq registers, halving the shared loads of the r and s
 // contractions: one field at Nq >= 8 when every element loads its factors,
 // three fields at Nq = 8. Stored factors are loaded one k-slice ahead into

@@ -230,7 +230,7 @@ void register_sem_nekbone_kokkos_variants() {
     };
     add("stored", 1, false, NekboneLayout::local);
     add("trilinear", 2, true, NekboneLayout::local);
-    // Faster than the local form on an H200 (docs/sem.md): first for "auto".
+    // Faster than the local form on a GPU (docs/sem.md): first for "auto".
     add("stored-assembled", 3, false, NekboneLayout::assembled);
     add("trilinear-assembled", 4, true, NekboneLayout::assembled);
   });
