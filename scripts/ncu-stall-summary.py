@@ -14,8 +14,7 @@ then the shared-memory wavefronts (counted and without bank conflicts) by
 opcode and region. docs/fem.md ("Strategy (i)") quotes it for
 cluster_gather_kernel. With --opcodes-against it prints instead the
 instructions executed by opcode (its first dot-separated part, predicates
-dropped) in base.csv and sass.csv and their difference, largest first
-(docs/results/h200.md, twenty-fourth round).
+dropped) in base.csv and sass.csv and their difference, largest first.
 """
 import argparse
 import collections

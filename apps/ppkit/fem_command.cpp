@@ -194,8 +194,8 @@ int run_assemble(const AssembleArgs& a) {
   return failed ? ppkit::cli::kVerificationFailed : ppkit::cli::kOk;
 }
 
-// Strategy (g)'s tile layout: per tile size and block capacity, the counts of
-// docs/fem.md's tile table (tiled_layout_stats).
+// Strategy (g)'s tile layout: per tile size and block capacity, its counts
+// (tiled_layout_stats: blocks and colours per tile, per element).
 struct TilesArgs {
   MeshArgs mesh;
   std::vector<std::string> tiles{"8,400", "16,640", "32,880", "32,1200", "64,2200"};

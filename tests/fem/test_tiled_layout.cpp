@@ -184,7 +184,7 @@ TEST(FemTiledLayout, StructuredTileIsA4x4x2BlockWith1183Blocks) {
   }
 }
 
-// The per-element counts of docs/fem.md's tile table: on an 8^3 box every
+// The per-element counts of strategy (g)'s tile layout: on an 8^3 box every
 // tile is a 4x4x2 element block (512 = 16 x 32 Morton elements), so 1,183
 // blocks per 32 elements and 8 colours per tile; each block's 3 rows are
 // flushed as parts of row segments of 1..kTiledMaxRunBlocks blocks.

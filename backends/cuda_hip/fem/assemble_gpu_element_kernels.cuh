@@ -60,7 +60,7 @@ __global__ void thread_per_element_kernel(Hex8AssemblyArrays A, std::int64_t fir
 
 // ---- (b)/(c) warp per element, 4 or 8 threads per row ------------------------
 // In pass p lane l owns the 3x3 block of rows of node Map::row(l, p) and
-// columns of node Map::column(l, p) (docs/fem.md has the figure).
+// columns of node Map::column(l, p).
 // Lane l < 24 holds coordinate (node l/3, component l%3) in a register.
 struct FourPerRow {  // rows of node l/4, columns of nodes 2(l%4) + p
   static constexpr bool kRowPerPass = false, kColumnPerPass = true;

@@ -1,6 +1,6 @@
 #pragma once
 // Shared pieces of the Kokkos variants of fem.assemble (one source per
-// strategy: assemble_kokkos_*.cpp). docs/fem.md has the lane-to-entry figure.
+// strategy: assemble_kokkos_*.cpp; docs/fem.md, "Strategies").
 //
 // A team is the paper's warp: TeamPolicy(elements, 1, 32) with the 32 lanes on
 // ThreadVectorRange (a warp on CUDA, a plain loop on Serial). Arrays the paper
