@@ -239,13 +239,19 @@ def results_page(machine, report_dir, page_dir, report, provenance, source, peer
     return "\n".join(out) + "\n"
 
 
+def strategy(row):
+    """The row's strategy trait (compare.cpp writes it in extra); reports
+    written before variants carried typed traits have only the name."""
+    return row.get("extra", {}).get("strategy") or row["variant"].split("/", 1)[-1]
+
+
 def find(rows, workload, case_has, variant=None, strategy_prefix=None):
     for r in rows:
         if r["workload"] != workload or case_has not in r.get("case", ""):
             continue
         if variant and r["variant"] != variant:
             continue
-        if strategy_prefix and not r["variant"].split("/", 1)[-1].startswith(strategy_prefix):
+        if strategy_prefix and not strategy(r).startswith(strategy_prefix):
             continue
         yield r
 
@@ -302,10 +308,8 @@ def fdtd_figure(rows):
     parts = []
     for case in dict.fromkeys(r["case"] for r in rows if r["workload"] in ("fdtd",
                                                                            "fdtd-phasors")):
-        plain = next((r for r in rows if r["case"] == case and r["variant"] == "opencl/plain"),
-                     None)
-        f4 = next((r for r in rows if r["case"] == case and r["variant"] == "opencl/float4"),
-                  None)
+        opencl = {strategy(r): r for r in rows if r["case"] == case and r["backend"] == "opencl"}
+        plain, f4 = opencl.get("plain"), opencl.get("float4")
         if plain and f4:
             parts.append(f'{case}: {f4["throughput"] / plain["throughput"]:.2f}x')
     return "; ".join(parts)

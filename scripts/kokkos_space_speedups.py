@@ -25,7 +25,8 @@ def main():
     times = {}
     for r in rows:
         if r.get("status") == "PASS" and r.get("backend") in (a.slow, a.fast) and r.get("median_s"):
-            strategy = r["variant"].split("/", 1)[1]
+            # The strategy trait (reports before typed traits: from the name).
+            strategy = r.get("extra", {}).get("strategy") or r["variant"].split("/", 1)[1]
             times[(r["backend"], r["workload"], r["case"], strategy)] = r["median_s"]
     ratios = defaultdict(list)
     for (backend, workload, case, strategy), slow in times.items():

@@ -57,7 +57,7 @@ def spread(r, value=None):
 
 
 def colour(r):
-    backend = r["variant"].split("/")[0]
+    backend = r["backend"]
     return {"cuda": "tab:green", "hip": "tab:red", "opencl": "tab:orange"}.get(
         backend, "tab:blue" if backend.startswith("kokkos") else "tab:gray")
 
