@@ -233,19 +233,21 @@ MpiSlabSolver::VariantImpl::VariantImpl(const FdtdStep::Problem& p, MPI_Comm c,
   applier->wait(nullptr);
   send_left.resize(std::size_t(2 * plane));
   receive_right.resize(std::size_t(2 * plane));
-  send_right.resize(std::size_t(5 * plane));
-  receive_left.resize(std::size_t(5 * plane));
+  send_right.resize(std::size_t(3 * plane));
+  receive_left.resize(std::size_t(3 * plane));
 }
 
 // The halo after a whole step (the variant's prepared run cannot update the
 // halo planes first, so nothing overlaps the exchange): Ey, Ez of the first
-// owned plane to the left neighbour's last plane, and Ex, Ey, Ez, Hy, Hz of
-// the last owned plane to the right neighbour's plane 0, which are all the
-// halo values the owned planes' next H and E updates read (H at i reads E at
-// i + 1; E at i reads H at i - 1, and H at the halo plane i_begin - 1 is
-// updated locally from its E).
+// owned plane to the left neighbour's last plane, and Ex, Ey, Ez of the last
+// owned plane to the right neighbour's plane 0. That is all the owned planes'
+// next updates need (yee_grid.hpp stencils): H at plane i reads Ey, Ez at
+// i + 1; E at i reads Hy, Hz at i - 1, and Hy, Hz of the halo plane i_begin - 1
+// are updated here from its E (Ex in-plane, Ey, Ez across), their own
+// history and CPML memory, all of which equal the neighbour's; only Ex there
+// can carry a source this rank does not apply, so it travels too.
 void MpiSlabSolver::VariantImpl::exchange() {
-  static const std::vector<int> to_left{1, 2}, to_right{0, 1, 2, 4, 5};
+  static const std::vector<int> to_left{1, 2}, to_right{0, 1, 2};
   if (left != MPI_PROC_NULL) copy(to_left, owned_local(i_begin), send_left, false);
   if (right != MPI_PROC_NULL) copy(to_right, owned_local(i_end - 1), send_right, false);
   MPI_Request requests[4];

@@ -23,13 +23,12 @@
 // one halo plane per side that is not a global face. Its prepared run
 // (StepApplier) advances whole steps, so the halo planes cannot be updated
 // before the interior: after every step the rank sends Ey, Ez of its first
-// owned plane to the left neighbour and Ex, Ey, Ez, Hy, Hz of its last one to
-// the right neighbour (exactly what the owned planes' next update reads
-// there, yee_grid.hpp stencils) through copy_planes() and host buffers, with
-// no overlap. These runs also take phasors (each rank accumulates its
-// planes of the box; result() gathers them on rank 0, where SAR is computed
-// as for one rank) and periodic y (within each plane). Energy is summed
-// over the owned planes on the host at the energy steps.
+// owned plane to the left neighbour and Ex, Ey, Ez of its last one to the
+// right neighbour (what the owned planes' next updates need, mpi_slabs.cpp)
+// through copy_planes() and host buffers, with no overlap. These runs also take phasors (each rank
+// accumulates its planes of the box; result() gathers them on rank 0, where SAR is computed as for
+// one rank) and periodic y (within each plane). Energy is summed over the owned planes on the host
+// at the energy steps.
 #include <mpi.h>
 
 #include <cstdint>
