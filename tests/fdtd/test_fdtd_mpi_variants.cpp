@@ -8,8 +8,9 @@
 //               maps computed from them (conductive, dense random tissue);
 //   periodic  - periodic y (the transverse axis) with CPML on x and z.
 // Fields, probes, energies and phasors to 1e-6 relative (fp32); the single-rank
-// run is the same variant on the whole grid, on rank 0. Exit status 0 when
-// every check passes.
+// run is the same variant on the whole grid, on rank 0. Then a setup that
+// fails on one rank only must make every rank throw, naming it. Exit status
+// 0 when every check passes.
 #include <mpi.h>
 
 #include <cmath>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ppkit/core/error.hpp"
 #include "ppkit/core/registry.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
 #include "ppkit/fdtd/sar.hpp"
@@ -163,6 +165,29 @@ int main(int argc, char** argv) {
         const double cube = max_relative(a.sar_1g, b.sar_1g);
         check(point < 1e-5 && b.absorbed_power > 0, "point SAR vs single rank", point);
         check(cube < 1e-5 && b.peak_1g > 0, "1 g SAR vs single rank", cube);
+      }
+    }
+    {
+      // Setting up fails on the last rank only (a problem it alone cannot
+      // take): every rank must throw, naming that rank, and none may hang.
+      auto problem = make_problem(seed, "plain");
+      if (rank == ranks - 1) problem.sources[0].j = problem.grid.ny + 5;
+      MpiSlabOptions options;
+      options.variant = variant;
+      std::string message;
+      try {
+        MpiSlabSolver solver(problem, MPI_COMM_WORLD, options);
+      } catch (const ppkit::Error& e) {
+        message = e.what();
+      }
+      const std::string expected = "failed on rank " + std::to_string(ranks - 1) + ": source";
+      const bool ok = message.find(expected) != std::string::npos;
+      int all_ok = 0, mine = ok ? 1 : 0;
+      MPI_Allreduce(&mine, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      if (rank == 0) {
+        std::printf("%s setup failing on rank %d reported on every rank: %s\n",
+                    all_ok ? "PASS" : "FAIL", ranks - 1, message.c_str());
+        failures += all_ok ? 0 : 1;
       }
     }
     MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
