@@ -4,6 +4,7 @@
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <fstream>
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/kokkos_spaces.hpp"
@@ -62,7 +63,7 @@ struct Halo {
 // Collective: returns when setting up succeeded on every rank of comm;
 // otherwise every rank throws ppkit::Error with the message of the first
 // failing rank, naming it (so no rank is left waiting in a collective).
-void agree_on_setup(MPI_Comm comm, const std::string* failure) {
+void agree_on_setup(MPI_Comm comm, const std::string* failure, const std::string& what = "setup") {
   int rank = 0, first = INT_MAX;
   MPI_Comm_rank(comm, &rank);
   const int mine = failure ? rank : INT_MAX;
@@ -73,8 +74,28 @@ void agree_on_setup(MPI_Comm comm, const std::string* failure) {
   MPI_Bcast(&length, 1, MPI_INT, first, comm);
   message.resize(std::size_t(length));
   MPI_Bcast(message.data(), length, MPI_CHAR, first, comm);
-  throw Error("MPI slab setup failed on rank " + std::to_string(first) + ": " + message);
+  throw Error("MPI slab " + what + " failed on rank " + std::to_string(first) + ": " + message);
 }
+
+// Runs f() on every rank and agrees on the outcome (agree_on_setup).
+template <class F>
+void on_every_rank(MPI_Comm comm, const std::string& what, F f) {
+  std::string failure;
+  bool failed = false;
+  try {
+    f();
+  } catch (const std::exception& e) {
+    failure = e.what();
+    failed = true;
+  }
+  agree_on_setup(comm, failed ? &failure : nullptr, what);
+}
+
+// The checkpoint file of one rank (MpiSlabSolver::write_checkpoint).
+std::string rank_file(const std::string& path, int rank) {
+  return path + ".rank" + std::to_string(rank);
+}
+constexpr char checkpoint_magic[] = "ppkit-mpi-slab-checkpoint";
 
 // Runs make() on every rank and agrees on the outcome (agree_on_setup).
 template <class T, class Make>
@@ -408,7 +429,96 @@ struct MpiSlabSolver::Impl {
   }
   void step(std::int64_t n);
   std::vector<float> owned_planes(int c) const;
+  // The slab's state in checkpoint order: fields, psi, probe record.
+  std::vector<View<float>> state_views() const {
+    std::vector<View<float>> v(fields, fields + 6);
+    v.insert(v.end(), psi, psi + 12);
+    v.push_back(bulk.probe_values);
+    return v;
+  }
+  // What identifies the run a checkpoint belongs to.
+  std::vector<std::int64_t> identity() const {
+    return {ranks, rank, grid.nx, grid.ny, grid.nz, total_steps, range.i_begin, range.i_end};
+  }
+  void write_checkpoint(const std::string& path) const;
+  void restore(const std::string& path);
 };
+
+void MpiSlabSolver::Impl::write_checkpoint(const std::string& path) const {
+  exec.fence();
+  if (rank == 0) {
+    std::ofstream manifest(path);
+    manifest << checkpoint_magic << "\nranks " << ranks << "\nsteps " << done << "\n";
+    require(bool(manifest), "cannot write the checkpoint manifest " + path,
+            "a writable path on a file system every rank sees");
+  }
+  std::ofstream out(rank_file(path, rank), std::ios::binary);
+  auto put = [&](const void* data, std::size_t bytes) {
+    out.write(static_cast<const char*>(data), std::streamsize(bytes));
+  };
+  const auto id = identity();
+  put(checkpoint_magic, sizeof checkpoint_magic);
+  put(id.data(), id.size() * sizeof(std::int64_t));
+  put(&done, sizeof done);
+  for (const auto& view : state_views()) {
+    std::vector<float> host(view.extent(0));
+    Kokkos::deep_copy(HostUnmanaged<float>(host.data(), host.size()), view);
+    put(host.data(), host.size() * sizeof(float));
+  }
+  const std::int64_t taken = std::int64_t(energy_taken.size());
+  put(&taken, sizeof taken);
+  put(energy_taken.data(), energy_taken.size() * sizeof(std::int64_t));
+  put(energy.data(), energy.size() * sizeof(double));
+  require(bool(out), "cannot write the checkpoint " + rank_file(path, rank),
+          "a writable path on a file system every rank sees");
+}
+
+void MpiSlabSolver::Impl::restore(const std::string& path) {
+  std::ifstream manifest(path);
+  std::string magic, key;
+  int written_ranks = 0;
+  manifest >> magic >> key >> written_ranks;
+  require(bool(manifest) && magic == checkpoint_magic && key == "ranks",
+          "cannot read " + path + " as an MPI slab checkpoint",
+          "the path given to MpiSlabSolver::write_checkpoint()");
+  require(written_ranks == ranks,
+          "checkpoint " + path + " was written by " + std::to_string(written_ranks) +
+              " MPI ranks, this run has " + std::to_string(ranks),
+          "mpirun -np " + std::to_string(written_ranks) +
+              " (each rank restores its own slab, so a restart keeps the rank count)");
+  std::ifstream in(rank_file(path, rank), std::ios::binary);
+  auto get = [&](void* data, std::size_t bytes) {
+    in.read(static_cast<char*>(data), std::streamsize(bytes));
+    require(bool(in), "checkpoint " + rank_file(path, rank) + " is truncated or unreadable",
+            "the complete files write_checkpoint() wrote");
+  };
+  char file_magic[sizeof checkpoint_magic] = {};
+  get(file_magic, sizeof file_magic);
+  std::vector<std::int64_t> id(identity().size());
+  get(id.data(), id.size() * sizeof(std::int64_t));
+  require(std::string(file_magic) == checkpoint_magic && id == identity(),
+          "checkpoint " + rank_file(path, rank) + " belongs to another problem or slab",
+          "a checkpoint of the same grid, steps and rank count");
+  std::int64_t steps_done = 0;
+  get(&steps_done, sizeof steps_done);
+  for (const auto& view : state_views()) {
+    std::vector<float> host(view.extent(0));
+    get(host.data(), host.size() * sizeof(float));
+    Kokkos::deep_copy(view, HostUnmanaged<const float>(host.data(), host.size()));
+  }
+  std::int64_t taken = 0;
+  get(&taken, sizeof taken);
+  require(taken >= 0 && std::size_t(taken) <= energy_steps.size(),
+          "checkpoint " + rank_file(path, rank) + " records " + std::to_string(taken) + " energies",
+          "at most the problem's energy steps");
+  energy_taken.resize(std::size_t(taken));
+  energy.resize(std::size_t(taken));
+  get(energy_taken.data(), energy_taken.size() * sizeof(std::int64_t));
+  get(energy.data(), energy.size() * sizeof(double));
+  next_energy = std::size_t(taken);
+  done = steps_done;
+  exec.fence();
+}
 
 MpiSlabSolver::Impl::Impl(const FdtdStep::Problem& p, MPI_Comm c, const MpiSlabOptions& o)
     : comm(c), options(o), grid(p.grid), total_steps(p.steps), n_probes(p.probes.size()) {
@@ -752,6 +862,24 @@ FdtdStep::Result MpiSlabSolver::result(bool gather_fields) const {
     }
   }
   return r;
+}
+
+void MpiSlabSolver::write_checkpoint(const std::string& path) const {
+  MPI_Comm comm = variant_ ? variant_->comm : impl_->comm;
+  on_every_rank(comm, "checkpoint", [&] {
+    require(!variant_, "checkpoints of MPI slabs over the variant " + variant(),
+            "the Kokkos slab kernels (no MpiSlabOptions::variant)");
+    impl_->write_checkpoint(path);
+  });
+}
+
+void MpiSlabSolver::restore(const std::string& path) {
+  MPI_Comm comm = variant_ ? variant_->comm : impl_->comm;
+  on_every_rank(comm, "restore", [&] {
+    require(!variant_, "restoring MPI slabs over the variant " + variant(),
+            "the Kokkos slab kernels (no MpiSlabOptions::variant)");
+    impl_->restore(path);
+  });
 }
 
 const MpiSlabStats& MpiSlabSolver::stats() const {

@@ -74,6 +74,16 @@ class MpiSlabSolver {
   // probes and the energies taken so far.
   FdtdStep::Result result(bool gather_fields = true) const;
 
+  // Collective checkpoints of the Kokkos slab kernels' state (fields with
+  // their halo planes, CPML memory, probe record, energies, steps done):
+  // rank 0 writes `path`, a manifest with the rank count and the steps, and
+  // rank r its slab to `path`.rank<r>. restore() refuses, on every rank, a
+  // checkpoint written by another number of ranks or of another problem,
+  // naming the rank count that would be valid. Runs with options.variant
+  // refuse both: a prepared variant does not hand out its CPML memory.
+  void write_checkpoint(const std::string& path) const;
+  void restore(const std::string& path);
+
   const MpiSlabStats& stats() const;
   void reset_stats();
   // "cuda-aware" (device pointers to MPI), "host-direct" (fields in host
