@@ -60,10 +60,12 @@ struct Halo {
   int pending = 0;
 };
 
-// Collective: returns when setting up succeeded on every rank of comm;
-// otherwise every rank throws ppkit::Error with the message of the first
-// failing rank, naming it (so no rank is left waiting in a collective).
-void agree_on_setup(MPI_Comm comm, const std::string* failure, const std::string& what = "setup") {
+// Collective: returns when `what` (setup, checkpoint, restore) succeeded on
+// every rank of comm; otherwise every rank throws ppkit::Error with the
+// message of the first failing rank, naming it (so no rank is left waiting
+// in a collective for one that gave up).
+void agree_on_outcome(MPI_Comm comm, const std::string* failure,
+                      const std::string& what = "setup") {
   int rank = 0, first = INT_MAX;
   MPI_Comm_rank(comm, &rank);
   const int mine = failure ? rank : INT_MAX;
@@ -77,7 +79,7 @@ void agree_on_setup(MPI_Comm comm, const std::string* failure, const std::string
   throw Error("MPI slab " + what + " failed on rank " + std::to_string(first) + ": " + message);
 }
 
-// Runs f() on every rank and agrees on the outcome (agree_on_setup).
+// Runs f() on every rank and agrees on the outcome (agree_on_outcome).
 template <class F>
 void on_every_rank(MPI_Comm comm, const std::string& what, F f) {
   std::string failure;
@@ -88,7 +90,7 @@ void on_every_rank(MPI_Comm comm, const std::string& what, F f) {
     failure = e.what();
     failed = true;
   }
-  agree_on_setup(comm, failed ? &failure : nullptr, what);
+  agree_on_outcome(comm, failed ? &failure : nullptr, what);
 }
 
 // The checkpoint file of one rank (MpiSlabSolver::write_checkpoint).
@@ -97,19 +99,11 @@ std::string rank_file(const std::string& path, int rank) {
 }
 constexpr char checkpoint_magic[] = "ppkit-mpi-slab-checkpoint";
 
-// Runs make() on every rank and agrees on the outcome (agree_on_setup).
+// Makes the solver state on every rank, agreeing on the outcome.
 template <class T, class Make>
 std::unique_ptr<T> make_on_every_rank(MPI_Comm comm, Make make) {
   std::unique_ptr<T> made;
-  std::string failure;
-  bool failed = false;
-  try {
-    made = make();
-  } catch (const std::exception& e) {
-    failure = e.what();
-    failed = true;
-  }
-  agree_on_setup(comm, failed ? &failure : nullptr);
+  on_every_rank(comm, "setup", [&] { made = make(); });
   return made;
 }
 
@@ -143,7 +137,8 @@ struct MpiSlabSolver::VariantImpl {
 
   VariantImpl(const FdtdStep::Problem& p, MPI_Comm c, const std::string& variant);
   index_t owned_local(index_t i) const { return i - local_first; }
-  // Planes count of fields `components` at local plane `local` to/from `buffer`.
+  // Plane `local` of each field in `components` to (into_field) or from
+  // consecutive planes of `buffer`.
   void copy(const std::vector<int>& components, index_t local, std::vector<float>& buffer,
             bool into_field) {
     const std::size_t n = std::size_t(plane);
@@ -190,8 +185,7 @@ MpiSlabSolver::VariantImpl::VariantImpl(const FdtdStep::Problem& p, MPI_Comm c,
   // One halo plane on each side that is not a global face.
   local_first = i_begin - (rank > 0 ? 1 : 0);
   local_nx = i_end - 1 + (rank + 1 < ranks ? 1 : 0) - local_first;
-  require(local_nx >= 1, "a slab of a single node plane",
-          "at most nx ranks, so that each slab has two planes or more");
+  require(local_nx >= 1, "a grid of a single node plane along x", "nx >= 1");
 
   FdtdStep::Problem q;
   q.grid = grid;

@@ -25,9 +25,10 @@
 // before the interior: after every step the rank sends Ey, Ez of its first
 // owned plane to the left neighbour and Ex, Ey, Ez of its last one to the
 // right neighbour (what the owned planes' next updates need, mpi_slabs.cpp)
-// through copy_planes() and host buffers, with no overlap. These runs also take phasors (each rank
-// accumulates its planes of the box; result() gathers them on rank 0, where SAR is computed as for
-// one rank) and periodic y (within each plane). Energy is summed over the owned planes on the host
+// through copy_planes() and host buffers, with no overlap. These runs also
+// take phasors (each rank accumulates its planes of the box; result()
+// gathers them on rank 0, where SAR is computed as for one rank) and periodic
+// y (within each plane). Energy is summed over the owned planes on the host
 // at the energy steps.
 #include <mpi.h>
 
