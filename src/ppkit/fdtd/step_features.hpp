@@ -76,10 +76,10 @@ inline std::string slab_variant_names() {
 // ppkit::Error for a variant that cannot step a slab, naming those that can.
 inline const Variant<FdtdStep>& slab_variant(const std::string& name, const FdtdStep::Problem& p) {
   if (name.find('/') != std::string::npos) {
-    const auto& v = Registry<FdtdStep>::find_available(name);
-    require(v.traits.slab, "variant " + v.name + " cannot step a slab of an MPI run",
+    require(Registry<FdtdStep>::find(name).traits.slab,
+            "variant " + name + " cannot step a slab of an MPI run",
             "one whose traits say slab: " + slab_variant_names());
-    return v;
+    return Registry<FdtdStep>::find_available(name);
   }
   const Variant<FdtdStep>* best = nullptr;
   for (const auto& v : Registry<FdtdStep>::all())
