@@ -3,13 +3,20 @@
 // runs on sub-communicators of 1, 2, 4, ... and R ranks of the same launch, so
 // the parallel efficiency is taken against the 1-rank figure of the same
 // launch: strong scaling keeps the grid (N^3), weak scaling gives each rank
-// N^3 cells (grid R*N x N x N, split along x).
+// N^3 cells (grid R*N x N x N, split along x). The rank-local step is the
+// Kokkos slab kernels (overlapped halo) or, with --variant, a registered
+// fdtd.step variant that steps slabs. Each study also times, on rank 0, every
+// available single-rank fdtd.step variant on the one-rank grid and reports
+// the efficiency against the fastest of them as well: rate(R) / (R rate_best).
+// A rank that fails reports itself and ends the job (MPI_Abort).
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "ppkit/command.hpp"
 #include "ppkit/core/output_path.hpp"
@@ -19,7 +26,10 @@
 #if defined(PPKIT_HAVE_MPI)
 #include "mpi_scaling.hpp"
 #include "ppkit/mpi/mpi_runtime.hpp"
+#include "ppkit/core/registry.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
+#include "ppkit/fdtd/step_applier.hpp"
+#include "ppkit/fdtd/step_features.hpp"
 #endif
 
 namespace {
@@ -37,6 +47,7 @@ struct ScalingArgs {
   int cpml = 10;
   std::string overlap = "on";
   std::string halo = "auto";
+  std::string variant;  // empty: the Kokkos slab kernels
   std::string json_path;
 };
 
@@ -73,13 +84,63 @@ FdtdStep::Problem scaling_problem(index_t nx, index_t n, int cpml, std::int64_t 
   return p;
 }
 
+// The fastest available single-rank fdtd.step variant on a problem: each
+// prepared run steps `warmup` untimed and `steps` timed steps (the problem has
+// one more, so its final energy stays out of the timing, as in the slab runs).
+struct Best {
+  std::string name = "-";
+  double rate = 0, seconds = 0;                     // cells/s, s/step
+  std::vector<std::pair<std::string, double>> all;  // every variant timed: s/step
+};
+
+Best best_single_rank(const FdtdStep::Problem& problem, const ScalingArgs& a) {
+  Best best;
+  for (const auto& v : Registry<FdtdStep>::all()) {
+    if (!v.prepare || !v.availability().available || !runs_problem(v.traits, problem)) continue;
+    try {
+      auto run = v.prepare(problem);
+      auto* applier = dynamic_cast<StepApplier*>(run.get());
+      if (!applier) continue;
+      applier->restart();
+      applier->advance(a.warmup, nullptr);
+      applier->wait(nullptr);
+      const auto t0 = std::chrono::steady_clock::now();
+      applier->advance(a.steps, nullptr);
+      applier->wait(nullptr);
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double rate = double(problem.grid.cells()) * double(a.steps) / seconds;
+      best.all.emplace_back(v.name, seconds / double(a.steps));
+      if (rate > best.rate)
+        best.name = v.name, best.rate = rate, best.seconds = seconds / double(a.steps);
+    } catch (const std::exception& e) {
+      std::cout << fmt::format("single-rank baseline: {} left out: {}\n", v.name, e.what());
+    }
+  }
+  return best;
+}
+
+// A barrier whose waiting ranks sleep instead of polling, so that they leave
+// the cores to rank 0 while it times the single-rank variants.
+void idle_barrier(MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Ibarrier(comm, &request);
+  for (int done = 0;;) {
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 struct Row {
   std::string study;  // "strong" or "weak"
   int ranks = 1;
   std::array<index_t, 3> grid{};
   bool overlap = false;
   std::string halo;
-  double seconds = 0, rate = 0, efficiency = -1, halo_ms = 0, halo_ms_mean = 0, halo_mb = 0;
+  std::string variant;
+  double seconds = 0, rate = 0, efficiency = -1, efficiency_best = -1, halo_ms = 0,
+         halo_ms_mean = 0, halo_mb = 0;
 };
 
 // Runs one configuration on the first `ranks` ranks of the world; the row is
@@ -112,6 +173,8 @@ Row run_one(const std::string& study, index_t n, int ranks, bool overlap, const 
     MPI_Allreduce(&s.halo_seconds, &halo_max, 1, MPI_DOUBLE, MPI_MAX, comm);
     MPI_Allreduce(&s.halo_seconds, &halo_sum, 1, MPI_DOUBLE, MPI_SUM, comm);
     row.halo = ranks > 1 ? solver.halo_path() : "-";
+    row.overlap = solver.overlap();
+    row.variant = solver.variant();
     row.seconds = slowest / double(a.steps);
     row.rate = double(problem.grid.cells()) * double(a.steps) / slowest;
     row.halo_ms = 1e3 * halo_max / double(a.steps);
@@ -119,17 +182,16 @@ Row run_one(const std::string& study, index_t n, int ranks, bool overlap, const 
     row.halo_mb = s.halo_bytes / double(a.steps) / 1e6;
     MPI_Comm_free(&comm);
   }
-  MPI_Barrier(MPI_COMM_WORLD);
+  idle_barrier(MPI_COMM_WORLD);  // ranks left out of this run leave it the cores
   return row;
 }
 
-void run_scaling(const ScalingArgs& a) {
-  validate(a);
+void run_scaling(const ScalingArgs& a, mpi::MpiKokkosRuntime& runtime) {
   MpiSlabOptions base;
   base.halo = mpi::parse_halo_path(a.halo);
-  int argc = 0;
-  char** argv = nullptr;
-  mpi::MpiKokkosRuntime runtime(argc, argv);
+  base.variant = a.variant;
+  // An unknown or unsuitable --variant ends the run before any timing.
+  if (!a.variant.empty()) slab_variant(a.variant, scaling_problem(16, 16, 0, 1));
   const int rank = runtime.rank(), world = runtime.ranks();
   const auto counts = mpi_scaling::rank_counts(a.ranks, world);
   // Where each rank runs, so that one GPU per rank can be checked.
@@ -137,28 +199,57 @@ void run_scaling(const ScalingArgs& a) {
   if (rank == 0) {
     std::cout << fmt::format(
         "{} timed steps after {} warm-up steps, CPML {} cells; halo ms/step: host time staging, "
-        "posting and waiting for the halo planes (max over ranks)\n\n",
+        "posting and waiting for the halo planes (max over ranks); eff.: against the 1-rank "
+        "slab run; eff. best: against the fastest single-rank variant on the 1-rank grid\n\n",
         a.steps, a.warmup, a.cpml);
-    std::cout << fmt::format("{:<7}{:>6}  {:<16}{:>16}{:>8}{:>10}{:>14}{:>10}  {:<12}{}\n", "study",
-                             "ranks", "grid", "cells/s", "eff.", "ms/step", "halo ms/step",
-                             "halo MB", "halo path", "overlap");
+    if (!a.variant.empty() && a.overlap != "off")
+      std::cout << "--variant: the halo planes travel after each whole step of the rank-local "
+                   "variant (no overlap), so only overlap off runs\n\n";
+    std::cout << fmt::format("{:<7}{:>6}  {:<16}{:>16}{:>8}{:>11}{:>10}{:>14}{:>10}  {:<12}{}\n",
+                             "study", "ranks", "grid", "cells/s", "eff.", "eff. best", "ms/step",
+                             "halo ms/step", "halo MB", "halo path", "overlap");
   }
   std::vector<std::pair<std::string, std::int64_t>> studies;
   for (auto n : a.strong_cells) studies.emplace_back("strong", n);
   for (auto n : a.weak_cells) studies.emplace_back("weak", n);
+  // The rank-local variant cannot overlap the halo (mpi_slabs.hpp): one setting.
+  const std::string overlap = a.variant.empty() ? a.overlap : std::string("off");
   for (const auto& [study, n] : studies) {
     double one_rank_rate = 0;
-    mpi_scaling::sweep(counts, a.overlap, [&](int ranks, bool overlap) {
-      Row row = run_one(study, n, ranks, overlap, a, base);
+    Best best;
+    if (rank == 0) {
+      best = best_single_rank(scaling_problem(n, n, a.cpml, a.warmup + a.steps + 1), a);
+      std::cout << fmt::format(
+          "{} {}: fastest single-rank variant on {}^3: {} at {} ({:.3f} "
+          "ms/step)\n",
+          study, n, n, best.name, format_rate(best.rate, "cells/s"), 1e3 * best.seconds);
+      nlohmann::json timed;
+      std::string line;
+      for (const auto& [name, seconds] : best.all) {
+        timed[name] = seconds;
+        line += fmt::format("{}{} {:.3f}", line.empty() ? "" : ", ", name, 1e3 * seconds);
+      }
+      std::cout << fmt::format("  single-rank ms/step: {}\n", line);
+      j["single_rank_best"].push_back({{"study", study},
+                                       {"cells", n},
+                                       {"variant", best.name},
+                                       {"cells_per_second", best.rate},
+                                       {"seconds_per_step", best.seconds},
+                                       {"seconds_per_step_by_variant", timed}});
+    }
+    idle_barrier(MPI_COMM_WORLD);
+    mpi_scaling::sweep(counts, overlap, [&](int ranks, bool on) {
+      Row row = run_one(study, n, ranks, on, a, base);
       if (rank != 0) return;
       if (ranks == 1) one_rank_rate = row.rate;
       if (one_rank_rate > 0) row.efficiency = row.rate / (double(ranks) * one_rank_rate);
+      if (best.rate > 0) row.efficiency_best = row.rate / (double(ranks) * best.rate);
       const std::string grid = fmt::format("{}x{}x{}", row.grid[0], row.grid[1], row.grid[2]);
+      auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
       std::cout << fmt::format(
-          "{:<7}{:>6}  {:<16}{:>16}{:>8}{:>10.3f}{:>14.3f}{:>10.2f}  {:<12}{}\n", row.study,
-          row.ranks, grid, format_rate(row.rate, "cells/s"),
-          row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
-          1e3 * row.seconds, row.halo_ms, row.halo_mb, row.halo,
+          "{:<7}{:>6}  {:<16}{:>16}{:>8}{:>11}{:>10.3f}{:>14.3f}{:>10.2f}  {:<12}{}\n", row.study,
+          row.ranks, grid, format_rate(row.rate, "cells/s"), eff(row.efficiency),
+          eff(row.efficiency_best), 1e3 * row.seconds, row.halo_ms, row.halo_mb, row.halo,
           mpi_scaling::overlap_label(ranks, row.overlap));
       std::cout.flush();
       nlohmann::json r;
@@ -167,6 +258,9 @@ void run_scaling(const ScalingArgs& a) {
       r["grid"] = row.grid;
       r["cells_per_second"] = row.rate;
       r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
+      r["efficiency_vs_best_single_rank"] = mpi_scaling::efficiency_json(row.efficiency_best);
+      r["single_rank_best_variant"] = best.name;
+      r["rank_local_variant"] = row.variant;
       r["seconds_per_step"] = row.seconds;
       r["halo_ms_per_step_max"] = row.halo_ms;
       r["halo_ms_per_step_mean"] = row.halo_ms_mean;
@@ -181,6 +275,24 @@ void run_scaling(const ScalingArgs& a) {
   if (rank == 0 && !a.json_path.empty()) {
     write_text_file(a.json_path, j.dump(2) + "\n");
     std::cout << "results written to " << a.json_path << "\n";
+  }
+}
+
+// A failure on any rank ends the whole job: the rank says who it is and
+// what went wrong, then MPI_Abort stops every rank (no rank is left waiting
+// in a collective for one that has gone).
+void run_scaling(const ScalingArgs& a) {
+  validate(a);
+  int argc = 0;
+  char** argv = nullptr;
+  mpi::MpiKokkosRuntime runtime(argc, argv);
+  try {
+    run_scaling(a, runtime);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("ppkit fdtd scaling: rank {} of {} failed: {}\n", runtime.rank(),
+                             runtime.ranks(), e.what());
+    std::cerr.flush();
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
 }
 #endif
@@ -207,6 +319,9 @@ void add_fdtd_scaling_command(CLI::App& app) {
   cmd->add_option("--halo", args->halo,
                   "auto (direct when MPI reports CUDA-aware support), direct or staged")
       ->capture_default_str();
+  cmd->add_option("--variant", args->variant,
+                  "Rank-local fdtd.step variant: a name, auto or a strategy among those that "
+                  "step slabs (default: the Kokkos slab kernels with overlapped halos)");
   cmd->add_option("--json", args->json_path, "Write the runs to this JSON file");
   cmd->callback([args] {
     if (!args->json_path.empty()) ppkit::require_writable_file(args->json_path, "--json");

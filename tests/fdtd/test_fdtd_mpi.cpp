@@ -5,16 +5,20 @@
 // on both ranks and at the seams. Every run is checked with the overlap of the
 // interior update and the halo exchange on and off, through the halo path the
 // library picks (host-direct on a CPU, CUDA-aware or staged on a GPU) and
-// through pinned host buffers (staged); `--halo` keeps only one path.
+// through pinned host buffers (staged); `--halo` keeps only one path. Then a
+// checkpoint mid-run restored into a fresh solver gives the straight run, and
+// a restore on another number of ranks is refused.
 // Exit status 0 when every check passes.
 #include <mpi.h>
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
 #include "ppkit/mpi/mpi_runtime.hpp"
 
@@ -103,6 +107,50 @@ int main(int argc, char** argv) {
           energy = std::max(energy, std::abs(slabs.energy[n] / single.energy[n] - 1));
         check(energy < 1e-5, "energy vs single rank", energy);
       }
+    {
+      // Checkpoint after 10 steps, restore into a fresh solver and finish:
+      // bitwise the straight run. Restoring on another number of ranks is
+      // refused on every rank of that run, naming the valid count.
+      const std::string path =
+          (std::filesystem::temp_directory_path() / ("ppkit_slab_ckpt_" + std::to_string(seed)))
+              .string();
+      MpiSlabSolver straight(problem, MPI_COMM_WORLD), first(problem, MPI_COMM_WORLD),
+          second(problem, MPI_COMM_WORLD);
+      straight.advance(problem.steps);
+      first.advance(10);
+      first.write_checkpoint(path);
+      second.restore(path);
+      second.advance(problem.steps - 10);
+      const auto a = straight.result(true), b = second.result(true);
+      MPI_Comm fewer;
+      MPI_Comm_split(MPI_COMM_WORLD, rank < ranks - 1 ? 0 : MPI_UNDEFINED, rank, &fewer);
+      std::string refused = "(no error)";
+      if (fewer != MPI_COMM_NULL) {
+        MpiSlabSolver other(problem, fewer);
+        try {
+          other.restore(path);
+        } catch (const ppkit::Error& e) {
+          refused = e.what();
+        }
+        MPI_Comm_free(&fewer);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);
+      std::filesystem::remove(path + ".rank" + std::to_string(rank));
+      if (rank == 0) {
+        std::filesystem::remove(path);
+        const bool same = a.fields == b.fields && a.probe_values == b.probe_values &&
+                          a.energy == b.energy && a.energy_steps == b.energy_steps;
+        std::printf("%s checkpoint at step 10 and restore: bitwise the straight run\n",
+                    same ? "PASS" : "FAIL");
+        const std::string expected = "was written by " + std::to_string(ranks) +
+                                     " MPI ranks, this run has " + std::to_string(ranks - 1);
+        const bool named = refused.find(expected) != std::string::npos &&
+                           refused.find("mpirun -np " + std::to_string(ranks)) != std::string::npos;
+        std::printf("%s restore on %d ranks refused: %s\n", named ? "PASS" : "FAIL", ranks - 1,
+                    refused.c_str());
+        failures += (same ? 0 : 1) + (named ? 0 : 1);
+      }
+    }
     MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
   return failures == 0 ? 0 : 1;

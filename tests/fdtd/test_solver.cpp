@@ -18,7 +18,9 @@
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/kokkos_instances.hpp"
 #include "ppkit/fdtd/cases.hpp"
+#include "ppkit/core/registry.hpp"
 #include "ppkit/fdtd/solver.hpp"
+#include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit_fdtd.h"
 
 namespace {
@@ -255,7 +257,84 @@ TEST_P(FdtdSolverTest, RefusesBadArraysWithTheirNames) {
   EXPECT_NE(message_of([&] { solver->step(1); }).find("moved from"), std::string::npos);
 }
 
+// StepApplier::copy_planes (the halo route of MPI slabs, mpi_slabs.hpp) on
+// the variants whose traits say slab: random planes written into a stepped
+// grid come back through copy_field exactly, with the other planes
+// untouched, and through copy_planes; planes outside the grid are refused.
+TEST_P(FdtdSolverTest, SlabPlanesCopyBothWays) {
+  const auto& variant = Registry<FdtdStep>::find(GetParam());
+  if (!variant.traits.slab) GTEST_SKIP() << GetParam() << " does not step slabs";
+  const auto problem = random_case(test_seed(), 2, 6);
+  auto run = variant.prepare(problem);
+  auto* applier = dynamic_cast<StepApplier*>(run.get());
+  ASSERT_NE(applier, nullptr);
+  applier->restart();
+  applier->advance(3, nullptr);
+  std::mt19937 rng(test_seed() + 1);
+  std::uniform_real_distribution<float> unit(-1, 1);
+  const YeeGrid& g = problem.grid;
+  const index_t first = 4, count = 3, plane = g.stride_x();
+  for (int c = 0; c < 6; ++c) {
+    std::vector<float> before(std::size_t(g.nodes())), after(before.size());
+    std::vector<float> planes(std::size_t(count * plane)), back(planes.size());
+    applier->copy_field(c, before.data(), true, false, nullptr);
+    for (auto& v : planes) v = unit(rng);
+    applier->copy_planes(c, first, count, planes.data(), true, g);
+    applier->copy_field(c, after.data(), true, false, nullptr);
+    std::vector<float> expected = before;
+    std::copy(planes.begin(), planes.end(), expected.begin() + std::ptrdiff_t(first * plane));
+    EXPECT_EQ(after, expected) << GetParam() << " field " << c;
+    applier->copy_planes(c, first, count, back.data(), false, g);
+    EXPECT_EQ(back, planes) << GetParam() << " field " << c;
+    // The default of StepApplier (host rows, or the whole field through the
+    // host) reads the same planes.
+    std::fill(back.begin(), back.end(), 0.0f);
+    applier->StepApplier::copy_planes(c, first, count, back.data(), false, g);
+    EXPECT_EQ(back, planes) << GetParam() << " field " << c << " (default copy_planes)";
+  }
+  std::vector<float> two(std::size_t(2 * plane));
+  EXPECT_THROW(applier->copy_planes(0, g.nx, 2, two.data(), false, g), Error) << GetParam();
+}
+
 PPKIT_INSTANTIATE_VARIANT_TESTS(FdtdSolverTest, FdtdStep);
+
+// Problem::slab: a window of a larger grid takes the global x CPML profiles
+// and slots (a layer may end inside the slab), the whole-grid window changes
+// nothing, and windows outside the grid or with whole-grid features are refused.
+TEST(FdtdSlab, WindowTakesTheGlobalXCpml) {
+  const auto global = random_case(test_seed(), 2, 4);
+  const StepSetup whole = make_step_setup(global);
+  FdtdStep::Problem slab = global;
+  slab.slab.global_nx = global.grid.nx;
+  const StepSetup same = make_step_setup(slab);
+  EXPECT_EQ(same.cpml.axis[0].e_b, whole.cpml.axis[0].e_b);
+  EXPECT_EQ(same.cpml.axis[0].h_slot, whole.cpml.axis[0].h_slot);
+  slab.grid.nx = 5;
+  slab.slab.first_plane = 1;  // planes 1..6 of 0..11: the left layer ends inside
+  slab.material_id.clear();
+  slab.initial = FieldSet{};
+  slab.sources.clear();
+  slab.probes.clear();
+  slab.phasors = PhasorConfig{};
+  const StepSetup part = make_step_setup(slab);
+  const CpmlAxis &x = part.cpml.axis[0], &gx = whole.cpml.axis[0];
+  ASSERT_EQ(x.e_b.size(), 6u);
+  for (std::size_t u = 0; u < 6; ++u) {
+    EXPECT_EQ(x.e_b[u], gx.e_b[u + 1]) << u;
+    EXPECT_EQ(x.h_c_d[u], gx.h_c_d[u + 1]) << u;
+    EXPECT_EQ(x.e_slot[u], gx.e_slot[u + 1]) << u;
+    EXPECT_EQ(x.h_slot[u], gx.h_slot[u + 1]) << u;
+  }
+  EXPECT_EQ(x.e_slot[0], 1);   // inside the left layer
+  EXPECT_EQ(x.e_slot[5], -1);  // past it
+  FdtdStep::Problem outside = slab;
+  outside.slab.first_plane = 7;  // planes 7..12 of 0..11
+  EXPECT_NE(message_of([&] { make_step_setup(outside); }).find("leave a grid of 11 cells"),
+            std::string::npos);
+  FdtdStep::Problem periodic = slab;
+  periodic.periodic[0] = true;
+  EXPECT_NE(message_of([&] { make_step_setup(periodic); }).find("periodic x"), std::string::npos);
+}
 
 // Views on the default space: set a field from a View, read it back through
 // field_view, step, and get it into a View.

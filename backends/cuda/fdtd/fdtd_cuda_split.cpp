@@ -177,6 +177,19 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result>, public StepApp
                                   into_field);
     order_.after(stream);
   }
+  // The planes' rows, a 2D copy at the first plane's offset (padding untouched).
+  void copy_planes(int c, index_t first, index_t count, float* host, bool into_field,
+                   const YeeGrid& g) override {
+    require(first >= 0 && count >= 0 && first + count <= g.nx + 1,
+            "planes " + std::to_string(first) + ".." + std::to_string(first + count) +
+                " of a grid with " + std::to_string(g.nx + 1) + " x-planes",
+            "planes inside the grid");
+    YeeGrid planes = g;
+    planes.nx = count - 1;  // copy_field_rows copies (nx + 1)(ny + 1) rows
+    if (count > 0)
+      cuda_buffers::copy_field_rows(fields_[c].data() + first * (g.ny + 1) * pz_, pz_, planes, host,
+                                    true, into_field);
+  }
   std::vector<double> probe_record() override { return sources_probes_.probe_record(problem_); }
   PhasorSet phasor_sums() override { return phasors_ ? phasors_->download() : PhasorSet{}; }
   void wait(void* stream) override { cuda_buffers::StreamOrder::wait(stream); }
@@ -308,6 +321,7 @@ void register_fdtd_cuda_split_variants() {
   for (const auto& [planes, preference] : {std::pair{2, 14}, std::pair{4, 12}, std::pair{1, 11}}) {
     auto v = cuda::cuda_variant<FdtdStep>("split-x" + std::to_string(planes), preference);
     v.traits.plane_wave = v.traits.periodic = true;  // fp32 only: require_fp32 below
+    v.traits.slab = true;                            // copy_planes above
     v.prepare = [planes = planes](const FdtdStep::Problem& p) {
       fdtd::require_fp32(p, "cuda/split-x" + std::to_string(planes));
       return std::make_unique<fdtd::CudaSplitStep>(p, planes);

@@ -284,6 +284,29 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
       PPKIT_CL_CHECK(clEnqueueReadBufferRect(queue, fields_[c].mem(), CL_TRUE, origin, origin,
                                              region, pitch, 0, len, 0, array, 0, nullptr, nullptr));
   }
+  // Rectangular reads and writes of the planes' rows (the padding untouched).
+  void copy_planes(int c, index_t first, index_t count, float* host, bool into_field,
+                   const YeeGrid&) override {
+    require(first >= 0 && count >= 0 && first + count <= nx_ + 1,
+            "planes " + std::to_string(first) + ".." + std::to_string(first + count) +
+                " of a grid with " + std::to_string(nx_ + 1) + " x-planes",
+            "planes inside the grid");
+    if (count == 0) return;
+    const std::size_t len = std::size_t(nz_ + 1) * sizeof(float);
+    const std::size_t origin[3] = {0, 0, 0};
+    const std::size_t buffer_origin[3] = {0, std::size_t(first * (ny_ + 1)), 0};
+    const std::size_t region[3] = {len, std::size_t(count * (ny_ + 1)), 1};
+    const std::size_t pitch = std::size_t(pz_) * sizeof(float);
+    cl_command_queue queue = opencl::Context::get().queue();
+    if (into_field)
+      PPKIT_CL_CHECK(clEnqueueWriteBufferRect(queue, fields_[c].mem(), CL_TRUE, buffer_origin,
+                                              origin, region, pitch, 0, len, 0, host, 0, nullptr,
+                                              nullptr));
+    else
+      PPKIT_CL_CHECK(clEnqueueReadBufferRect(queue, fields_[c].mem(), CL_TRUE, buffer_origin,
+                                             origin, region, pitch, 0, len, 0, host, 0, nullptr,
+                                             nullptr));
+  }
   std::vector<double> probe_record() override {
     const std::vector<float> v = probe_values_.download();
     return std::vector<double>(v.begin(), v.begin() + std::ptrdiff_t(problem_.probes.size() *
@@ -641,6 +664,7 @@ void register_fdtd_opencl_variants() {
   for (bool vectorized : {false, true}) {
     auto v = opencl::opencl_variant<FdtdStep>(vectorized ? "float4" : "plain", vectorized ? 5 : 4);
     v.traits.plane_wave = v.traits.periodic = true;  // fp32 only: require_fp32 below
+    v.traits.slab = true;                            // copy_planes above
     if (!vectorized) v.role = VariantRole::baseline;
     v.prepare = [vectorized](const FdtdStep::Problem& p) {
       fdtd::require_fp32(p, vectorized ? "opencl/float4" : "opencl/plain");

@@ -31,6 +31,19 @@ using FieldSet64 = BasicFieldSet<double>;
 // float (fp32, the default) or double (fp64). The variants whose traits say
 // fp64 (FdtdStep::Traits) run it; the others refuse it in prepare().
 enum class Precision { fp32, fp64 };
+
+// A problem that is one x-slab of a larger grid (the rank-local problem of
+// an MPI slab run, mpi_slabs.hpp): node plane i of this grid is plane
+// first_plane + i of a grid of global_nx cells along x. The x CPML profiles
+// and psi slots are those of the global grid (a layer may start or end
+// inside the slab); the PEC faces and everything else are this grid's. The
+// planes at a slab face that is not a global face are halo planes the caller
+// overwrites after each step. global_nx = 0: not a slab.
+struct SlabWindow {
+  index_t first_plane = 0;
+  index_t global_nx = 0;
+  bool active() const { return global_nx > 0; }
+};
 const char* to_string(Precision p);
 // "fp32" or "fp64"; anything else throws ppkit::Error naming the valid values.
 Precision parse_precision(const std::string& text);
@@ -71,6 +84,9 @@ struct FdtdStep {
     // periodic boundaries and snapshots; plane waves, phasors and the
     // near-to-far-field transform are fp32 only (validate() says so).
     fdtd::Precision precision = fdtd::Precision::fp32;
+    // Set by slab runs only (SlabWindow); refuses plane waves, snapshots and
+    // the far field, which need the whole grid.
+    fdtd::SlabWindow slab;
   };
   struct Result {
     // E^n and H^{n-1/2} after n steps; for an fp64 problem, fields_fp64 as
@@ -97,8 +113,12 @@ struct FdtdStep {
     bool plane_wave = false;  // TF/SF corrections between the H and the E update
     bool periodic = false;    // the periodic H copy between the half steps
     bool fp64 = false;        // Problem::precision fp64
+    // Runs a slab of a larger grid (Problem::slab) as the rank-local step of
+    // MPI slabs (mpi_slabs.hpp): its prepared run is a StepApplier whose
+    // copy_planes() reads and writes halo planes between single steps.
+    bool slab = false;
     TraitFields fields() const {
-      return {{"plane_wave", plane_wave}, {"periodic", periodic}, {"fp64", fp64}};
+      return {{"plane_wave", plane_wave}, {"periodic", periodic}, {"fp64", fp64}, {"slab", slab}};
     }
   };
 };

@@ -272,6 +272,38 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
     if (stream) Exec().fence();
   }
 
+  // The pitched block of the planes (contiguous in any memory space) through
+  // a host buffer: one deep_copy each way, the rows repacked on the host.
+  void copy_planes(int c, index_t first, index_t count, float* host, bool into_field,
+                   const YeeGrid& g) override {
+    if constexpr (!std::is_same_v<Real, float>) {
+      throw Error("copy_planes of an fp64 run", "an fp32 problem (MPI slabs run fp32)");
+    } else {
+      require(first >= 0 && count >= 0 && first + count <= g.nx + 1,
+              "planes " + std::to_string(first) + ".." + std::to_string(first + count) +
+                  " of a grid with " + std::to_string(g.nx + 1) + " x-planes",
+              "planes inside the grid");
+      const std::size_t rows = std::size_t(count * (g.ny + 1)), len = std::size_t(g.nz + 1);
+      const std::size_t pitch = std::size_t(sy_), begin = std::size_t(first * (g.ny + 1)) * pitch;
+      const auto block = Kokkos::subview(fields_[c], std::make_pair(begin, begin + rows * pitch));
+      std::vector<float> staged(rows * pitch, 0.0f);
+      Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> h(
+          staged.data(), staged.size());
+      Exec().fence();
+      if (into_field) {
+        for (std::size_t r = 0; r < rows; ++r)
+          std::copy(host + r * len, host + (r + 1) * len,
+                    staged.begin() + std::ptrdiff_t(r * pitch));
+        Kokkos::deep_copy(block, h);  // padding written as the zeros it holds
+      } else {
+        Kokkos::deep_copy(h, block);
+        for (std::size_t r = 0; r < rows; ++r)
+          std::copy(staged.begin() + std::ptrdiff_t(r * pitch),
+                    staged.begin() + std::ptrdiff_t(r * pitch + len), host + r * len);
+      }
+    }
+  }
+
   std::vector<double> probe_record() override {
     Exec().fence();
     const std::vector<Real> values = download(probe_values_);
@@ -456,11 +488,12 @@ namespace ppkit::registration {
 void register_fdtd_kokkos_variants() {
   for_each_kokkos_space([](auto space) {
     using Exec = typename decltype(space)::execution_space;
-    // Both variants run every feature, in fp32 and fp64 (step_features.hpp).
+    // Both variants run every feature, in fp32 and fp64 (step_features.hpp),
+    // and step slabs of MPI runs (copy_planes above).
     // Ranks 6 and 7: on a device space above OpenCL's 4 and 5 (same tier),
     // below every CUDA variant (native tier). plain is the baseline of the
     // comparison (Taflove's update as written).
-    const FdtdStep::Traits every_feature{true, true, true};
+    const FdtdStep::Traits every_feature{true, true, true, true};
     auto v = kokkos_variant<FdtdStep>(space, "plain", 6);
     v.role = VariantRole::baseline;
     v.traits = every_feature;

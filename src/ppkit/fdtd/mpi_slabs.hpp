@@ -15,6 +15,21 @@
 // from the field arrays themselves (x-planes are contiguous) when MPI can read
 // them (host memory, or device memory with a CUDA-aware MPI), or staged
 // through pinned host buffers. Built only with PPKIT_ENABLE_MPI.
+//
+// Rank-local variants (MpiSlabOptions::variant): any registered fdtd.step
+// variant whose traits say slab (step_features.hpp: kokkos-*/plain and
+// /split, opencl/plain and /float4, cuda/split-x*) steps each rank's slab as
+// a problem of its own (Problem::slab: the x CPML of the global grid) with
+// one halo plane per side that is not a global face. Its prepared run
+// (StepApplier) advances whole steps, so the halo planes cannot be updated
+// before the interior: after every step the rank sends Ey, Ez of its first
+// owned plane to the left neighbour and Ex, Ey, Ez of its last one to the
+// right neighbour (what the owned planes' next updates need, mpi_slabs.cpp)
+// through copy_planes() and host buffers, with no overlap. These runs also
+// take phasors (each rank accumulates its planes of the box; result()
+// gathers them on rank 0, where SAR is computed as for one rank) and periodic
+// y (within each plane). Energy is summed over the owned planes on the host
+// at the energy steps.
 #include <mpi.h>
 
 #include <cstdint>
@@ -29,6 +44,10 @@ namespace ppkit::fdtd {
 struct MpiSlabOptions {
   bool overlap = true;
   mpi::HaloPath halo = mpi::HaloPath::automatic;
+  // Empty: the Kokkos slab kernels above (overlap, no phasors or periodic
+  // boundaries). Otherwise the rank-local fdtd.step variant: a name, "auto"
+  // or a strategy among the variants whose traits say slab.
+  std::string variant;
 };
 
 // Per rank, accumulated by advance() since construction or reset_stats().
@@ -42,7 +61,8 @@ struct MpiSlabStats {
 class MpiSlabSolver {
  public:
   // Collective over comm; every rank passes the same problem. Throws
-  // ppkit::Error when there are more ranks than node planes.
+  // ppkit::Error when there are more ranks than node planes; when setting up
+  // fails on some rank, every rank throws, naming the first failing rank.
   MpiSlabSolver(const FdtdStep::Problem& problem, MPI_Comm comm,
                 const MpiSlabOptions& options = {});
   ~MpiSlabSolver();
@@ -55,6 +75,16 @@ class MpiSlabSolver {
   // probes and the energies taken so far.
   FdtdStep::Result result(bool gather_fields = true) const;
 
+  // Collective checkpoints of the Kokkos slab kernels' state (fields with
+  // their halo planes, CPML memory, probe record, energies, steps done):
+  // rank 0 writes `path`, a manifest with the rank count and the steps, and
+  // rank r its slab to `path`.rank<r>. restore() refuses, on every rank, a
+  // checkpoint written by another number of ranks or of another problem,
+  // naming the rank count that would be valid. Runs with options.variant
+  // refuse both: a prepared variant does not hand out its CPML memory.
+  void write_checkpoint(const std::string& path) const;
+  void restore(const std::string& path);
+
   const MpiSlabStats& stats() const;
   void reset_stats();
   // "cuda-aware" (device pointers to MPI), "host-direct" (fields in host
@@ -64,10 +94,14 @@ class MpiSlabSolver {
   // Global node planes [first, end) this rank owns.
   index_t first_plane() const;
   index_t end_plane() const;
+  // The rank-local variant, or "kokkos slab kernels" without options.variant.
+  std::string variant() const;
 
  private:
   struct Impl;
+  struct VariantImpl;
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<VariantImpl> variant_;
 };
 
 // The whole run: rank 0 returns the whole result (fields gathered, probes and

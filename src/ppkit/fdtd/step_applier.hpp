@@ -46,6 +46,15 @@ class StepApplier {
   // double; entries of steps s >= step() are not meaningful. Copies the
   // probe values only, never the grid.
   virtual std::vector<double> probe_record() = 0;
+  // Copies the x-planes [first, first + count) of field c of an fp32 run
+  // between its storage and `host`, count (ny + 1)(nz + 1) floats in the
+  // compact layout of yee_grid.hpp; complete on return (after the queued
+  // steps). The halo exchange of MPI slabs (mpi_slabs.hpp) calls it between
+  // single steps. This default works through field_address() rows when
+  // memory() is host memory, otherwise through a whole-field copy_field()
+  // (correct, but it moves the grid): variants with device buffers override it.
+  virtual void copy_planes(int c, index_t first, index_t count, float* host, bool into_field,
+                           const YeeGrid& grid);
   // The running DFT sums so far (empty set without phasors).
   virtual PhasorSet phasor_sums() = 0;
   // Blocks until the work queued on the variant's queue (and on stream) is done.

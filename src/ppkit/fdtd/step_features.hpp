@@ -61,6 +61,36 @@ inline std::string variants_supporting(StepFeature feature) {
   return out.empty() ? std::string("none in this build") : out;
 }
 
+// The registered variants that step slabs of MPI runs (Traits::slab), for
+// error messages.
+inline std::string slab_variant_names() {
+  std::string out;
+  for (const auto& v : Registry<FdtdStep>::all())
+    if (v.traits.slab && v.availability().available) out += (out.empty() ? "" : ", ") + v.name;
+  return out.empty() ? std::string("none in this build") : out;
+}
+
+// The rank-local variant of an MPI slab run: a variant name, or "auto" or a
+// strategy ("split", "float4"): the preferred available variant among those
+// whose traits say slab and that run the problem's features. Throws
+// ppkit::Error for a variant that cannot step a slab, naming those that can.
+inline const Variant<FdtdStep>& slab_variant(const std::string& name, const FdtdStep::Problem& p) {
+  if (name.find('/') != std::string::npos) {
+    require(Registry<FdtdStep>::find(name).traits.slab,
+            "variant " + name + " cannot step a slab of an MPI run",
+            "one whose traits say slab: " + slab_variant_names());
+    return Registry<FdtdStep>::find_available(name);
+  }
+  const Variant<FdtdStep>* best = nullptr;
+  for (const auto& v : Registry<FdtdStep>::all())
+    if ((name == "auto" || v.strategy == name) && v.traits.slab && runs_problem(v.traits, p) &&
+        v.availability().available && (!best || best->preference < v.preference))
+      best = &v;
+  require(best != nullptr, "no available fdtd.step variant '" + name + "' steps slabs",
+          "auto, a strategy or a name of: " + slab_variant_names());
+  return *best;
+}
+
 // For the prepare() of a variant without an fp64 path: throws ppkit::Error
 // when the problem asks for fp64, naming the variants that run it.
 inline void require_fp32(const FdtdStep::Problem& p, const std::string& variant) {

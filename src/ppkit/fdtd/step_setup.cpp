@@ -37,6 +37,14 @@ bool updated_e_node(const YeeGrid& g, Component c, index_t i, index_t j, index_t
   }
 }
 
+// The grid the CPML profiles are made for: the problem's, or for a slab the
+// global grid along x (SlabWindow, fdtd_step.hpp).
+YeeGrid cpml_grid(const FdtdStep::Problem& p) {
+  YeeGrid g = p.grid;
+  if (p.slab.active()) g.nx = p.slab.global_nx;
+  return g;
+}
+
 }  // namespace
 
 const char* to_string(Precision p) { return p == Precision::fp64 ? "fp64" : "fp32"; }
@@ -93,7 +101,19 @@ void validate(const FdtdStep::Problem& p) {
   }
   require(!p.periodic[2], "periodic z is not supported",
           "periodic x and/or y (z carries the CPML of a plane-wave column)");
-  validate(p.cpml, g, p.periodic);
+  if (p.slab.active()) {
+    require(p.slab.first_plane >= 0 && p.slab.first_plane + g.nx <= p.slab.global_nx,
+            "slab planes " + std::to_string(p.slab.first_plane) + ".." +
+                std::to_string(p.slab.first_plane + g.nx) + " leave a grid of " +
+                std::to_string(p.slab.global_nx) + " cells along x",
+            "0 <= first_plane and first_plane + nx <= global_nx");
+    require(!p.periodic[0], "a slab of a grid with periodic x",
+            "periodic y only: x is the slab axis");
+    require(p.plane_waves.empty() && p.snapshots.empty() && p.far_field.empty(),
+            "a slab problem with a plane wave, snapshots or a far-field transform",
+            "none of them: they need the whole grid on one rank");
+  }
+  validate(p.cpml, cpml_grid(p), p.periodic);
   if (p.phasors.enabled()) resolve_box(p.phasors, g);
   for (const auto& s : p.sources) {
     require(is_electric(s.component),
@@ -128,7 +148,18 @@ StepSetupT<Real> make_step_setup_as(const FdtdStep::Problem& p) {
   s.material_table = material_table_as<Real>(p.materials, g.dt);
   s.material_id = p.material_id.empty() ? std::vector<std::uint32_t>(std::size_t(g.nodes()), 0u)
                                         : p.material_id;
-  s.cpml = make_cpml_profiles_as<Real>(g, p.cpml, p.periodic);
+  s.cpml = make_cpml_profiles_as<Real>(cpml_grid(p), p.cpml, p.periodic);
+  if (p.slab.active()) {
+    // The slab's x profiles: planes first_plane .. first_plane + nx of the global ones.
+    CpmlAxisT<Real>& x = s.cpml.axis[0];
+    const auto first = std::ptrdiff_t(p.slab.first_plane), count = std::ptrdiff_t(g.nx + 1);
+    auto slice = [&](auto& v) {
+      v = std::decay_t<decltype(v)>(v.begin() + first, v.begin() + first + count);
+    };
+    for (auto* v : {&x.e_inv_kd, &x.e_b, &x.e_c_d, &x.h_inv_kd, &x.h_b, &x.h_c_d}) slice(*v);
+    slice(x.e_slot);
+    slice(x.h_slot);
+  }
   s.cell_volume = g.dx * g.dy * g.dz;
   const std::size_t steps = std::size_t(p.steps);
   s.source_values.resize(p.sources.size() * steps);

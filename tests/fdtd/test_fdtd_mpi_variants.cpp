@@ -1,0 +1,196 @@
+// MPI slabs over a registered fdtd.step variant equal that variant's
+// single-rank run: `mpirun --oversubscribe -np R ppkit_fdtd_mpi_variants_test
+// --variant NAME` (NAME: kokkos-openmp/split, opencl/float4, ...; one whose
+// traits say slab). Three cases on fresh random initial fields and materials,
+// each with CPML crossing the slab seams, sources and probes on the seams:
+//   plain     - energies every 5 steps;
+//   phasors   - running DFTs over a box that crosses the seams, and the SAR
+//               maps computed from them (conductive, dense random tissue);
+//   periodic  - periodic y (the transverse axis) with CPML on x and z.
+// Fields, probes, energies and phasors to 1e-6 relative (fp32); the single-rank
+// run is the same variant on the whole grid, on rank 0. Then a setup that
+// fails on one rank only must make every rank throw, naming it. Exit status
+// 0 when every check passes.
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ppkit/core/error.hpp"
+#include "ppkit/core/registry.hpp"
+#include "ppkit/fdtd/mpi_slabs.hpp"
+#include "ppkit/fdtd/sar.hpp"
+#include "ppkit/mpi/mpi_runtime.hpp"
+
+namespace {
+using namespace ppkit::fdtd;
+using ppkit::FdtdStep;
+
+FdtdStep::Problem make_problem(unsigned seed, const std::string& which) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  FdtdStep::Problem p;
+  p.grid = make_grid(17, 12, 11, 17e-3, 12e-3, 11e-3, 0.95);
+  p.cpml.thickness = 3;
+  p.cpml.kappa_max = 2;
+  p.cpml.alpha_max = 0.05;
+  p.steps = 20;
+  p.energy_interval = 5;
+  p.materials = {Material{}, Material{3.0, 1.0, 0.5, false}, Material{1, 1, 0, true}};
+  if (which == "periodic") p.periodic[1] = true;
+  p.material_id.resize(std::size_t(p.grid.nodes()));
+  for (auto& id : p.material_id) id = std::uint32_t(rng() % (which == "phasors" ? 2 : 3));
+  for (int c = 0; c < 6; ++c) {
+    p.initial[c].resize(std::size_t(p.grid.nodes()));
+    for (auto& v : p.initial[c]) v = float((c < 3 ? 1.0 : 1.0 / eta0) * unit(rng));
+  }
+  for (index_t i : {4, 8, 9, 13}) {  // seams of 2 and 4 ranks at planes 9 and 4, 9, 13
+    PointSource s;
+    s.component = Component::ez;
+    s.i = i, s.j = 5, s.k = 4;
+    s.waveform = Waveform::ricker;
+    s.frequency = 2e10;
+    s.amplitude = 1e-8;
+    p.sources.push_back(s);
+    for (Component c : {Component::ey, Component::hz}) {
+      Probe pr;
+      pr.component = c;
+      pr.i = i, pr.j = 6, pr.k = 7;
+      p.probes.push_back(pr);
+    }
+  }
+  for (index_t i : {3, 8, 12}) {  // Ex on the last plane of a slab: its halo carries the source
+    PointSource s;
+    s.component = Component::ex;
+    s.i = i, s.j = 4, s.k = 6;
+    s.waveform = Waveform::ricker;
+    s.frequency = 2e10;
+    s.amplitude = 1e-8;
+    p.sources.push_back(s);
+  }
+  if (which == "phasors") {
+    p.phasors.frequencies = {1.5e10, 2.5e10};
+    p.phasors.interval = 2;
+    p.phasors.box.lo = {2, 1, 1};
+    p.phasors.box.hi = {15, 11, 10};
+  }
+  return p;
+}
+
+// SAR maps of a phasor set with per-cell conductivity and density from the
+// problem's materials (material of the cell's lower corner node).
+SarMaps sar_of(const FdtdStep::Problem& p, const PhasorSet& phasors) {
+  SarInput in;
+  in.phasors = &phasors;
+  in.frequency = 1;
+  in.dx = p.grid.dx, in.dy = p.grid.dy, in.dz = p.grid.dz;
+  const auto& e = phasors.extent;
+  for (index_t i = 0; i + 1 < e[0]; ++i)
+    for (index_t j = 0; j + 1 < e[1]; ++j)
+      for (index_t k = 0; k + 1 < e[2]; ++k) {
+        const auto id = p.material_id[std::size_t(
+            p.grid.index(phasors.lo[0] + i, phasors.lo[1] + j, phasors.lo[2] + k))];
+        in.sigma.push_back(float(p.materials[id].sigma));
+        in.rho.push_back(id == 1 ? 1e6f : 0.0f);  // dense enough for 1 g in a few cells
+      }
+  return compute_sar(in);
+}
+
+double max_relative(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return 1;
+  double scale = 0, worst = 0;
+  for (float v : b) scale = std::max(scale, double(std::abs(v)));
+  for (std::size_t n = 0; n < a.size(); ++n) {
+    if (std::isnan(a[n]) && std::isnan(b[n])) continue;
+    worst = std::max(worst, std::abs(double(a[n]) - b[n]) / (scale > 0 ? scale : 1));
+  }
+  return worst;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  int failures = 0;
+  {
+    ppkit::mpi::MpiKokkosRuntime runtime(argc, argv);
+    const int rank = runtime.rank(), ranks = runtime.ranks();
+    std::string variant = "auto";
+    for (int a = 1; a + 1 < argc; ++a)
+      if (std::string(argv[a]) == "--variant") variant = argv[a + 1];
+    unsigned seed = 12345;
+    if (rank == 0) seed = unsigned(std::random_device{}());
+    MPI_Bcast(&seed, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+    for (const std::string which : {"plain", "phasors", "periodic"}) {
+      const auto problem = make_problem(seed, which);
+      MpiSlabOptions options;
+      options.variant = variant;
+      MpiSlabSolver solver(problem, MPI_COMM_WORLD, options);
+      solver.advance(problem.steps);
+      const auto slabs = solver.result(true);
+      if (rank != 0) continue;
+      auto run = ppkit::Registry<FdtdStep>::find_available(solver.variant()).prepare(problem);
+      run->run();
+      const auto single = run->result();
+      const std::string config = which + " case, " + std::to_string(ranks) + " ranks of " +
+                                 solver.variant() + " (seed " + std::to_string(seed) + ")";
+      auto check = [&](bool ok, const char* what, double value) {
+        std::printf("%s %s: %g (%s)\n", ok ? "PASS" : "FAIL", what, value, config.c_str());
+        failures += ok ? 0 : 1;
+      };
+      const double fields = fields_relative_error(slabs.fields, single.fields);
+      check(fields < 1e-6, "fields vs single rank", fields);
+      // Per probe: the largest difference over its series relative to its largest value.
+      double probes = slabs.probe_values.size() == single.probe_values.size() ? 0 : 1;
+      const std::size_t steps = std::size_t(problem.steps);
+      for (std::size_t q = 0; probes < 1 && q < problem.probes.size(); ++q) {
+        const auto at = [&](const std::vector<float>& v) {
+          return std::vector<float>(v.begin() + std::ptrdiff_t(q * steps),
+                                    v.begin() + std::ptrdiff_t((q + 1) * steps));
+        };
+        probes = std::max(probes, max_relative(at(slabs.probe_values), at(single.probe_values)));
+      }
+      check(probes < 1e-6, "probes vs single rank", probes);
+      double energy = slabs.energy.size() == single.energy.size() ? 0 : 1;
+      for (std::size_t n = 0; n < single.energy.size() && n < slabs.energy.size(); ++n)
+        energy = std::max(energy, std::abs(slabs.energy[n] / single.energy[n] - 1));
+      check(energy < 1e-6, "energy vs single rank", energy);
+      if (which == "phasors") {
+        const double phasors = phasors_relative_error(slabs.phasors, single.phasors);
+        check(phasors < 1e-6 && slabs.phasors.re.size() == single.phasors.re.size(),
+              "phasors vs single rank", phasors);
+        const SarMaps a = sar_of(problem, slabs.phasors), b = sar_of(problem, single.phasors);
+        const double point = max_relative(a.point_sar, b.point_sar);
+        const double cube = max_relative(a.sar_1g, b.sar_1g);
+        check(point < 1e-5 && b.absorbed_power > 0, "point SAR vs single rank", point);
+        check(cube < 1e-5 && b.peak_1g > 0, "1 g SAR vs single rank", cube);
+      }
+    }
+    {
+      // Setting up fails on the last rank only (a problem it alone cannot
+      // take): every rank must throw, naming that rank, and none may hang.
+      auto problem = make_problem(seed, "plain");
+      if (rank == ranks - 1) problem.sources[0].j = problem.grid.ny + 5;
+      MpiSlabOptions options;
+      options.variant = variant;
+      std::string message;
+      try {
+        MpiSlabSolver solver(problem, MPI_COMM_WORLD, options);
+      } catch (const ppkit::Error& e) {
+        message = e.what();
+      }
+      const std::string expected = "failed on rank " + std::to_string(ranks - 1) + ": source";
+      const bool ok = message.find(expected) != std::string::npos;
+      int all_ok = 0, mine = ok ? 1 : 0;
+      MPI_Allreduce(&mine, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+      if (rank == 0) {
+        std::printf("%s setup failing on rank %d reported on every rank: %s\n",
+                    all_ok ? "PASS" : "FAIL", ranks - 1, message.c_str());
+        failures += all_ok ? 0 : 1;
+      }
+    }
+    MPI_Bcast(&failures, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  return failures == 0 ? 0 : 1;
+}
