@@ -41,6 +41,7 @@ struct MpiArgs {
   int iterations = 1000;
   double tol = 1e-8;
   std::string geometry = "stored";
+  std::string axhelm_variant;  // empty: the solver's own Kokkos axhelm
   std::string exchange = "auto";
   std::string overlap = "on";
   int repeats = 3;
@@ -93,6 +94,7 @@ struct Row {
   std::array<int, 3> elements{};
   std::int64_t nodes = 0;  // unique global nodes
   std::string path;
+  std::string axhelm;  // the sem.axhelm variant of w = A p (NekboneMpiSolver::axhelm_variant)
   bool overlap = false;
   int iterations = 0;
   double initial = 0, residual = 0, error = 0;
@@ -120,8 +122,10 @@ Row run_one(const MpiArgs& a, int ranks, bool weak, bool overlap) {
     options.recompute_trilinear = a.geometry == "trilinear";
     options.exchange = mpi::parse_halo_path(a.exchange);
     options.overlap = overlap;
+    options.axhelm_variant = a.axhelm_variant;
     NekboneMpiSolver solver(mesh, settings_of(a), comm, options);
     row.path = solver.exchange_path();
+    row.axhelm = solver.axhelm_variant();
     struct Timed {
       double seconds, exchange, reduction;
     };
@@ -170,10 +174,11 @@ void run_nekbone_mpi(const MpiArgs& a) {
   nlohmann::json j = mpi_scaling::describe_ranks(runtime.device_name());
   if (rank == 0) {
     std::cout << fmt::format(
-        "order {}, {} deformation, {}, geometry {}, tol {:.1e}, median of {} solves; times: "
-        "slowest rank; exchange: packing, MPI and adding the interface planes; allreduce: the "
-        "inner products\n\n",
-        a.order, a.deform, a.equation, a.geometry, a.tol, a.repeats);
+        "order {}, {} deformation, {}, geometry {}, axhelm {}, tol {:.1e}, median of {} solves; "
+        "times: slowest rank; exchange: packing, MPI and adding the interface planes; "
+        "allreduce: the inner products\n\n",
+        a.order, a.deform, a.equation, a.geometry,
+        a.axhelm_variant.empty() ? std::string("built-in") : a.axhelm_variant, a.tol, a.repeats);
     std::cout << fmt::format(
         "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11}{:>11}{:>10}{:>9}{:>7}{:>13}{:>14}"
         "{:>10}  {:<12}{}\n",
@@ -219,6 +224,7 @@ void run_nekbone_mpi(const MpiArgs& a) {
     r["exchange_path"] = row.path;
     r["overlap"] = mpi_scaling::overlap_json(ranks, row.overlap);
     r["geometry"] = a.geometry;
+    r["axhelm_variant"] = row.axhelm;
     r["equation"] = a.equation;
     r["deformation"] = a.deform;
     r["tolerance"] = a.tol;
@@ -254,6 +260,10 @@ void add_sem_mpi_command(CLI::App& app) {
   cmd->add_option("--geometry", a->geometry,
                   "stored factors, or trilinear (recomputed for trilinear elements)")
       ->capture_default_str();
+  cmd->add_option("--axhelm-variant", a->axhelm_variant,
+                  "The rank-local A p: a sem.axhelm variant, strategy or auto working on the "
+                  "default Kokkos space's memory (e.g. cuda/trilinear-wmma-m16, cuda/stored; "
+                  "ppkit list --workload sem); default: the solver's built-in Kokkos axhelm");
   cmd->add_option("--exchange", a->exchange,
                   "Interface planes: auto (direct when MPI reports CUDA-aware support), direct "
                   "or staged (pinned host buffers)")

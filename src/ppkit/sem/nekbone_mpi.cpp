@@ -6,10 +6,14 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/kokkos_spaces.hpp"
+#include "ppkit/core/kokkos_instances.hpp"
+#include "ppkit/core/registry.hpp"
 #include "ppkit/sem/axhelm_kokkos.hpp"
+#include "ppkit/sem/axhelm_operator.hpp"
 #include "ppkit/sem/gather_scatter.hpp"
 #include "ppkit/sem/nekbone_vectors_kokkos.hpp"
 
@@ -81,6 +85,7 @@ struct NekboneMpiSolver::Impl {
   SlabPartition part;
   NekboneProblem problem;
   AxhelmDeviceMesh<Mem> mesh;
+  std::optional<Axhelm> variant_op;  // options.axhelm_variant's operator, when given
   GatherScatterPlan<Mem> plan;
   Face faces[2];  // left, right
   int max_iterations = 0;
@@ -153,9 +158,28 @@ NekboneMpiSolver::Impl::Impl(const BoxMesh& m, const NekboneSettings& s, MPI_Com
   mesh = upload_axhelm_mesh<Mem>(problem.op, o.recompute_trilinear);
   plan = upload_gather_scatter_plan<Mem>(
       make_gather_scatter_plan(problem.global_ids, problem.global_count));
-  flops_per_iteration =
-      nekbone_cost(problem, o.recompute_trilinear ? GeometryCost::recompute : GeometryCost::stored)
-          .flops_per_iteration;
+  GeometryCost geometry = o.recompute_trilinear ? GeometryCost::recompute : GeometryCost::stored;
+  if (!o.axhelm_variant.empty()) {
+    AxhelmMesh am;
+    am.order = problem.op.order;
+    am.elements = problem.op.elements;
+    am.vertices = problem.op.vertices.data();
+    am.factors = problem.op.factors.empty() ? nullptr : problem.op.factors.data();
+    am.trilinear = problem.op.trilinear.empty() ? nullptr : problem.op.trilinear.data();
+    AxhelmOptions ao;
+    ao.equation = problem.op.equation;
+    ao.variant = o.axhelm_variant;
+    ao.memory = kokkos_data_location<Exec>().kind;
+    variant_op.emplace(am, ao);
+    require(variant_op->memory().kind == ao.memory,
+            "axhelm variant " + variant_op->variant() + " works on " +
+                variant_op->memory().describe() + ", the Nekbone vectors live in " +
+                kokkos_data_location<Exec>().describe(),
+            "a sem.axhelm variant of the default Kokkos execution space's memory "
+            "(ppkit list --workload sem)");
+    geometry = Registry<SemAxhelm>::find(variant_op->variant()).traits.geometry;
+  }
+  flops_per_iteration = nekbone_cost(problem, geometry).flops_per_iteration;
 
   overlap = o.overlap;
   direct = mpi::halo_is_direct(o.exchange, vectors_in_host_memory);
@@ -278,7 +302,10 @@ NekboneMpiResult NekboneMpiSolver::solve() {
   // the host, then handed to the next sweep through the device scalars.
   while (it < s.max_iterations && residual > s.tolerance * initial && residual > 0) {
     search<Exec>(s.p, s.r, s.inv_diag, cg, it);  // p = M^-1 r + beta p
-    apply_axhelm<Exec>(s.mesh, s.p, s.w);        // w = A p
+    if (s.variant_op)                            // w = A p
+      s.variant_op->apply_on(Exec(), s.p, s.w, s.problem.op.lambda0, s.problem.op.lambda1);
+    else
+      apply_axhelm<Exec>(s.mesh, s.p, s.w);
     double mine = 0;
     if (s.ranks == 1) {  // no exchange: the single-process loop's pass
       dssum_mask_dot<Exec>(s.plan, s.w, s.interior, s.p, mine);
@@ -355,6 +382,10 @@ double NekboneMpiSolver::max_error() const {
   double all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, s.comm);
   return all;
+}
+
+std::string NekboneMpiSolver::axhelm_variant() const {
+  return impl_->variant_op ? impl_->variant_op->variant() : std::string("built-in");
 }
 
 const SlabPartition& NekboneMpiSolver::partition() const { return impl_->part; }

@@ -36,6 +36,14 @@ struct NekboneMpiOptions {
   // copies) before the rank's own dssum and let that run while they travel;
   // off: dssum, then the exchange. The same numbers either way (bitwise).
   bool overlap = true;
+  // The rank-local w = A p: empty, the Kokkos axhelm of the default execution
+  // space (recompute_trilinear picks its geometry); otherwise any sem.axhelm
+  // variant, strategy or "auto" that works on the default space's memory
+  // (cuda/trilinear-wmma-m16, cuda/stored, ...), applied through the
+  // embedding operator sem::Axhelm on the rank's vectors in place, queued on
+  // the same stream as the CG sweeps. The set-up (lifting, diagonal) stays on
+  // the Kokkos operator.
+  std::string axhelm_variant;
 };
 
 // One solve, as seen by one rank (the residuals are global and the same on
@@ -75,6 +83,9 @@ class NekboneMpiSolver {
   // "cuda-aware" (device buffers to MPI), "host-direct" (host memory, no
   // copies) or "staged" (pinned host buffers); "-" on one rank.
   std::string exchange_path() const;
+  // The sem.axhelm variant behind w = A p, or "built-in" (the solver's own
+  // Kokkos axhelm, options.axhelm_variant empty).
+  std::string axhelm_variant() const;
 
  private:
   struct Impl;
