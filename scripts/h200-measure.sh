@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|hip-nvidia|embedding|sph-convergence|compare-embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi
+#   scripts/h200-measure.sh build|hip-nvidia|embedding|sph-convergence|compare-embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi|mpi-one-gpu
 # Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
 # GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
@@ -10,7 +10,7 @@
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements; default: the
 # repository's data/spheric_test2). Output in $OUT.
 set -uo pipefail
-parts='build hip-nvidia embedding sph-convergence compare-embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi'
+parts='build hip-nvidia embedding sph-convergence compare-embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi mpi-one-gpu'
 part=${1:?usage: h200-measure.sh PART, one of: $parts}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -225,6 +225,30 @@ case $part in
     python3 scripts/ncu_kernel_durations.py "$OUT/profile/ncu_fdtd_768_kernels.csv" \
       | tee "$OUT/profile/kernel_durations_768.txt" ;;
   multi) OUT="$OUT" PPKIT_BUNDLE="$bundle" scripts/h200-multi.sh ;;
+  mpi-one-gpu)
+    # The multi-rank CUDA paths checked on one GPU shared by 2 ranks (a
+    # correctness run, not a scaling one): FDTD slabs over cuda/split-x1 and
+    # kokkos-cuda/split against the same variant on one rank, Nekbone on 1-3
+    # ranks (the rank-local A p also through the registered CUDA axhelm), and
+    # the scaling commands with the CUDA variants. Needs the targets
+    # ppkit_cli ppkit_fdtd_mpi_variants_test ppkit_sem_mpi_test in the build part.
+    export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
+    mpi="mpirun --allow-run-as-root --oversubscribe"
+    for v in cuda/split-x1 kokkos-cuda/split; do
+      timeout 120 $mpi -np 2 "$bundle/bin/ppkit_fdtd_mpi_variants_test" --variant $v \
+        > "$OUT/fdtd_mpi_$(echo $v | tr / _).txt" 2>&1
+      echo "FDTD slabs over $v, 2 ranks on one GPU: exit $?"; grep -cE "^PASS" "$OUT/fdtd_mpi_$(echo $v | tr / _).txt"
+      grep -E "^FAIL" "$OUT/fdtd_mpi_$(echo $v | tr / _).txt" | head -n 5
+    done
+    for ranks in 1 2 3; do
+      timeout 120 $mpi -np $ranks "$bundle/bin/ppkit_sem_mpi_test" > "$OUT/sem_mpi_$ranks.txt" 2>&1
+      echo "Nekbone on $ranks ranks on one GPU: exit $?"; grep -E "axhelm variant|^FAIL" "$OUT/sem_mpi_$ranks.txt" | head -n 6
+    done
+    timeout 120 $mpi -np 2 "$ppkit" sem nekbone-mpi --elements 16,8,8 --order 7 --repeats 3 \
+      --scaling strong --axhelm-variant cuda/trilinear-wmma-m16 --geometry trilinear \
+      > "$OUT/nekbone_mpi_wmma.txt" 2>&1; echo "nekbone-mpi wmma: exit $?"; tail -n 3 "$OUT/nekbone_mpi_wmma.txt"
+    timeout 120 $mpi -np 2 "$ppkit" fdtd scaling --cells 256 --weak 256 --steps 50 --variant cuda/split-x1 \
+      > "$OUT/fdtd_scaling_split.txt" 2>&1; echo "fdtd scaling split-x1: exit $?"; tail -n 8 "$OUT/fdtd_scaling_split.txt" ;;
   *) echo "unknown part '$part' (valid: $parts)"; exit 2 ;;
 esac
 # Pack the output folder into one archive (some runners return few files).
