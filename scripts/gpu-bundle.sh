@@ -9,7 +9,7 @@ out=${2:?usage: gpu-bundle.sh BUILD_DIR OUT_DIR}
 kokkos_lib=$(sed -n "s/^Kokkos_DIR:PATH=\(.*\)\/cmake\/Kokkos$/\1/p" "$build/CMakeCache.txt")
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
 find "$build" -type f -executable \( -name ppkit -o -name 'ppkit_*_tests' -o -name 'ppkit_bench_*' \
-     -o -name 'ppkit_example_*' -o -name 'ppkit_*_mpi_test' \) -exec cp {} "$out/bin/" \;
+     -o -name 'ppkit_example_*' -o -name 'ppkit_*_mpi*_test' \) -exec cp {} "$out/bin/" \;
 cp -a "$build"/libppkit.so* "$out/lib/"
 [ -n "$kokkos_lib" ] && cp -a "$kokkos_lib"/lib*.so* "$out/lib/"
 # Debian-only shared libraries a GPU node's distribution may lack.
