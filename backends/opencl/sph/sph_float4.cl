@@ -363,6 +363,129 @@ __kernel void interaction_indirect(KernelConstants k, CellGrid g, int n,
                    acc_drho, visc);
 }
 
+// ---- work-group per cell (renumbered particles) ----------------------------------------
+// The OpenCL twin of kokkos-<space>/team-per-cell (Guan et al.'s warp per cell,
+// DualSPHysics' cell mode): one work-group per occupied cell stages the
+// neighbour candidates of the cell's 9 row ranges (27 cells along a periodic x)
+// in local memory, CELL_CHUNK records at a time, and each work-item computes one
+// particle of the cell against them. A candidate is then read from global
+// memory once per cell instead of once per particle of the cell. Neighbours are
+// visited in the order of interaction_sorted, so the sums are the same.
+#ifndef CELL_GROUP
+#define CELL_GROUP 32
+#endif
+#ifndef CELL_CHUNK
+#define CELL_CHUNK 128
+#endif
+
+// Lists each occupied cell once (and the bucket of escaped particles): the
+// first slot of a cell appends it. The list's order does not matter (each
+// cell's sums are computed independently).
+__kernel void list_cells(CellGrid g, int n, __global const float4* pos_rho,
+                         __global const float4* vel_kind, __global const int* cell_start,
+                         __global int* cell_list, __global int* listed) {
+  const int k = (int)get_global_id(0);
+  if (k >= n) return;
+  const int c = cell_of(&g, pos_rho[k], vel_kind[k].w);
+  if (cell_start[c] == k) cell_list[atomic_inc(listed)] = c;
+}
+
+__kernel __attribute__((reqd_work_group_size(CELL_GROUP, 1, 1))) void interaction_cells(
+    KernelConstants k, CellGrid g, __global const int* restrict cell_list,
+    __global const float4* restrict pos_rho, __global const float4* restrict vel_kind,
+    __global const int* restrict cell_start, __global const int* restrict cell_fluid,
+    __global float4* restrict acc_drho, __global float* restrict visc) {
+  __local float4 staged_pos[CELL_CHUNK], staged_vel[CELL_CHUNK];
+  const int c = cell_list[get_group_id(0)];
+  const int t = (int)get_local_id(0);
+  const int begin = cell_start[c], end = cell_start[c + 1];
+  if (c == g.nx * g.ny * g.nz) {  // escaped particles: no interaction
+    for (int i = begin + t; i < end; i += CELL_GROUP) {
+      acc_drho[i] = (float4)(0.0f);
+      visc[i] = 0.0f;
+    }
+    return;
+  }
+  // The candidate ranges, as interaction_body walks them. A cell without fluid
+  // holds only boundary particles, which skip rows without fluid; a boundary
+  // particle in a cell with fluid gets nothing from such rows either.
+  const int cx = c % g.nx, cy = (c / g.nx) % g.ny, cz = c / (g.nx * g.ny);
+  const bool own_fluid = cell_fluid[c] > 0;
+  int range_begin[27], range_end[27];
+  int ranges = 0;
+  for (int dz = -1; dz <= 1; ++dz) {
+    const int mz = neighbour_coordinate(cz, dz, g.nz, g.periodic_z);
+    if (mz < 0) continue;
+    for (int dy = -1; dy <= 1; ++dy) {
+      const int my = neighbour_coordinate(cy, dy, g.ny, g.periodic_y);
+      if (my < 0) continue;
+      const int row = (mz * g.ny + my) * g.nx;
+      if (!g.periodic_x) {
+        const int lo = cx > 0 ? cx - 1 : 0;
+        const int hi = cx < g.nx - 1 ? cx + 1 : g.nx - 1;
+        if (!own_fluid) {
+          int fluid = 0;
+          for (int m = lo; m <= hi; ++m) fluid += cell_fluid[row + m];
+          if (fluid == 0) continue;
+        }
+        range_begin[ranges] = cell_start[row + lo];
+        range_end[ranges++] = cell_start[row + hi + 1];
+        continue;
+      }
+      for (int dx = -1; dx <= 1; ++dx) {
+        const int mx = neighbour_coordinate(cx, dx, g.nx, 1);
+        if (!own_fluid && cell_fluid[row + mx] == 0) continue;
+        range_begin[ranges] = cell_start[row + mx];
+        range_end[ranges++] = cell_start[row + mx + 1];
+      }
+    }
+  }
+  for (int own = begin; own < end; own += CELL_GROUP) {
+    const int i = own + t;
+    const bool active = i < end;
+    float4 pi = (float4)(0.0f), vi = (float4)(0.0f);
+    if (active) {
+      pi = pos_rho[i];
+      vi = vel_kind[i];
+    }
+    const bool fluid_i = vi.w == KIND_FLUID;
+    const float p_i = tait_pressure(&k, pi.w);
+    const float c_i = sound_speed(&k, pi.w);
+    PairSums sums = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    for (int r = 0; r < ranges; ++r) {
+      for (int first = range_begin[r]; first < range_end[r]; first += CELL_CHUNK) {
+        const int count = min(CELL_CHUNK, range_end[r] - first);
+        barrier(CLK_LOCAL_MEM_FENCE);  // the previous chunk is consumed
+        for (int q = t; q < count; q += CELL_GROUP) {
+          staged_pos[q] = pos_rho[first + q];
+          staged_vel[q] = vel_kind[first + q];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!active) continue;
+        for (int q = 0; q < count; ++q) {
+          const float4 pj = staged_pos[q];
+          const float rx = minimum_image(pi.x - pj.x, k.lx, k.periodic_x);
+          const float ry = minimum_image(pi.y - pj.y, k.ly, k.periodic_y);
+          const float rz = minimum_image(pi.z - pj.z, k.lz, k.periodic_z);
+          const float r2 = rx * rx + ry * ry + rz * rz;
+          if (r2 >= k.support2 || first + q == i) continue;
+          const float4 vj = staged_vel[q];
+          const bool fluid_j = vj.w == KIND_FLUID;
+          if (!fluid_i && !fluid_j) continue;
+          add_pair(&k, fluid_i, fluid_j, rx, ry, rz, r2, vi.x - vj.x, vi.y - vj.y, vi.z - vj.z,
+                   pi.w, p_i, c_i, pj.w, &sums);
+        }
+      }
+    }
+    if (!active) continue;
+    if (fluid_i)
+      acc_drho[i] = (float4)(sums.ax + k.gx, sums.ay + k.gy, sums.az + k.gz, sums.drho);
+    else
+      acc_drho[i] = (float4)(0.0f, 0.0f, 0.0f, sums.drho);
+    visc[i] = sums.visc_max;
+  }
+}
+
 // ---- time step and integration -------------------------------------------------------
 
 // Maxima over fluid particles of |a|^2, rho and the viscous term: a tree in

@@ -1,5 +1,5 @@
-// opencl/sorted-float4, opencl/unsorted-float4 (sph.interaction) and
-// opencl/symplectic-float4 (sph.step): host glue of the kernels in
+// opencl/sorted-float4, opencl/group-per-cell-float4, opencl/unsorted-float4
+// (sph.interaction) and opencl/symplectic-float4 (sph.step): host glue of the kernels in
 // sph_float4.cl, the same steps as the CUDA and HIP glue
 // (backends/cuda_hip/sph/sph_gpu_glue.hpp) over OpenCL 1.2 buffers.
 //
@@ -36,6 +36,7 @@ constexpr std::size_t kGroup = 64;          // work-group size of the per-partic
 constexpr std::size_t kScanBlock = 256;     // SCAN_BLOCK
 constexpr std::size_t kScanTile = 256 * 8;  // SCAN_TILE
 constexpr std::size_t kReduceBlock = 256;   // REDUCE_BLOCK
+constexpr std::size_t kCellGroup = 32;      // CELL_GROUP
 
 std::size_t round_up(std::size_t n, std::size_t m) {
   return (std::max<std::size_t>(n, 1) + m - 1) / m * m;
@@ -53,8 +54,8 @@ void launch(cl_kernel kernel, std::size_t items, std::size_t group = kGroup) {
 struct Kernels {
   cl_program program;
   opencl::Kernel count_cells, scan_sum_tiles, scan_tile_offsets, scan_within_tiles, scatter,
-      sort_cells, gather, interaction_sorted, interaction_indirect, time_step_maxima, predictor,
-      corrector, check_state;
+      sort_cells, gather, interaction_sorted, interaction_indirect, list_cells, interaction_cells,
+      time_step_maxima, predictor, corrector, check_state;
   Kernels()
       : program(opencl::Context::get().program(opencl::sources::sph_float4)),
         count_cells(program, "count_cells"),
@@ -66,6 +67,8 @@ struct Kernels {
         gather(program, "gather"),
         interaction_sorted(program, "interaction_sorted"),
         interaction_indirect(program, "interaction_indirect"),
+        list_cells(program, "list_cells"),
+        interaction_cells(program, "interaction_cells"),
         time_step_maxima(program, "time_step_maxima"),
         predictor(program, "predictor"),
         corrector(program, "corrector"),
@@ -189,27 +192,37 @@ Particles with_index_ids(Particles s) {
   return s;
 }
 
+// How an interaction finds neighbours: renumbered particles walked by one
+// work-item each (sorted) or staged per cell by a work-group
+// (group_per_cell), or particles binned in place (indirect).
+enum class Walk { sorted, group_per_cell, indirect };
+
 class OpenClInteraction final : public PreparedRun<Interaction::Result> {
  public:
-  OpenClInteraction(const Interaction::Problem& problem, bool sorted)
-      : sorted_(sorted),
+  OpenClInteraction(const Interaction::Problem& problem, Walk walk)
+      : walk_(walk),
         constants_((validate(problem.params), make_kernel_constants(problem.params))),
         grid_(make_cell_grid(problem.params)),
         particles_(problem.particles.size()),
         scratch_(problem.particles.size()),
         cells_(problem.particles.size(), grid_.cells()),
-        rhs_(problem.particles.size()) {
+        rhs_(problem.particles.size()),
+        cell_list_(problem.particles.size()),
+        listed_(1) {
     particles_.upload(with_index_ids(problem.particles));
     rhs_.acc_drho.fill_bytes(0xFF);  // poison (NaN)
   }
   void run() override {
-    if (sorted_) {
+    if (walk_ == Walk::indirect) {
+      bin(kernels_, grid_, particles_, cells_);
+    } else {
       renumber(kernels_, grid_, particles_, scratch_, cells_);
       std::swap(particles_, scratch_);
-    } else {
-      bin(kernels_, grid_, particles_, cells_);
     }
-    interaction(kernels_, constants_, grid_, particles_, cells_, rhs_, sorted_);
+    if (walk_ == Walk::group_per_cell)
+      interaction_per_cell();
+    else
+      interaction(kernels_, constants_, grid_, particles_, cells_, rhs_, walk_ == Walk::sorted);
     opencl::Context::get().finish();
   }
   Interaction::Result result() override {
@@ -231,13 +244,30 @@ class OpenClInteraction final : public PreparedRun<Interaction::Result> {
   }
 
  private:
-  bool sorted_;
+  // Lists the occupied cells, then one work-group of kCellGroup per listed cell.
+  void interaction_per_cell() {
+    const cl_int n = particles_.size();
+    listed_.fill_bytes(0);
+    opencl::set_args(kernels_.list_cells, grid_, n, particles_.pos_rho.mem(),
+                     particles_.vel_kind.mem(), cells_.cell_start.mem(), cell_list_.mem(),
+                     listed_.mem());
+    launch(kernels_.list_cells, std::size_t(n));
+    const auto listed = listed_.download();  // blocking: the launch size
+    opencl::set_args(kernels_.interaction_cells, constants_, grid_, cell_list_.mem(),
+                     particles_.pos_rho.mem(), particles_.vel_kind.mem(), cells_.cell_start.mem(),
+                     cells_.cell_fluid.mem(), rhs_.acc_drho.mem(), rhs_.visc.mem());
+    if (listed[0] > 0)
+      launch(kernels_.interaction_cells, std::size_t(listed[0]) * kCellGroup, kCellGroup);
+  }
+
+  Walk walk_;
   KernelConstants constants_;
   CellGrid grid_;
   Kernels kernels_;
   ParticleBuffers particles_, scratch_;
   CellBuffers cells_;
   RhsBuffers rhs_;
+  Buffer<cl_int> cell_list_, listed_;  // occupied cells (at most one per particle), their count
 };
 
 // The symplectic step of step_kokkos.cpp with the OpenCL kernels; steps
@@ -434,12 +464,18 @@ void register_sph_opencl_variants() {
   using namespace sph;
   auto sorted = opencl::opencl_variant<Interaction>("sorted-float4", 20);
   sorted.prepare = [](const Interaction::Problem& p) {
-    return std::make_unique<OpenClInteraction>(p, true);
+    return std::make_unique<OpenClInteraction>(p, Walk::sorted);
   };
   Registry<Interaction>::add(std::move(sorted));
+  // group-per-cell-float4: below sorted-float4 until measured on a GPU.
+  auto per_cell = opencl::opencl_variant<Interaction>("group-per-cell-float4", 18);
+  per_cell.prepare = [](const Interaction::Problem& p) {
+    return std::make_unique<OpenClInteraction>(p, Walk::group_per_cell);
+  };
+  Registry<Interaction>::add(std::move(per_cell));
   auto unsorted = opencl::opencl_variant<Interaction>("unsorted-float4", 15);
   unsorted.prepare = [](const Interaction::Problem& p) {
-    return std::make_unique<OpenClInteraction>(p, false);
+    return std::make_unique<OpenClInteraction>(p, Walk::indirect);
   };
   Registry<Interaction>::add(std::move(unsorted));
   auto step = opencl::opencl_variant<Step>("symplectic-float4", 20);
