@@ -346,7 +346,10 @@ void compute_interaction(NeighbourMode mode, const KernelConstants& k, const Cel
 template <class Space>
 struct TeamPerCellKernel {
   using Mem = typename Space::memory_space;
-  using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+  // Dynamic schedule: cells are numbered z-major, so a static split of the
+  // league gives one host thread the water and another the empty air above.
+  using Policy = Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
   template <class T>
   using Scratch = Kokkos::View<T*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   static constexpr int kLanes = 32;
@@ -502,7 +505,7 @@ void compute_interaction_team_per_cell(const KernelConstants& k, const CellGrid&
                  out.ay,
                  out.az,
                  out.visc};
-  Kokkos::TeamPolicy<Space> policy(static_cast<int>(g.cells()) + 1, 1, Kernel::kLanes);
+  typename Kernel::Policy policy(static_cast<int>(g.cells()) + 1, 1, Kernel::kLanes);
   Kokkos::parallel_for("sph.interaction.team_per_cell",
                        policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())), f);
 }
