@@ -338,27 +338,21 @@ inline void interaction_body(const KernelConstants* k, const CellGrid* g, int n,
 }
 
 // Particles renumbered by cell: neighbours are the slots of the cell ranges.
-__kernel void interaction_sorted(KernelConstants k, CellGrid g, int n,
-                                 __global const float4* restrict pos_rho,
-                                 __global const float4* restrict vel_kind,
-                                 __global const int* restrict cell_start,
-                                 __global const int* restrict cell_fluid,
-                                 __global const int* restrict permutation,
-                                 __global float4* restrict acc_drho,
-                                 __global float* restrict visc) {
+__kernel void interaction_sorted(
+    KernelConstants k, CellGrid g, int n, __global const float4* restrict pos_rho,
+    __global const float4* restrict vel_kind, __global const int* restrict cell_start,
+    __global const int* restrict cell_fluid, __global const int* restrict permutation,
+    __global float4* restrict acc_drho, __global float* restrict visc) {
   interaction_body(&k, &g, n, false, pos_rho, vel_kind, cell_start, cell_fluid, permutation,
                    acc_drho, visc);
 }
 
 // Particles in any order, binned only: neighbours read through the permutation.
-__kernel void interaction_indirect(KernelConstants k, CellGrid g, int n,
-                                   __global const float4* restrict pos_rho,
-                                   __global const float4* restrict vel_kind,
-                                   __global const int* restrict cell_start,
-                                   __global const int* restrict cell_fluid,
-                                   __global const int* restrict permutation,
-                                   __global float4* restrict acc_drho,
-                                   __global float* restrict visc) {
+__kernel void interaction_indirect(
+    KernelConstants k, CellGrid g, int n, __global const float4* restrict pos_rho,
+    __global const float4* restrict vel_kind, __global const int* restrict cell_start,
+    __global const int* restrict cell_fluid, __global const int* restrict permutation,
+    __global float4* restrict acc_drho, __global float* restrict visc) {
   interaction_body(&k, &g, n, true, pos_rho, vel_kind, cell_start, cell_fluid, permutation,
                    acc_drho, visc);
 }
@@ -575,10 +569,10 @@ __kernel void corrector(float dt, float rho0, DomainBox d, int n, __global float
     return;
   }
   const float vx = v0.x + dt * a.x, vy = v0.y + dt * a.y, vz = v0.z + dt * a.z;
-  pos_rho[i] = (float4)(wrap(x0.x + 0.5f * dt * (vx + v0.x), d.lo[0], d.length[0], d.periodic[0]),
-                        wrap(x0.y + 0.5f * dt * (vy + v0.y), d.lo[1], d.length[1], d.periodic[1]),
-                        wrap(x0.z + 0.5f * dt * (vz + v0.z), d.lo[2], d.length[2], d.periodic[2]),
-                        rho);
+  pos_rho[i] =
+      (float4)(wrap(x0.x + 0.5f * dt * (vx + v0.x), d.lo[0], d.length[0], d.periodic[0]),
+               wrap(x0.y + 0.5f * dt * (vy + v0.y), d.lo[1], d.length[1], d.periodic[1]),
+               wrap(x0.z + 0.5f * dt * (vz + v0.z), d.lo[2], d.length[2], d.periodic[2]), rho);
   vel_kind[i] = (float4)(vx, vy, vz, v0.w);
 }
 
@@ -595,9 +589,9 @@ __kernel void check_state(DomainBox d, float rho_min, float rho_max, int n,
   const float4 v = vel_kind[i];
   if (v.w == KIND_ESCAPED) return;
   const float4 x = pos_rho[i];
-  const bool bad = !(finite_value(x.x) && finite_value(x.y) && finite_value(x.z) &&
-                     finite_value(v.x) && finite_value(v.y) && finite_value(v.z) &&
-                     finite_value(x.w) && x.w <= rho_max);
+  const bool bad =
+      !(finite_value(x.x) && finite_value(x.y) && finite_value(x.z) && finite_value(v.x) &&
+        finite_value(v.y) && finite_value(v.z) && finite_value(x.w) && x.w <= rho_max);
   if (bad) atomic_min(&flags[1], i);
   if (v.w != KIND_FLUID) return;
   const float q[3] = {x.x, x.y, x.z};
