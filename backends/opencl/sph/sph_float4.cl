@@ -1,10 +1,13 @@
-// opencl/sorted-float4, opencl/unsorted-float4 (sph.interaction) and
-// opencl/symplectic-float4 (sph.step): the WCSPH kernels of docs/sph.md in
-// OpenCL C 1.2, the OpenCL twin of backends/cuda_hip/sph/sph_gpu_kernels.cuh.
+// opencl/sorted-float4, opencl/group-per-cell-float4, opencl/unsorted-float4
+// (sph.interaction) and opencl/symplectic-float4 (sph.step): the WCSPH kernels
+// of docs/sph.md in OpenCL C 1.2, the OpenCL twin of
+// backends/cuda_hip/sph/sph_gpu_kernels.cuh.
 //
-// Particles are two float4 records, (x, y, z, rho) and (vx, vy, vz, kind): one
-// 16-byte load per neighbour for the distance test, a second only for the
-// neighbours inside the support. Renumbering by cell (Guan et al.) is a
+// Particles are two float4 records, the position with the kind (x, y, z, kind)
+// and the velocity with the density (vx, vy, vz, rho), as DualSPHysics' velrhop:
+// one 16-byte load per neighbour for the distance test and the
+// boundary-boundary skip, a second only for the neighbours that interact.
+// Binning reads the position record alone. Renumbering by cell (Guan et al.) is a
 // counting sort: atomic count per cell, exclusive scan (work-group scans in
 // local memory over tiles), scatter, a sort of each cell's few indices (the
 // numbering, and every sum, is then reproducible), gather. One work-item per
@@ -128,16 +131,15 @@ inline int cell_of(const CellGrid* g, float4 p, float kind) {
 
 // ---- counting sort by cell -------------------------------------------------------
 
-__kernel void count_cells(CellGrid g, int n, __global const float4* pos_rho,
-                          __global const float4* vel_kind, __global int* cell,
+__kernel void count_cells(CellGrid g, int n, __global const float4* pos_kind, __global int* cell,
                           __global int* cell_count, __global int* cell_fluid) {
   const int i = (int)get_global_id(0);
   if (i >= n) return;
-  const float kind = vel_kind[i].w;
-  const int c = cell_of(&g, pos_rho[i], kind);
+  const float4 p = pos_kind[i];
+  const int c = cell_of(&g, p, p.w);
   cell[i] = c;
   atomic_inc(&cell_count[c]);
-  if (kind == KIND_FLUID) atomic_inc(&cell_fluid[c]);
+  if (p.w == KIND_FLUID) atomic_inc(&cell_fluid[c]);
 }
 
 // Exclusive prefix sum of one value per work-item over the work-group
@@ -256,49 +258,50 @@ __kernel void gather(int n, __global const int* permutation, __global const floa
 
 // Neighbours in slots [begin, end): the particles themselves (sorted) or
 // through the permutation (indirect). The position record decides the
-// distance test; the velocity record is read only inside the support.
-inline void visit_range(const KernelConstants* k, __global const float4* restrict pos_rho,
-                        __global const float4* restrict vel_kind,
+// distance test and the boundary-boundary skip; the velocity record is read
+// only for neighbours that interact.
+inline void visit_range(const KernelConstants* k, __global const float4* restrict pos_kind,
+                        __global const float4* restrict vel_rho,
                         __global const int* restrict permutation, bool indirect, int i,
                         bool fluid_i, float4 pi, float4 vi, float p_i, float c_i, int begin,
                         int end, PairSums* sums) {
   for (int slot = begin; slot < end; ++slot) {
     const int j = indirect ? permutation[slot] : slot;
-    const float4 pj = pos_rho[j];
+    const float4 pj = pos_kind[j];
     const float rx = minimum_image(pi.x - pj.x, k->lx, k->periodic_x);
     const float ry = minimum_image(pi.y - pj.y, k->ly, k->periodic_y);
     const float rz = minimum_image(pi.z - pj.z, k->lz, k->periodic_z);
     const float r2 = rx * rx + ry * ry + rz * rz;
     if (r2 >= k->support2 || j == i) continue;
-    const float4 vj = vel_kind[j];
-    const bool fluid_j = vj.w == KIND_FLUID;
+    const bool fluid_j = pj.w == KIND_FLUID;
     if (!fluid_i && !fluid_j) continue;
-    add_pair(k, fluid_i, fluid_j, rx, ry, rz, r2, vi.x - vj.x, vi.y - vj.y, vi.z - vj.z, pi.w, p_i,
-             c_i, pj.w, sums);
+    const float4 vj = vel_rho[j];
+    add_pair(k, fluid_i, fluid_j, rx, ry, rz, r2, vi.x - vj.x, vi.y - vj.y, vi.z - vj.z, vi.w, p_i,
+             c_i, vj.w, sums);
   }
 }
 
 // One work-item per particle (slot i of the arrays). Boundary particles skip
 // rows of cells without fluid (their density changes only through fluid).
 inline void interaction_body(const KernelConstants* k, const CellGrid* g, int n, bool indirect,
-                             __global const float4* restrict pos_rho,
-                             __global const float4* restrict vel_kind,
+                             __global const float4* restrict pos_kind,
+                             __global const float4* restrict vel_rho,
                              __global const int* restrict cell_start,
                              __global const int* restrict cell_fluid,
                              __global const int* restrict permutation,
                              __global float4* restrict acc_drho, __global float* restrict visc) {
   const int i = (int)get_global_id(0);
   if (i >= n) return;
-  const float4 pi = pos_rho[i];
-  const float4 vi = vel_kind[i];
-  if (vi.w == KIND_ESCAPED) {
+  const float4 pi = pos_kind[i];
+  const float4 vi = vel_rho[i];
+  if (pi.w == KIND_ESCAPED) {
     acc_drho[i] = (float4)(0.0f);
     visc[i] = 0.0f;
     return;
   }
-  const bool fluid_i = vi.w == KIND_FLUID;
-  const float p_i = tait_pressure(k, pi.w);
-  const float c_i = sound_speed(k, pi.w);
+  const bool fluid_i = pi.w == KIND_FLUID;
+  const float p_i = tait_pressure(k, vi.w);
+  const float c_i = sound_speed(k, vi.w);
   PairSums sums = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
   const int cx = cell_coordinate(pi.x, g->lo_x, g->inv_cell_x, g->nx);
   const int cy = cell_coordinate(pi.y, g->lo_y, g->inv_cell_y, g->ny);
@@ -318,13 +321,13 @@ inline void interaction_body(const KernelConstants* k, const CellGrid* g, int n,
           for (int m = lo; m <= hi; ++m) fluid += cell_fluid[row + m];
           if (fluid == 0) continue;
         }
-        visit_range(k, pos_rho, vel_kind, permutation, indirect, i, fluid_i, pi, vi, p_i, c_i,
+        visit_range(k, pos_kind, vel_rho, permutation, indirect, i, fluid_i, pi, vi, p_i, c_i,
                     cell_start[row + lo], cell_start[row + hi + 1], &sums);
       } else {
         for (int dx = -1; dx <= 1; ++dx) {
           const int mx = neighbour_coordinate(cx, dx, g->nx, 1);
           if (!fluid_i && cell_fluid[row + mx] == 0) continue;
-          visit_range(k, pos_rho, vel_kind, permutation, indirect, i, fluid_i, pi, vi, p_i, c_i,
+          visit_range(k, pos_kind, vel_rho, permutation, indirect, i, fluid_i, pi, vi, p_i, c_i,
                       cell_start[row + mx], cell_start[row + mx + 1], &sums);
         }
       }
@@ -339,21 +342,21 @@ inline void interaction_body(const KernelConstants* k, const CellGrid* g, int n,
 
 // Particles renumbered by cell: neighbours are the slots of the cell ranges.
 __kernel void interaction_sorted(
-    KernelConstants k, CellGrid g, int n, __global const float4* restrict pos_rho,
-    __global const float4* restrict vel_kind, __global const int* restrict cell_start,
+    KernelConstants k, CellGrid g, int n, __global const float4* restrict pos_kind,
+    __global const float4* restrict vel_rho, __global const int* restrict cell_start,
     __global const int* restrict cell_fluid, __global const int* restrict permutation,
     __global float4* restrict acc_drho, __global float* restrict visc) {
-  interaction_body(&k, &g, n, false, pos_rho, vel_kind, cell_start, cell_fluid, permutation,
+  interaction_body(&k, &g, n, false, pos_kind, vel_rho, cell_start, cell_fluid, permutation,
                    acc_drho, visc);
 }
 
 // Particles in any order, binned only: neighbours read through the permutation.
 __kernel void interaction_indirect(
-    KernelConstants k, CellGrid g, int n, __global const float4* restrict pos_rho,
-    __global const float4* restrict vel_kind, __global const int* restrict cell_start,
+    KernelConstants k, CellGrid g, int n, __global const float4* restrict pos_kind,
+    __global const float4* restrict vel_rho, __global const int* restrict cell_start,
     __global const int* restrict cell_fluid, __global const int* restrict permutation,
     __global float4* restrict acc_drho, __global float* restrict visc) {
-  interaction_body(&k, &g, n, true, pos_rho, vel_kind, cell_start, cell_fluid, permutation,
+  interaction_body(&k, &g, n, true, pos_kind, vel_rho, cell_start, cell_fluid, permutation,
                    acc_drho, visc);
 }
 
@@ -375,18 +378,19 @@ __kernel void interaction_indirect(
 // Lists each occupied cell once (and the bucket of escaped particles): the
 // first slot of a cell appends it. The list's order does not matter (each
 // cell's sums are computed independently).
-__kernel void list_cells(CellGrid g, int n, __global const float4* pos_rho,
-                         __global const float4* vel_kind, __global const int* cell_start,
-                         __global int* cell_list, __global int* listed) {
+__kernel void list_cells(CellGrid g, int n, __global const float4* pos_kind,
+                         __global const int* cell_start, __global int* cell_list,
+                         __global int* listed) {
   const int k = (int)get_global_id(0);
   if (k >= n) return;
-  const int c = cell_of(&g, pos_rho[k], vel_kind[k].w);
+  const float4 p = pos_kind[k];
+  const int c = cell_of(&g, p, p.w);
   if (cell_start[c] == k) cell_list[atomic_inc(listed)] = c;
 }
 
 __kernel __attribute__((reqd_work_group_size(CELL_GROUP, 1, 1))) void interaction_cells(
     KernelConstants k, CellGrid g, __global const int* restrict cell_list,
-    __global const float4* restrict pos_rho, __global const float4* restrict vel_kind,
+    __global const float4* restrict pos_kind, __global const float4* restrict vel_rho,
     __global const int* restrict cell_start, __global const int* restrict cell_fluid,
     __global float4* restrict acc_drho, __global float* restrict visc) {
   __local float4 staged_pos[CELL_CHUNK], staged_vel[CELL_CHUNK];
@@ -439,20 +443,20 @@ __kernel __attribute__((reqd_work_group_size(CELL_GROUP, 1, 1))) void interactio
     const bool active = i < end;
     float4 pi = (float4)(0.0f), vi = (float4)(0.0f);
     if (active) {
-      pi = pos_rho[i];
-      vi = vel_kind[i];
+      pi = pos_kind[i];
+      vi = vel_rho[i];
     }
-    const bool fluid_i = vi.w == KIND_FLUID;
-    const float p_i = tait_pressure(&k, pi.w);
-    const float c_i = sound_speed(&k, pi.w);
+    const bool fluid_i = pi.w == KIND_FLUID;
+    const float p_i = tait_pressure(&k, vi.w);
+    const float c_i = sound_speed(&k, vi.w);
     PairSums sums = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     for (int r = 0; r < ranges; ++r) {
       for (int first = range_begin[r]; first < range_end[r]; first += CELL_CHUNK) {
         const int count = min(CELL_CHUNK, range_end[r] - first);
         barrier(CLK_LOCAL_MEM_FENCE);  // the previous chunk is consumed
         for (int q = t; q < count; q += CELL_GROUP) {
-          staged_pos[q] = pos_rho[first + q];
-          staged_vel[q] = vel_kind[first + q];
+          staged_pos[q] = pos_kind[first + q];
+          staged_vel[q] = vel_rho[first + q];
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (!active) continue;
@@ -463,11 +467,11 @@ __kernel __attribute__((reqd_work_group_size(CELL_GROUP, 1, 1))) void interactio
           const float rz = minimum_image(pi.z - pj.z, k.lz, k.periodic_z);
           const float r2 = rx * rx + ry * ry + rz * rz;
           if (r2 >= k.support2 || first + q == i) continue;
-          const float4 vj = staged_vel[q];
-          const bool fluid_j = vj.w == KIND_FLUID;
+          const bool fluid_j = pj.w == KIND_FLUID;
           if (!fluid_i && !fluid_j) continue;
+          const float4 vj = staged_vel[q];
           add_pair(&k, fluid_i, fluid_j, rx, ry, rz, r2, vi.x - vj.x, vi.y - vj.y, vi.z - vj.z,
-                   pi.w, p_i, c_i, pj.w, &sums);
+                   vi.w, p_i, c_i, vj.w, &sums);
         }
       }
     }
@@ -486,16 +490,16 @@ __kernel __attribute__((reqd_work_group_size(CELL_GROUP, 1, 1))) void interactio
 // local memory per work-group, then one atomic_max per group and quantity on
 // the bit patterns (non-negative floats order like their bits as ints).
 __kernel __attribute__((reqd_work_group_size(REDUCE_BLOCK, 1, 1))) void time_step_maxima(
-    int n, __global const float4* pos_rho, __global const float4* vel_kind,
+    int n, __global const float4* pos_kind, __global const float4* vel_rho,
     __global const float4* acc_drho, __global const float* visc, __global int* maxima) {
   __local float la[REDUCE_BLOCK], lr[REDUCE_BLOCK], lv[REDUCE_BLOCK];
   const int i = (int)get_global_id(0);
   const int t = (int)get_local_id(0);
   float a2 = 0.0f, rho = 0.0f, vs = 0.0f;
-  if (i < n && vel_kind[i].w == KIND_FLUID) {
+  if (i < n && pos_kind[i].w == KIND_FLUID) {
     const float4 a = acc_drho[i];
     a2 = a.x * a.x + a.y * a.y + a.z * a.z;
-    rho = pos_rho[i].w;
+    rho = vel_rho[i].w;
     vs = visc[i];
   }
   la[t] = a2;
@@ -525,55 +529,55 @@ inline float wrap(float x, float lo, float length, int periodic) {
 }
 
 // Half step to t^{n+1/2}; keeps the state at t^n in start.
-__kernel void predictor(float dt, float rho0, DomainBox d, int n, __global float4* pos_rho,
-                        __global float4* vel_kind, __global float4* start_pos,
+__kernel void predictor(float dt, float rho0, DomainBox d, int n, __global float4* pos_kind,
+                        __global float4* vel_rho, __global float4* start_pos,
                         __global float4* start_vel, __global const float4* acc_drho) {
   const int i = (int)get_global_id(0);
   if (i >= n) return;
-  float4 x = pos_rho[i];
-  float4 v = vel_kind[i];
+  float4 x = pos_kind[i];
+  float4 v = vel_rho[i];
   start_pos[i] = x;
   start_vel[i] = v;
-  if (v.w == KIND_ESCAPED) return;
+  if (x.w == KIND_ESCAPED) return;
   const float h2 = 0.5f * dt;
   const float4 a = acc_drho[i];
-  const float rho = x.w + h2 * a.w;
-  if (v.w == KIND_BOUNDARY) {
-    x.w = rho < rho0 ? rho0 : rho;
-    pos_rho[i] = x;
+  const float rho = v.w + h2 * a.w;
+  if (x.w == KIND_BOUNDARY) {
+    v.w = rho < rho0 ? rho0 : rho;
+    vel_rho[i] = v;
     return;
   }
-  pos_rho[i] = (float4)(wrap(x.x + h2 * v.x, d.lo[0], d.length[0], d.periodic[0]),
-                        wrap(x.y + h2 * v.y, d.lo[1], d.length[1], d.periodic[1]),
-                        wrap(x.z + h2 * v.z, d.lo[2], d.length[2], d.periodic[2]), rho);
-  vel_kind[i] = (float4)(v.x + h2 * a.x, v.y + h2 * a.y, v.z + h2 * a.z, v.w);
+  pos_kind[i] = (float4)(wrap(x.x + h2 * v.x, d.lo[0], d.length[0], d.periodic[0]),
+                         wrap(x.y + h2 * v.y, d.lo[1], d.length[1], d.periodic[1]),
+                         wrap(x.z + h2 * v.z, d.lo[2], d.length[2], d.periodic[2]), x.w);
+  vel_rho[i] = (float4)(v.x + h2 * a.x, v.y + h2 * a.y, v.z + h2 * a.z, rho);
 }
 
 // u^{n+1} = u^n + dt a^{n+1/2}, r^{n+1} = r^n + dt (u^n + u^{n+1})/2,
 // rho^{n+1} = rho^n (2 - eps)/(2 + eps), eps = -dt drho^{n+1/2}/rho^{n+1/2}.
-__kernel void corrector(float dt, float rho0, DomainBox d, int n, __global float4* pos_rho,
-                        __global float4* vel_kind, __global const float4* start_pos,
+__kernel void corrector(float dt, float rho0, DomainBox d, int n, __global float4* pos_kind,
+                        __global float4* vel_rho, __global const float4* start_pos,
                         __global const float4* start_vel, __global const float4* acc_drho) {
   const int i = (int)get_global_id(0);
   if (i >= n) return;
-  const float4 v0 = start_vel[i];
-  if (v0.w == KIND_ESCAPED) return;
   const float4 x0 = start_pos[i];
+  if (x0.w == KIND_ESCAPED) return;
+  const float4 v0 = start_vel[i];
   const float4 a = acc_drho[i];
-  const float eps = -a.w / pos_rho[i].w * dt;
-  const float rho = x0.w * (2.0f - eps) / (2.0f + eps);
-  if (v0.w == KIND_BOUNDARY) {
-    float4 x = pos_rho[i];
-    x.w = rho < rho0 ? rho0 : rho;
-    pos_rho[i] = x;
+  float4 v = vel_rho[i];
+  const float eps = -a.w / v.w * dt;
+  const float rho = v0.w * (2.0f - eps) / (2.0f + eps);
+  if (x0.w == KIND_BOUNDARY) {
+    v.w = rho < rho0 ? rho0 : rho;
+    vel_rho[i] = v;
     return;
   }
   const float vx = v0.x + dt * a.x, vy = v0.y + dt * a.y, vz = v0.z + dt * a.z;
-  pos_rho[i] =
+  pos_kind[i] =
       (float4)(wrap(x0.x + 0.5f * dt * (vx + v0.x), d.lo[0], d.length[0], d.periodic[0]),
                wrap(x0.y + 0.5f * dt * (vy + v0.y), d.lo[1], d.length[1], d.periodic[1]),
-               wrap(x0.z + 0.5f * dt * (vz + v0.z), d.lo[2], d.length[2], d.periodic[2]), rho);
-  vel_kind[i] = (float4)(vx, vy, vz, v0.w);
+               wrap(x0.z + 0.5f * dt * (vz + v0.z), d.lo[2], d.length[2], d.periodic[2]), x0.w);
+  vel_rho[i] = (float4)(vx, vy, vz, rho);
 }
 
 inline bool finite_value(float v) { return (v - v) == 0.0f; }
@@ -582,23 +586,24 @@ inline bool finite_value(float v) { return (v - v) == 0.0f; }
 // rho < rho_min: DualSPHysics' RhopOut rule); flags[1]: the smallest slot
 // with a non-finite state or rho > rho_max (n when none).
 __kernel void check_state(DomainBox d, float rho_min, float rho_max, int n,
-                          __global const float4* pos_rho, __global float4* vel_kind,
+                          __global float4* pos_kind, __global float4* vel_rho,
                           __global int* flags) {
   const int i = (int)get_global_id(0);
   if (i >= n) return;
-  const float4 v = vel_kind[i];
-  if (v.w == KIND_ESCAPED) return;
-  const float4 x = pos_rho[i];
+  const float4 x = pos_kind[i];
+  if (x.w == KIND_ESCAPED) return;
+  const float4 v = vel_rho[i];
   const bool bad =
       !(finite_value(x.x) && finite_value(x.y) && finite_value(x.z) && finite_value(v.x) &&
-        finite_value(v.y) && finite_value(v.z) && finite_value(x.w) && x.w <= rho_max);
+        finite_value(v.y) && finite_value(v.z) && finite_value(v.w) && v.w <= rho_max);
   if (bad) atomic_min(&flags[1], i);
-  if (v.w != KIND_FLUID) return;
+  if (x.w != KIND_FLUID) return;
   const float q[3] = {x.x, x.y, x.z};
-  bool outside = x.w < rho_min;
+  bool outside = v.w < rho_min;
   for (int a = 0; a < 3; ++a)
     if (!d.periodic[a] && (q[a] < d.lo[a] || q[a] > d.hi[a])) outside = true;
   if (!outside) return;
-  vel_kind[i] = (float4)(0.0f, 0.0f, 0.0f, KIND_ESCAPED);
+  pos_kind[i] = (float4)(x.x, x.y, x.z, KIND_ESCAPED);
+  vel_rho[i] = (float4)(0.0f, 0.0f, 0.0f, v.w);
   atomic_inc(&flags[0]);
 }

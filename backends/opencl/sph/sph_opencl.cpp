@@ -75,25 +75,25 @@ struct Kernels {
         check_state(program, "check_state") {}
 };
 
-// (x, y, z, rho) and (vx, vy, vz, kind) records and the case ids.
+// (x, y, z, kind) and (vx, vy, vz, rho) records and the case ids.
 struct ParticleBuffers {
-  Buffer<cl_float4> pos_rho, vel_kind;
+  Buffer<cl_float4> pos_kind, vel_rho;
   Buffer<cl_int> id;
-  explicit ParticleBuffers(std::size_t n) : pos_rho(n), vel_kind(n), id(n) {}
-  cl_int size() const { return static_cast<cl_int>(pos_rho.size()); }
+  explicit ParticleBuffers(std::size_t n) : pos_kind(n), vel_rho(n), id(n) {}
+  cl_int size() const { return static_cast<cl_int>(pos_kind.size()); }
   void upload(const Particles& s) {
     std::vector<cl_float4> p(s.size()), v(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
-      p[i] = cl_float4{{s.x[i], s.y[i], s.z[i], s.rho[i]}};
-      v[i] = cl_float4{{s.vx[i], s.vy[i], s.vz[i], float(s.kind[i])}};
+      p[i] = cl_float4{{s.x[i], s.y[i], s.z[i], float(s.kind[i])}};
+      v[i] = cl_float4{{s.vx[i], s.vy[i], s.vz[i], s.rho[i]}};
     }
-    pos_rho.upload(p);
-    vel_kind.upload(v);
+    pos_kind.upload(p);
+    vel_rho.upload(v);
     id.upload(std::vector<cl_int>(s.id.begin(), s.id.end()));
   }
   Particles download() const {
-    const auto p = pos_rho.download();
-    const auto v = vel_kind.download();
+    const auto p = pos_kind.download();
+    const auto v = vel_rho.download();
     const auto ids = id.download();
     Particles s;
     s.resize(p.size());
@@ -101,21 +101,21 @@ struct ParticleBuffers {
       s.x[i] = p[i].s[0];
       s.y[i] = p[i].s[1];
       s.z[i] = p[i].s[2];
-      s.rho[i] = p[i].s[3];
+      s.kind[i] = static_cast<std::uint8_t>(p[i].s[3]);
       s.vx[i] = v[i].s[0];
       s.vy[i] = v[i].s[1];
       s.vz[i] = v[i].s[2];
-      s.kind[i] = static_cast<std::uint8_t>(v[i].s[3]);
+      s.rho[i] = v[i].s[3];
       s.id[i] = ids[i];
     }
     return s;
   }
   void copy_from(const ParticleBuffers& from) {
     const cl_command_queue q = opencl::Context::get().queue();
-    PPKIT_CL_CHECK(clEnqueueCopyBuffer(q, from.pos_rho.mem(), pos_rho.mem(), 0, 0, pos_rho.bytes(),
+    PPKIT_CL_CHECK(clEnqueueCopyBuffer(q, from.pos_kind.mem(), pos_kind.mem(), 0, 0,
+                                       pos_kind.bytes(), 0, nullptr, nullptr));
+    PPKIT_CL_CHECK(clEnqueueCopyBuffer(q, from.vel_rho.mem(), vel_rho.mem(), 0, 0, vel_rho.bytes(),
                                        0, nullptr, nullptr));
-    PPKIT_CL_CHECK(clEnqueueCopyBuffer(q, from.vel_kind.mem(), vel_kind.mem(), 0, 0,
-                                       vel_kind.bytes(), 0, nullptr, nullptr));
     PPKIT_CL_CHECK(
         clEnqueueCopyBuffer(q, from.id.mem(), id.mem(), 0, 0, id.bytes(), 0, nullptr, nullptr));
   }
@@ -149,8 +149,8 @@ void bin(Kernels& k, const CellGrid& g, const ParticleBuffers& p, CellBuffers& c
   const cl_int n = p.size();
   c.cell_count.fill_bytes(0);
   c.cell_fluid.fill_bytes(0);
-  opencl::set_args(k.count_cells, g, n, p.pos_rho.mem(), p.vel_kind.mem(), c.cell.mem(),
-                   c.cell_count.mem(), c.cell_fluid.mem());
+  opencl::set_args(k.count_cells, g, n, p.pos_kind.mem(), c.cell.mem(), c.cell_count.mem(),
+                   c.cell_fluid.mem());
   launch(k.count_cells, std::size_t(n));
   const cl_int count = c.cells + 2;
   const cl_int tiles = static_cast<cl_int>(c.tile_sums.size());
@@ -174,15 +174,15 @@ void renumber(Kernels& k, const CellGrid& g, const ParticleBuffers& p, ParticleB
               CellBuffers& c) {
   bin(k, g, p, c);
   const cl_int n = p.size();
-  opencl::set_args(k.gather, n, c.permutation.mem(), p.pos_rho.mem(), p.vel_kind.mem(), p.id.mem(),
-                   scratch.pos_rho.mem(), scratch.vel_kind.mem(), scratch.id.mem());
+  opencl::set_args(k.gather, n, c.permutation.mem(), p.pos_kind.mem(), p.vel_rho.mem(), p.id.mem(),
+                   scratch.pos_kind.mem(), scratch.vel_rho.mem(), scratch.id.mem());
   launch(k.gather, std::size_t(n));
 }
 
 void interaction(Kernels& k, const KernelConstants& kc, const CellGrid& g, const ParticleBuffers& p,
                  const CellBuffers& c, RhsBuffers& r, bool sorted) {
   cl_kernel kernel = sorted ? k.interaction_sorted : k.interaction_indirect;
-  opencl::set_args(kernel, kc, g, p.size(), p.pos_rho.mem(), p.vel_kind.mem(), c.cell_start.mem(),
+  opencl::set_args(kernel, kc, g, p.size(), p.pos_kind.mem(), p.vel_rho.mem(), c.cell_start.mem(),
                    c.cell_fluid.mem(), c.permutation.mem(), r.acc_drho.mem(), r.visc.mem());
   launch(kernel, std::size_t(p.size()));
 }
@@ -248,13 +248,12 @@ class OpenClInteraction final : public PreparedRun<Interaction::Result> {
   void interaction_per_cell() {
     const cl_int n = particles_.size();
     listed_.fill_bytes(0);
-    opencl::set_args(kernels_.list_cells, grid_, n, particles_.pos_rho.mem(),
-                     particles_.vel_kind.mem(), cells_.cell_start.mem(), cell_list_.mem(),
-                     listed_.mem());
+    opencl::set_args(kernels_.list_cells, grid_, n, particles_.pos_kind.mem(),
+                     cells_.cell_start.mem(), cell_list_.mem(), listed_.mem());
     launch(kernels_.list_cells, std::size_t(n));
     const auto listed = listed_.download();  // blocking: the launch size
     opencl::set_args(kernels_.interaction_cells, constants_, grid_, cell_list_.mem(),
-                     particles_.pos_rho.mem(), particles_.vel_kind.mem(), cells_.cell_start.mem(),
+                     particles_.pos_kind.mem(), particles_.vel_rho.mem(), cells_.cell_start.mem(),
                      cells_.cell_fluid.mem(), rhs_.acc_drho.mem(), rhs_.visc.mem());
     if (listed[0] > 0)
       launch(kernels_.interaction_cells, std::size_t(listed[0]) * kCellGroup, kCellGroup);
@@ -329,7 +328,7 @@ class OpenClSolver final : public Solver {
     interaction(kernels_, constants_, grid_, state_, cells_, rhs_, info.reordered);
     const cl_int n = state_.size();
     maxima_.fill_bytes(0);
-    opencl::set_args(kernels_.time_step_maxima, n, state_.pos_rho.mem(), state_.vel_kind.mem(),
+    opencl::set_args(kernels_.time_step_maxima, n, state_.pos_kind.mem(), state_.vel_rho.mem(),
                      rhs_.acc_drho.mem(), rhs_.visc.mem(), maxima_.mem());
     launch(kernels_.time_step_maxima, std::size_t(n), kReduceBlock);
     const auto bits = maxima_.download();  // blocking: waits for the kernels above
@@ -341,20 +340,20 @@ class OpenClSolver final : public Solver {
     const double dt_force = a_max > 0 ? std::sqrt(p.h / a_max) : 1e30;
     info.dt = p.cfl * std::min(dt_force, p.h / (c_max + p.h * double(m[2])));
     const cl_float dt = float(info.dt);
-    opencl::set_args(kernels_.predictor, dt, constants_.rho0, domain_, n, state_.pos_rho.mem(),
-                     state_.vel_kind.mem(), start_.pos_rho.mem(), start_.vel_kind.mem(),
+    opencl::set_args(kernels_.predictor, dt, constants_.rho0, domain_, n, state_.pos_kind.mem(),
+                     state_.vel_rho.mem(), start_.pos_kind.mem(), start_.vel_rho.mem(),
                      rhs_.acc_drho.mem());
     launch(kernels_.predictor, std::size_t(n));
     interaction(kernels_, constants_, grid_, state_, cells_, rhs_, info.reordered);
-    opencl::set_args(kernels_.corrector, dt, constants_.rho0, domain_, n, state_.pos_rho.mem(),
-                     state_.vel_kind.mem(), start_.pos_rho.mem(), start_.vel_kind.mem(),
+    opencl::set_args(kernels_.corrector, dt, constants_.rho0, domain_, n, state_.pos_kind.mem(),
+                     state_.vel_rho.mem(), start_.pos_kind.mem(), start_.vel_rho.mem(),
                      rhs_.acc_drho.mem());
     launch(kernels_.corrector, std::size_t(n));
     flags_.upload({0, n});
     const cl_float rho_min = float(p.rho0 / p.rho_blowup_factor);
     const cl_float rho_max = float(p.rho0 * p.rho_blowup_factor);
-    opencl::set_args(kernels_.check_state, domain_, rho_min, rho_max, n, state_.pos_rho.mem(),
-                     state_.vel_kind.mem(), flags_.mem());
+    opencl::set_args(kernels_.check_state, domain_, rho_min, rho_max, n, state_.pos_kind.mem(),
+                     state_.vel_rho.mem(), flags_.mem());
     launch(kernels_.check_state, std::size_t(n));
     const auto flags = flags_.download();
     escaped_ += flags[0];
@@ -373,7 +372,7 @@ class OpenClSolver final : public Solver {
     return state_.download();
   }
 
-  // The float4 records mapped into host memory: x y z rho and vx vy vz kind
+  // The float4 records mapped into host memory: x y z kind and vx vy vz rho
   // (stride 4), valid until the next step, state() or restore().
   ppkit::sph::DeviceParticles device_particles() override {
     if (!mapped_) {
@@ -386,16 +385,16 @@ class OpenClSolver final : public Solver {
         maps_.emplace_back(mem, p);
         return p;
       };
-      pos_ = static_cast<float*>(map(state_.pos_rho.mem(), state_.pos_rho.bytes()));
-      vel_ = static_cast<float*>(map(state_.vel_kind.mem(), state_.vel_kind.bytes()));
+      pos_ = static_cast<float*>(map(state_.pos_kind.mem(), state_.pos_kind.bytes()));
+      vel_ = static_cast<float*>(map(state_.vel_rho.mem(), state_.vel_rho.bytes()));
       id_ = static_cast<std::int32_t*>(map(state_.id.mem(), state_.id.bytes()));
       mapped_ = true;
     }
     ppkit::sph::DeviceParticles d;
     d.count = state_.size();
     d.stride = 4;
-    d.x = pos_, d.y = pos_ + 1, d.z = pos_ + 2, d.rho = pos_ + 3;
-    d.vx = vel_, d.vy = vel_ + 1, d.vz = vel_ + 2, d.kind_as_float = vel_ + 3;
+    d.x = pos_, d.y = pos_ + 1, d.z = pos_ + 2, d.kind_as_float = pos_ + 3;
+    d.vx = vel_, d.vy = vel_ + 1, d.vz = vel_ + 2, d.rho = vel_ + 3;
     d.id = id_;
     d.memory = DataLocation{MemoryKind::host, -1};
     return d;
