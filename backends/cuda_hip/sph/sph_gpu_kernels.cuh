@@ -280,8 +280,9 @@ __global__ void __launch_bounds__(kBlock)
 // kCellChunk records at a time, and each thread computes one particle of the
 // cell against them, so a candidate is loaded once per cell instead of once per
 // particle of the cell. Neighbours are visited in the order of
-// interaction_kernel<false>, so the sums are the same. Blocks loop over the
-// listed cells (grid stride), so the launch needs no count from the host.
+// interaction_kernel<false>: each sum adds the same terms in the same order.
+// Blocks loop over the listed cells (grid stride), so the launch needs no
+// count from the host.
 constexpr int kCellWarp = 32;
 constexpr int kCellChunk = 128;
 constexpr int kCellBlocks = 8192;

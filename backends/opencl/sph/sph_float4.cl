@@ -367,7 +367,8 @@ __kernel void interaction_indirect(
 // in local memory, CELL_CHUNK records at a time, and each work-item computes one
 // particle of the cell against them. A candidate is then read from global
 // memory once per cell instead of once per particle of the cell. Neighbours are
-// visited in the order of interaction_sorted, so the sums are the same.
+// visited in the order of interaction_sorted: each sum adds the same terms in
+// the same order.
 #ifndef CELL_GROUP
 #define CELL_GROUP 32
 #endif

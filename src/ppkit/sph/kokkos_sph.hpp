@@ -340,9 +340,10 @@ void compute_interaction(NeighbourMode mode, const KernelConstants& k, const Cel
 // against the staged chunk, so a candidate is read from memory once per cell
 // instead of once per particle of the cell. A particle's sums outlive the
 // chunks, so they live in team scratch. Neighbours are visited in the order of
-// the thread-per-particle walk (InteractionKernel, sorted), so the sums are the
-// same. Team size 1 with kLanes vector lanes (docs/architecture.md, "Team per
-// element on every backend"): a warp on CUDA, a plain loop on a host space.
+// the thread-per-particle walk (InteractionKernel, sorted): each sum adds the
+// same terms in the same order. Team size 1 with kLanes vector lanes
+// (docs/architecture.md, "Team per element on every backend"): a warp on
+// CUDA, a plain loop on a host space.
 template <class Space>
 struct TeamPerCellKernel {
   using Mem = typename Space::memory_space;
