@@ -32,11 +32,19 @@ static_assert(sizeof(KernelConstants) == 21 * 4, "KernelConstants layout of sph_
 static_assert(sizeof(CellGrid) == 12 * 4, "CellGrid layout of sph_float4.cl");
 static_assert(sizeof(DomainBox) == 12 * 4, "DomainBox layout of sph_float4.cl");
 
-constexpr std::size_t kGroup = 64;          // work-group size of the per-particle kernels
-constexpr std::size_t kScanBlock = 256;     // SCAN_BLOCK
-constexpr std::size_t kScanTile = 256 * 8;  // SCAN_TILE
-constexpr std::size_t kReduceBlock = 256;   // REDUCE_BLOCK
-constexpr std::size_t kCellGroup = 32;      // CELL_GROUP
+// Work-group sizes; the program is built with them (-D options), so the
+// kernels' reqd_work_group_size and local arrays match these launches.
+constexpr std::size_t kGroup = 64;       // the per-particle kernels
+constexpr std::size_t kScanBlock = 256;  // SCAN_BLOCK, SCAN_ITEMS = 8 counts each
+constexpr std::size_t kScanTile = kScanBlock * 8;
+constexpr std::size_t kReduceBlock = 256;  // REDUCE_BLOCK
+constexpr std::size_t kCellGroup = 32;     // CELL_GROUP (CELL_CHUNK records staged)
+
+std::string build_options() {
+  return "-DSCAN_BLOCK=" + std::to_string(kScanBlock) +
+         " -DREDUCE_BLOCK=" + std::to_string(kReduceBlock) +
+         " -DCELL_GROUP=" + std::to_string(kCellGroup) + " -DCELL_CHUNK=128";
+}
 
 std::size_t round_up(std::size_t n, std::size_t m) {
   return (std::max<std::size_t>(n, 1) + m - 1) / m * m;
@@ -57,7 +65,7 @@ struct Kernels {
       sort_cells, gather, interaction_sorted, interaction_indirect, list_cells, interaction_cells,
       time_step_maxima, predictor, corrector, check_state;
   Kernels()
-      : program(opencl::Context::get().program(opencl::sources::sph_float4)),
+      : program(opencl::Context::get().program(opencl::sources::sph_float4, build_options())),
         count_cells(program, "count_cells"),
         scan_sum_tiles(program, "scan_sum_tiles"),
         scan_tile_offsets(program, "scan_tile_offsets"),
