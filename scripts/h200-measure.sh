@@ -155,10 +155,11 @@ case $part in
         > "$OUT/sph_dambreak_dp$dp.txt" 2>&1; tail -n 5 "$OUT/sph_dambreak_dp$dp.txt"
     fi ;;
   sph-bench)
-    # ppkit_bench_sph on the GPU variants: interactions/s and the full step
-    # (renumbering every step and never) at 1, 4 and 16 M particles (~80 s).
+    # ppkit_bench_sph on the GPU variants (CUDA, Kokkos CUDA, OpenCL on NVIDIA's
+    # driver; the per-cell ones included): interactions/s and the full step
+    # (renumbering every step and never) at 1, 4 and 16 M particles (~2 min).
     LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}" "$bundle/bin/ppkit_bench_sph" \
-      --benchmark_filter='/(cuda|kokkos-cuda)/' --benchmark_min_time=0.2 \
+      --benchmark_filter='/(cuda|kokkos-cuda|opencl)/' --benchmark_min_time=0.2 \
       --benchmark_out="$OUT/bench_sph.json" --benchmark_out_format=json > "$OUT/bench_sph.txt" 2>&1
     grep -E '^sph' "$OUT/bench_sph.txt" ;;
   fdtd-extra)

@@ -46,6 +46,8 @@ Op op_of(const ppkit::Registry<Op>&);
 // host memory, and the one of strategy "plain" where an operation has it.
 // With kokkos-openmp, Kokkos spaces that share a rank now go to the higher
 // tier (host-parallel); before, the first registered (Serial) won such a tie.
+// SPH's OpenCL variants, added later, take the device-portable tier's place
+// where OpenCL has a device, as FDTD's do.
 TEST(VariantTraits, AutoPicksWhatItPickedBefore) {
   std::set<std::string> available;
   for_each_operation([&](auto registry) {
@@ -71,8 +73,10 @@ TEST(VariantTraits, AutoPicksWhatItPickedBefore) {
       {"fdtd.phasor_update",
        {opencl ? "opencl/float4" : host + "plain", host + "plain",
         opencl ? "opencl/plain" : host + "plain"}},
-      {"sph.interaction", {host + "sorted-cells", host + "sorted-cells", ""}},
-      {"sph.step", {host + "symplectic", host + "symplectic", ""}},
+      {"sph.interaction",
+       {opencl ? "opencl/sorted-float4" : host + "sorted-cells", host + "sorted-cells", ""}},
+      {"sph.step",
+       {opencl ? "opencl/symplectic-float4" : host + "symplectic", host + "symplectic", ""}},
       {"sem.axhelm", {host + "trilinear", host + "trilinear", ""}},
       {"sem.nekbone", {host + "trilinear-assembled", host + "trilinear-assembled", ""}},
   };

@@ -1,4 +1,4 @@
-// cuda/sorted-float4, cuda/unsorted-float4 (sph.interaction) and
+// cuda/sorted-float4, cuda/warp-per-cell-float4, cuda/unsorted-float4 (sph.interaction) and
 // cuda/symplectic-float4 (sph.step): the shared GPU glue (sph_gpu_glue.hpp)
 // over the CUDA runtime and the nvcc-built kernels (sph_cuda_kernels.cu).
 #include <cuda_runtime_api.h>

@@ -8,8 +8,10 @@
 // 32-lane sub-groups (one per CUDA warp, two per AMD wavefront) with the
 // width-kSubgroupWidth shuffles of gpu_portability.hpp, and the asynchronous
 // memset is the vendor's (zero_async). Every kernel is one thread per particle
-// or per cell, with blocks of kBlock = 256 threads (8 warps, 4 wavefronts), so
-// nothing else depends on the warp size. The exclusive scan of the counting
+// or per cell, with blocks of kBlock = 256 threads (8 warps, 4 wavefronts),
+// except warp per cell (blocks of kCellWarp = 32 threads that synchronise with
+// __syncthreads, so half an AMD wavefront works too); nothing else depends on
+// the warp size. The exclusive scan of the counting
 // sort is written here (below) rather than taken from CUB: Debian 12's ROCm has
 // no hipCUB, and one scan for both vendors makes the HIP path the code that
 // the CUDA tests exercise.
@@ -270,6 +272,126 @@ __global__ void __launch_bounds__(kBlock)
   r.visc[i] = sums.visc_max;
 }
 
+// ---- warp per cell (renumbered particles) -----------------------------------------------
+// Guan et al.'s warp per cell (DualSPHysics' cell mode), the twin of
+// kokkos-<space>/team-per-cell and opencl/group-per-cell-float4: a block of
+// kCellWarp threads per occupied cell stages the neighbour candidates of the
+// cell's 9 row ranges (27 cells along a periodic x) in shared memory,
+// kCellChunk records at a time, and each thread computes one particle of the
+// cell against them, so a candidate is loaded once per cell instead of once per
+// particle of the cell. Neighbours are visited in the order of
+// interaction_kernel<false>: each sum adds the same terms in the same order.
+// Blocks loop over the listed cells (grid stride), so the launch needs no
+// count from the host.
+constexpr int kCellWarp = 32;
+constexpr int kCellChunk = 128;
+constexpr int kCellBlocks = 8192;
+
+// Lists each occupied cell once (and the bucket of escaped particles): the
+// first slot of a cell appends it; the order does not matter.
+__global__ void list_cells_kernel(CellGrid g, ParticleBuffers p, CellBuffers c, int* cell_list,
+                                  int* listed) {
+  const int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= p.n) return;
+  const int cell = cell_of(g, p.pos_rho[k], p.vel_kind[k].w);
+  if (c.cell_start[cell] == k) cell_list[atomicAdd(listed, 1)] = cell;
+}
+
+__global__ void __launch_bounds__(kCellWarp)
+    interaction_cells_kernel(KernelConstants k, CellGrid g, ParticleBuffers p, CellBuffers c,
+                             RhsBuffers r, const int* cell_list, const int* listed) {
+  __shared__ float4 staged_pos[kCellChunk], staged_vel[kCellChunk];
+  const int t = static_cast<int>(threadIdx.x);
+  const int escaped_cell = g.nx * g.ny * g.nz;
+  const int occupied = *listed;
+  for (int b = static_cast<int>(blockIdx.x); b < occupied; b += static_cast<int>(gridDim.x)) {
+    const int cell = cell_list[b];
+    const int begin = c.cell_start[cell], end = c.cell_start[cell + 1];
+    if (cell == escaped_cell) {  // escaped particles: no interaction
+      for (int i = begin + t; i < end; i += kCellWarp) {
+        r.acc_drho[i] = make_float4(0, 0, 0, 0);
+        r.visc[i] = 0;
+      }
+      continue;
+    }
+    // The candidate ranges, as interaction_kernel walks them. A cell without
+    // fluid holds only boundary particles, which skip rows without fluid; a
+    // boundary particle in a cell with fluid gets nothing from such rows either.
+    const int cx = cell % g.nx, cy = (cell / g.nx) % g.ny, cz = cell / (g.nx * g.ny);
+    const bool own_fluid = c.cell_fluid[cell] > 0;
+    int range_begin[27], range_end[27];
+    int ranges = 0;
+    for (int dz = -1; dz <= 1; ++dz) {
+      const int mz = neighbour_coordinate(cz, dz, g.nz, g.periodic_z);
+      if (mz < 0) continue;
+      for (int dy = -1; dy <= 1; ++dy) {
+        const int my = neighbour_coordinate(cy, dy, g.ny, g.periodic_y);
+        if (my < 0) continue;
+        const int row = (mz * g.ny + my) * g.nx;
+        if (!g.periodic_x) {
+          const int lo = cx > 0 ? cx - 1 : 0;
+          const int hi = cx < g.nx - 1 ? cx + 1 : g.nx - 1;
+          if (!own_fluid) {
+            int fluid = 0;
+            for (int m = lo; m <= hi; ++m) fluid += c.cell_fluid[row + m];
+            if (fluid == 0) continue;
+          }
+          range_begin[ranges] = c.cell_start[row + lo];
+          range_end[ranges++] = c.cell_start[row + hi + 1];
+          continue;
+        }
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int mx = neighbour_coordinate(cx, dx, g.nx, 1);
+          if (!own_fluid && c.cell_fluid[row + mx] == 0) continue;
+          range_begin[ranges] = c.cell_start[row + mx];
+          range_end[ranges++] = c.cell_start[row + mx + 1];
+        }
+      }
+    }
+    for (int own = begin; own < end; own += kCellWarp) {
+      const int i = own + t;
+      const bool active = i < end;
+      const float4 pi = active ? p.pos_rho[i] : make_float4(0, 0, 0, 1);
+      const float4 vi = active ? p.vel_kind[i] : make_float4(0, 0, 0, float(kBoundary));
+      const bool fluid_i = vi.w == float(kFluid);
+      const float p_i = tait_pressure(k, pi.w);
+      const float c_i = sound_speed(k, pi.w);
+      PairSums sums;
+      for (int q0 = 0; q0 < ranges; ++q0) {
+        for (int first = range_begin[q0]; first < range_end[q0]; first += kCellChunk) {
+          const int count = min(kCellChunk, range_end[q0] - first);
+          __syncthreads();  // the previous chunk is consumed
+          for (int q = t; q < count; q += kCellWarp) {
+            staged_pos[q] = __ldg(&p.pos_rho[first + q]);
+            staged_vel[q] = __ldg(&p.vel_kind[first + q]);
+          }
+          __syncthreads();
+          if (!active) continue;
+          for (int q = 0; q < count; ++q) {
+            const float4 pj = staged_pos[q];
+            const float rx = minimum_image(pi.x - pj.x, k.lx, k.periodic_x);
+            const float ry = minimum_image(pi.y - pj.y, k.ly, k.periodic_y);
+            const float rz = minimum_image(pi.z - pj.z, k.lz, k.periodic_z);
+            const float r2 = rx * rx + ry * ry + rz * rz;
+            if (r2 >= k.support2 || first + q == i) continue;
+            const float4 vj = staged_vel[q];
+            const bool fluid_j = vj.w == float(kFluid);
+            if (!fluid_i && !fluid_j) continue;
+            add_pair(k, fluid_i, fluid_j, rx, ry, rz, r2, vi.x - vj.x, vi.y - vj.y, vi.z - vj.z,
+                     pi.w, p_i, c_i, pj.w, sums);
+          }
+        }
+      }
+      if (!active) continue;
+      if (fluid_i)
+        r.acc_drho[i] = make_float4(sums.ax + k.gx, sums.ay + k.gy, sums.az + k.gz, sums.drho);
+      else
+        r.acc_drho[i] = make_float4(0, 0, 0, sums.drho);
+      r.visc[i] = sums.visc_max;
+    }
+  }
+}
+
 // Non-negative floats order like their bit patterns as ints.
 __device__ void atomic_max_nonnegative(float* address, float value) {
   atomicMax(reinterpret_cast<int*>(address), __float_as_int(value));
@@ -415,6 +537,16 @@ void interaction(const KernelConstants& k, const CellGrid& g, const ParticleBuff
 }
 
 template <class Vendor>
+void interaction_per_cell(const KernelConstants& k, const CellGrid& g, const ParticleBuffers& p,
+                          const CellBuffers& c, const RhsBuffers& r, int* cell_list, int* listed) {
+  if (p.n == 0) return;
+  zero_async(listed, sizeof(int));
+  list_cells_kernel<<<blocks(p.n), kBlock>>>(g, p, c, cell_list, listed);
+  const int grid = p.n < kCellBlocks ? p.n : kCellBlocks;  // at most one occupied cell per particle
+  interaction_cells_kernel<<<grid, kCellWarp>>>(k, g, p, c, r, cell_list, listed);
+}
+
+template <class Vendor>
 void time_step_maxima(const ParticleBuffers& p, const RhsBuffers& r, float* maxima) {
   zero_async(maxima, 3 * sizeof(float));
   maxima_kernel<<<blocks(p.n), kBlock>>>(p, r, maxima);
@@ -448,6 +580,9 @@ template void renumber<CompiledVendor>(const CellGrid&, const ParticleBuffers&,
 template void interaction<CompiledVendor>(const KernelConstants&, const CellGrid&,
                                           const ParticleBuffers&, const CellBuffers&,
                                           const RhsBuffers&, bool);
+template void interaction_per_cell<CompiledVendor>(const KernelConstants&, const CellGrid&,
+                                                   const ParticleBuffers&, const CellBuffers&,
+                                                   const RhsBuffers&, int*, int*);
 template void time_step_maxima<CompiledVendor>(const ParticleBuffers&, const RhsBuffers&, float*);
 template void predictor<CompiledVendor>(float, float, const DomainBox&, const ParticleBuffers&,
                                         const ParticleBuffers&, const RhsBuffers&);

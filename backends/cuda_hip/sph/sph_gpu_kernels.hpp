@@ -72,6 +72,14 @@ template <class Vendor>
 void interaction(const KernelConstants& k, const CellGrid& g, const ParticleBuffers& p,
                  const CellBuffers& c, const RhsBuffers& r, bool sorted);
 
+// Warp per cell over renumbered particles: lists the occupied cells into
+// cell_list (n ints) and their count into *listed (device memory), then one
+// block of 32 threads per listed cell stages the cell's neighbour candidates
+// in shared memory and each thread computes one particle of the cell.
+template <class Vendor>
+void interaction_per_cell(const KernelConstants& k, const CellGrid& g, const ParticleBuffers& p,
+                          const CellBuffers& c, const RhsBuffers& r, int* cell_list, int* listed);
+
 // Maximum over fluid particles of |a|^2, rho and the viscous term, as three
 // floats at `maxima` (device memory, zeroed by the launcher).
 template <class Vendor>

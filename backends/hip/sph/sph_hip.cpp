@@ -1,4 +1,4 @@
-// hip/sorted-float4, hip/unsorted-float4 (sph.interaction) and
+// hip/sorted-float4, hip/warp-per-cell-float4, hip/unsorted-float4 (sph.interaction) and
 // hip/symplectic-float4 (sph.step): the GPU glue shared with CUDA
 // (backends/cuda_hip/sph/sph_gpu_glue.hpp) over the HIP runtime and the kernels of
 // sph_hip_kernels.hip. Compiled by the C++ compiler against the HIP runtime API.

@@ -1,5 +1,6 @@
-// kokkos-<space>/sorted-cells and kokkos-<space>/linked-list: the sph.interaction
-// operation (neighbour search + right-hand side) on any Kokkos execution space.
+// kokkos-<space>/sorted-cells, kokkos-<space>/team-per-cell and
+// kokkos-<space>/linked-list: the sph.interaction operation (neighbour search
+// + right-hand side) on any Kokkos execution space.
 #include "ppkit/core/kokkos_spaces.hpp"
 #include "ppkit/sph/kokkos_sph.hpp"
 
@@ -12,8 +13,10 @@ class KokkosInteraction final : public PreparedRun<Interaction::Result> {
   using Mem = typename Space::memory_space;
 
  public:
-  KokkosInteraction(const Interaction::Problem& problem, NeighbourMode mode)
+  KokkosInteraction(const Interaction::Problem& problem, NeighbourMode mode,
+                    bool team_per_cell = false)
       : mode_(mode),
+        team_per_cell_(team_per_cell),
         constants_((validate(problem.params), make_kernel_constants(problem.params))),
         grid_(make_cell_grid(problem.params)),
         particles_("sph", problem.particles.size()),
@@ -41,7 +44,10 @@ class KokkosInteraction final : public PreparedRun<Interaction::Result> {
       renumber_by_cell<Space>(grid_, particles_, scratch_, lists_);
     else
       build_linked_list<Space>(grid_, particles_, lists_);
-    compute_interaction<Space>(mode_, constants_, grid_, particles_, lists_, rhs_);
+    if (team_per_cell_)
+      compute_interaction_team_per_cell<Space>(constants_, grid_, particles_, lists_, rhs_);
+    else
+      compute_interaction<Space>(mode_, constants_, grid_, particles_, lists_, rhs_);
     Space().fence();
   }
 
@@ -62,6 +68,7 @@ class KokkosInteraction final : public PreparedRun<Interaction::Result> {
 
  private:
   NeighbourMode mode_;
+  bool team_per_cell_;
   KernelConstants constants_;
   CellGrid grid_;
   ParticleArrays<Mem> particles_, scratch_;
@@ -82,6 +89,14 @@ void register_sph_interaction_kokkos_variants() {
       return std::make_unique<KokkosInteraction<Exec>>(p, NeighbourMode::sorted);
     };
     Registry<Interaction>::add(std::move(sorted));
+    // team-per-cell: renumbered particles, one team per cell staging the
+    // neighbour candidates in team scratch (below sorted-cells until measured
+    // on a GPU).
+    auto team = kokkos_variant<Interaction>(space, "team-per-cell", 8);
+    team.prepare = [](const Interaction::Problem& p) {
+      return std::make_unique<KokkosInteraction<Exec>>(p, NeighbourMode::sorted, true);
+    };
+    Registry<Interaction>::add(std::move(team));
     // linked-list: the baseline of the comparison (the unsorted cell list).
     auto linked = kokkos_variant<Interaction>(space, "linked-list", 5);
     linked.role = VariantRole::baseline;

@@ -332,4 +332,183 @@ void compute_interaction(NeighbourMode mode, const KernelConstants& k, const Cel
            "sph.interaction.linked");
 }
 
+// Team per cell (the portable twin of a warp-per-cell GPU kernel: Guan et
+// al.; DualSPHysics' cell mode): one team per cell of the renumbered
+// particles. The team stages the neighbour candidates of its cell (the 9 row
+// ranges of the 27-cell stencil, 27 cell ranges along a periodic x) chunk by
+// chunk in team scratch, and each lane computes particles of the team's cell
+// against the staged chunk, so a candidate is read from memory once per cell
+// instead of once per particle of the cell. A particle's sums outlive the
+// chunks, so they live in team scratch. Neighbours are visited in the order of
+// the thread-per-particle walk (InteractionKernel, sorted): each sum adds the
+// same terms in the same order. Team size 1 with kLanes vector lanes
+// (docs/architecture.md, "Team per element on every backend"): a warp on
+// CUDA, a plain loop on a host space.
+template <class Space>
+struct TeamPerCellKernel {
+  using Mem = typename Space::memory_space;
+  // Dynamic schedule: cells are numbered z-major, so a static split of the
+  // league gives one host thread the water and another the empty air above.
+  using Policy = Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using Member = typename Policy::member_type;
+  template <class T>
+  using Scratch = Kokkos::View<T*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static constexpr int kLanes = 32;
+  static constexpr int kChunk = 128;  // candidates staged at a time
+  static constexpr int kOwn = 64;     // particles of the cell computed per pass
+  static constexpr int kFields = 8;   // x y z vx vy vz rho kind per staged candidate
+  static constexpr int kSums = 5;     // drho ax ay az visc_max per own particle
+  static std::size_t scratch_bytes() {
+    return Scratch<float>::shmem_size(kFields * kChunk) + Scratch<int>::shmem_size(kChunk) +
+           Scratch<float>::shmem_size(kSums * kOwn);
+  }
+
+  KernelConstants k;
+  CellGrid g;
+  DeviceArray<Mem, const float> x, y, z, vx, vy, vz, rho;
+  DeviceArray<Mem, const std::uint8_t> kind;
+  DeviceArray<Mem, const int> cell_start, cell_fluid;
+  DeviceArray<Mem, float> drho, ax, ay, az, visc;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
+    const int c = team.league_rank();
+    const int begin = cell_start(c), end = cell_start(c + 1);
+    if (begin == end) return;
+    const int cells = g.nx * g.ny * g.nz;
+    if (c == cells) {  // the bucket of escaped particles: no interaction
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, end - begin), [&](const int a) {
+        const int i = begin + a;
+        drho(i) = ax(i) = ay(i) = az(i) = visc(i) = 0.0f;
+      });
+      return;
+    }
+    // The candidate ranges, in the order of InteractionKernel's walk. A cell
+    // without fluid holds only boundary particles, which skip rows without
+    // fluid; a boundary particle in a cell with fluid gets nothing from such
+    // rows either (boundary-boundary pairs are skipped).
+    const int cx = c % g.nx, cy = (c / g.nx) % g.ny, cz = c / (g.nx * g.ny);
+    const bool own_fluid = cell_fluid(c) > 0;
+    int range_begin[27], range_end[27];
+    int ranges = 0;
+    for (int dz = -1; dz <= 1; ++dz) {
+      const int mz = neighbour_coordinate(cz, dz, g.nz, g.periodic_z);
+      if (mz < 0) continue;
+      for (int dy = -1; dy <= 1; ++dy) {
+        const int my = neighbour_coordinate(cy, dy, g.ny, g.periodic_y);
+        if (my < 0) continue;
+        const int row = (mz * g.ny + my) * g.nx;
+        if (!g.periodic_x) {
+          const int lo = cx > 0 ? cx - 1 : 0;
+          const int hi = cx < g.nx - 1 ? cx + 1 : g.nx - 1;
+          if (!own_fluid) {
+            int fluid = 0;
+            for (int m = lo; m <= hi; ++m) fluid += cell_fluid(row + m);
+            if (fluid == 0) continue;
+          }
+          range_begin[ranges] = cell_start(row + lo);
+          range_end[ranges++] = cell_start(row + hi + 1);
+          continue;
+        }
+        for (int dx = -1; dx <= 1; ++dx) {
+          const int mx = neighbour_coordinate(cx, dx, g.nx, 1);
+          if (!own_fluid && cell_fluid(row + mx) == 0) continue;
+          range_begin[ranges] = cell_start(row + mx);
+          range_end[ranges++] = cell_start(row + mx + 1);
+        }
+      }
+    }
+    Scratch<float> staged(team.team_scratch(0), kFields * kChunk);
+    Scratch<int> staged_index(team.team_scratch(0), kChunk);
+    Scratch<float> acc(team.team_scratch(0), kSums * kOwn);
+    for (int own = begin; own < end; own += kOwn) {
+      const int owned = end - own < kOwn ? end - own : kOwn;
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kSums * owned),
+                           [&](const int e) { acc(e) = 0.0f; });
+      for (int r = 0; r < ranges; ++r) {
+        for (int first = range_begin[r]; first < range_end[r]; first += kChunk) {
+          const int count = range_end[r] - first < kChunk ? range_end[r] - first : kChunk;
+          team.team_barrier();  // the previous chunk is consumed
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, count), [&](const int q) {
+            const int j = first + q;
+            float* e = &staged(kFields * q);
+            e[0] = x(j), e[1] = y(j), e[2] = z(j);
+            e[3] = vx(j), e[4] = vy(j), e[5] = vz(j);
+            e[6] = rho(j), e[7] = float(kind(j));
+            staged_index(q) = j;
+          });
+          team.team_barrier();
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, owned), [&](const int a) {
+            const int i = own + a;
+            const bool fluid_i = kind(i) == kFluid;
+            const float xi = x(i), yi = y(i), zi = z(i), rho_i = rho(i);
+            const float ux = vx(i), uy = vy(i), uz = vz(i);
+            const float p_i = tait_pressure(k, rho_i), c_i = sound_speed(k, rho_i);
+            float* s = &acc(kSums * a);
+            PairSums sums;
+            sums.drho = s[0], sums.ax = s[1], sums.ay = s[2], sums.az = s[3], sums.visc_max = s[4];
+            for (int q = 0; q < count; ++q) {
+              const float* e = &staged(kFields * q);
+              const bool fluid_j = e[7] == float(kFluid);
+              if (staged_index(q) == i || (!fluid_i && !fluid_j)) continue;
+              const float rx = minimum_image(xi - e[0], k.lx, k.periodic_x);
+              const float ry = minimum_image(yi - e[1], k.ly, k.periodic_y);
+              const float rz = minimum_image(zi - e[2], k.lz, k.periodic_z);
+              const float r2 = rx * rx + ry * ry + rz * rz;
+              if (r2 >= k.support2) continue;
+              add_pair(k, fluid_i, fluid_j, rx, ry, rz, r2, ux - e[3], uy - e[4], uz - e[5], rho_i,
+                       p_i, c_i, e[6], sums);
+            }
+            s[0] = sums.drho, s[1] = sums.ax, s[2] = sums.ay, s[3] = sums.az, s[4] = sums.visc_max;
+          });
+        }
+      }
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, owned), [&](const int a) {
+        const int i = own + a;
+        const float* s = &acc(kSums * a);
+        drho(i) = s[0];
+        visc(i) = s[4];
+        if (kind(i) == kFluid) {
+          ax(i) = s[1] + k.gx;
+          ay(i) = s[2] + k.gy;
+          az(i) = s[3] + k.gz;
+        } else {
+          ax(i) = ay(i) = az(i) = 0.0f;
+        }
+      });
+      team.team_barrier();  // acc is reused by the next pass
+    }
+  }
+};
+
+// The interaction of renumbered particles, one team per cell (and one for
+// the bucket of escaped particles).
+template <class Space>
+void compute_interaction_team_per_cell(const KernelConstants& k, const CellGrid& g,
+                                       const ParticleArrays<typename Space::memory_space>& p,
+                                       const CellLists<typename Space::memory_space>& lists,
+                                       RhsArrays<typename Space::memory_space>& out) {
+  using Kernel = TeamPerCellKernel<Space>;
+  const Kernel f{k,
+                 g,
+                 p.x,
+                 p.y,
+                 p.z,
+                 p.vx,
+                 p.vy,
+                 p.vz,
+                 p.rho,
+                 p.kind,
+                 lists.cell_start,
+                 lists.cell_fluid,
+                 out.drho,
+                 out.ax,
+                 out.ay,
+                 out.az,
+                 out.visc};
+  typename Kernel::Policy policy(static_cast<int>(g.cells()) + 1, 1, Kernel::kLanes);
+  Kokkos::parallel_for("sph.interaction.team_per_cell",
+                       policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())), f);
+}
+
 }  // namespace ppkit::sph::kokkos_impl

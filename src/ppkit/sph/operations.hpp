@@ -53,7 +53,8 @@ struct Step {
 // renumber particles by cell, so the order and the addresses may change with
 // every step). Values of particle i at x[i * stride], ..., rho[i * stride]:
 // stride 1 for structure-of-arrays variants (Kokkos), 4 for the float4
-// records of the CUDA and HIP variants (x y z rho, vx vy vz kind).
+// records of the CUDA and HIP variants (x y z rho, vx vy vz kind) and of
+// the OpenCL variant (x y z kind, vx vy vz rho; mapped into host memory).
 struct DeviceParticles {
   std::int64_t count = 0;
   std::int64_t stride = 1;
