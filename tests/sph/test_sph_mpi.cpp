@@ -6,13 +6,16 @@
 //   single-device run of the same case within 1 mm RMS, every particle must
 //   be held by exactly one rank (fluid + escaped = the initial fluid), and
 //   particles must have migrated between ranks.
-//   The runs are not bit-identical: each rank sums a particle's neighbour
-//   contributions in the order of its own array (owned and ghost particles
-//   renumbered together), unlike the single array of one device, and the
-//   fp32 sums round differently; the time step then follows the slightly
-//   different maxima (reduced over the ranks), and the dam break amplifies
-//   the rounding over the run. A run that skipped the ghost exchange (no
-//   neighbours across the slab boundaries) misses the heights by centimetres.
+//   The runs need not be bit-identical: each rank sums a particle's neighbour
+//   contributions in the order of its own array (owned particles, with ghosts
+//   and arrivals appended, renumbered together by cell), which differs from
+//   one device's order whenever a cell's particles come in another sequence
+//   (a particle migrating in +x lands after its new cell-mates instead of
+//   before them), and the fp32 sums then round differently. The time step
+//   comes from maxima reduced over the ranks (exact in any order), so it
+//   differs only through those right-hand sides; the dam break then carries
+//   the rounding differences on. A run that skipped the ghost exchange (no
+//   neighbours across the slab boundaries) misses the heights by millimetres.
 // restart (R ranks): a run checkpointed half way and restarted on the same
 //   rank count ends in exactly the state of the straight run; a restart of
 //   that checkpoint on one rank is refused naming the rank count.
@@ -53,6 +56,19 @@ Case test_case() {
   return make_spheric_dambreak(o);
 }
 
+// The single-device reference: the most preferred portable Kokkos solver
+// (the kernels the ranks run, on the same kind of device), not a float4
+// CUDA/HIP variant whose different sums would hide what is compared here.
+std::string reference_variant() {
+  const ppkit::Variant<Step>* best = nullptr;
+  for (const auto& v : ppkit::Registry<Step>::all())
+    if (v.model == ppkit::ProgrammingModel::kokkos && v.role == ppkit::VariantRole::baseline &&
+        v.availability().available && (!best || best->preference < v.preference))
+      best = &v;
+  if (!best) throw ppkit::Error("no portable Kokkos variant of sph.step can run here");
+  return best->name;
+}
+
 // Linear interpolation of a probe series' gauge g at time t.
 double height_at(const std::vector<ProbeSample>& s, int g, double t) {
   if (t <= s.front().time) return s.front().height[std::size_t(g)];
@@ -76,7 +92,7 @@ void compare() {
   RunSummary single;
   Particles single_state;
   if (world_rank == 0) {
-    auto solver = make_solver("auto", c, ReorderPolicy{1});
+    auto solver = make_solver(reference_variant(), c, ReorderPolicy{1});
     single = run_simulation(*solver, c, layout, run);
     single_state = solver->result();
   }
@@ -102,11 +118,20 @@ void compare() {
       static_cast<long long>(migrated_all), static_cast<long long>(rebalances));
   for (int b : solver.slab_columns()) std::printf(" %d", b);
   std::printf("; wall %.1f s (one device %.1f s)\n", multi.wall_seconds, single.wall_seconds);
-  double moved = 0;
-  for (std::size_t i = 0; i < all.size() && all.size() == single_state.size(); ++i)
-    moved = std::max({moved, double(std::abs(all.x[i] - single_state.x[i])),
-                      double(std::abs(all.z[i] - single_state.z[i]))});
-  std::printf("largest position difference from one device at the end: %.3g m\n", moved);
+  // Positions of the particles still fluid in both runs.
+  double moved = 0, moved2 = 0;
+  std::size_t compared = 0;
+  for (std::size_t i = 0; i < all.size() && all.size() == single_state.size(); ++i) {
+    if (all.kind[i] != kFluid || single_state.kind[i] != kFluid) continue;
+    const double dx = all.x[i] - single_state.x[i], dy = all.y[i] - single_state.y[i],
+                 dz = all.z[i] - single_state.z[i];
+    moved = std::max(moved, std::sqrt(dx * dx + dy * dy + dz * dz));
+    moved2 += dx * dx + dy * dy + dz * dz;
+    ++compared;
+  }
+  const double moved_rms = std::sqrt(moved2 / double(std::max<std::size_t>(1, compared)));
+  std::printf("fluid positions at the end against one device: RMS %.3g m, largest %.3g m\n",
+              moved_rms, moved);
   double sum2 = 0;
   int samples = 0;
   for (int g = 0; g < 4; ++g) {
@@ -143,9 +168,51 @@ void compare() {
         "fluid + escaped = initial fluid (" + std::to_string(all.count(kFluid)) + " + " +
             std::to_string(all.count(kEscaped)) + " = " + std::to_string(initial_fluid) +
             "), boundary particles kept");
+  // Rounding-level drift stays far below a micrometre over the run; a stale
+  // ghost state in the second half step (the predicted state not exchanged)
+  // moves the fluid by tens of micrometres.
+  check(moved_rms < 3e-6, "fluid positions at the end within 3 um RMS of one device (" +
+                              std::to_string(moved_rms * 1e6) + " um)");
   check(migrated_all > 0,
         "particles migrated between ranks (" + std::to_string(migrated_all) + ")");
   check(fluid_min > 0, "every rank holds fluid particles at the end");
+  // On 4 ranks the water leaving the inner slabs drifts the counts past 10%.
+  check(ranks < 4 || rebalances > 0,
+        "the slab boundaries moved (" + std::to_string(rebalances) + " times)");
+}
+
+// balanced_columns on seeded random weights: boundaries increase, every slab
+// has a column, and each boundary's prefix sum is within half the largest
+// column weight of its share k/R of the total (the nearest column boundary).
+void balance() {
+  unsigned seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int columns = 5 + int(rng() % 60), ranks = 1 + int(rng() % 5);
+    std::vector<std::int64_t> w(static_cast<std::size_t>(columns), 0);
+    for (auto& x : w) x = rng() % 4 == 0 ? 0 : std::int64_t(rng() % 1000);
+    const std::vector<int> b = balanced_columns(w, std::min(ranks, columns));
+    const int r = std::min(ranks, columns);
+    bool ok = int(b.size()) == r + 1 && b.front() == 0 && b.back() == columns;
+    std::int64_t total = 0, largest = 0;
+    for (auto x : w) total += x, largest = std::max(largest, x);
+    for (int k = 1; ok && k <= r; ++k) {
+      ok = b[std::size_t(k)] > b[std::size_t(k - 1)];
+      std::int64_t prefix = 0;
+      for (int c = 0; c < b[std::size_t(k)]; ++c) prefix += w[std::size_t(c)];
+      const double target = double(total) * k / r;
+      const bool squeezed = b[std::size_t(k)] == b[std::size_t(k - 1)] + 1 ||
+                            b[std::size_t(k)] == columns - (r - k);  // one column per slab
+      ok = ok && (squeezed || std::abs(double(prefix) - target) <= 0.5 * double(largest) + 1e-9);
+    }
+    if (!ok) {
+      check(false,
+            "balanced_columns, seed " + std::to_string(seed) + ", trial " + std::to_string(trial));
+      return;
+    }
+  }
+  check(true,
+        "balanced_columns splits random column weights evenly (seed " + std::to_string(seed) + ")");
 }
 
 // True when every array of a and b is equal bit for bit.
@@ -158,7 +225,8 @@ void restart() {
   const Case c = test_case();
   const ProbeLayout layout = spheric_test2_probes(c.params);
   MpiSphOptions options;
-  options.balance_every = 5;  // rebalances before and after the checkpoint
+  options.balance_every = 5;  // load checks before and after the checkpoint
+  options.balance_threshold = 0.02;
   unsigned tag = 0;
   if (world_rank == 0) tag = unsigned(std::random_device{}());
   MPI_Bcast(&tag, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
@@ -166,15 +234,15 @@ void restart() {
       (std::filesystem::temp_directory_path() / ("ppkit_sph_mpi_" + std::to_string(tag) + ".h5"))
           .string();
   RunOptions straight_run;
-  straight_run.t_end = 0.12;
+  straight_run.t_end = 0.06;
   MpiSphSolver straight(c, MPI_COMM_WORLD, options);
   run_mpi_simulation(straight, c, layout, straight_run);
   const Particles expected = straight.gather_state();
 
   RunOptions first_run = straight_run;
-  first_run.t_end = 0.06;
+  first_run.t_end = 0.03;
   first_run.checkpoint_file = path;
-  first_run.checkpoint_every = 0.03;
+  first_run.checkpoint_every = 0.02;
   MpiSphSolver first(c, MPI_COMM_WORLD, options);
   run_mpi_simulation(first, c, layout, first_run);
 
@@ -187,7 +255,7 @@ void restart() {
   check(second.steps_done() == straight.steps_done() && second.time() == straight.time(),
         "the restarted run took the straight run's steps (" +
             std::to_string(straight.steps_done()) + ", " + std::to_string(rebalances) +
-            " rebalances on rank 0)");
+            " slab moves)");
   check(identical(restarted, expected),
         "restart on the same rank count ends in the straight run's state, bit for bit");
 
@@ -222,6 +290,7 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "compare";
     try {
       if (mode == "compare") {
+        if (world_rank == 0) balance();
         compare();
       } else if (mode == "restart") {
         restart();

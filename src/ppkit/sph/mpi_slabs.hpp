@@ -20,10 +20,14 @@
 //   5. every `balance_every` steps, when a rank's fluid particle count is more
 //      than `balance_threshold` from the mean, the slab boundaries move (in
 //      whole columns) so that the counts even out.
-// Results are not bit-identical to one rank: a particle's neighbour sums run
-// in the order of its rank's array (owned and ghost particles renumbered
-// together), so the fp32 sums round differently and the runs drift apart at
-// rounding level (the dt reduction itself takes maxima, which are exact).
+// Results need not be bit-identical to one device: a particle's neighbour
+// sums run in the order of its rank's array (owned particles, with ghosts and
+// arrivals appended, renumbered together by cell), which differs from one
+// device's order whenever a cell's particles come in another sequence (a
+// particle migrating in +x lands after its new cell-mates, not before), so
+// the fp32 sums round differently and the runs drift apart at rounding level.
+// The dt reduction takes maxima (exact in any order), so dt differs only
+// through the right-hand sides, not through the reduction.
 // Built only with PPKIT_ENABLE_MPI.
 #include <mpi.h>
 
