@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/mpi/idle_barrier.hpp"
 #include "ppkit/mpi/mpi_runtime.hpp"
 #include "ppkit/sph/cases.hpp"
 #include "ppkit/sph/mpi_slabs.hpp"
@@ -96,6 +97,7 @@ void compare() {
     single = run_simulation(*solver, c, layout, run);
     single_state = solver->result();
   }
+  ppkit::mpi::idle_barrier(MPI_COMM_WORLD);  // the other ranks leave the cores to rank 0
   MpiSphOptions options;
   options.balance_every = 10;
   MpiSphSolver solver(c, MPI_COMM_WORLD, options);
