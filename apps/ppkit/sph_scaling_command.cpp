@@ -66,6 +66,7 @@ struct Row {
   std::int64_t migrated = 0, rebalances = 0;
   std::string halo;
   std::vector<std::int64_t> fluid, boundary;  // per rank, at the end
+  std::vector<double> compute;                // per rank: seconds in kernels between exchanges
   std::vector<int> columns;
   std::vector<ProbeSample> probes;
 };
@@ -119,6 +120,8 @@ Row run_one(const Case& c, int ranks, const SphScalingArgs& a, bool write_probes
     MPI_Reduce(&s.halo_bytes, &halo_bytes, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
     MPI_Reduce(&s.migrated, &migrated, 1, MPI_INT64_T, MPI_SUM, 0, comm);
     const MpiParticleCounts counts = solver.counts();
+    row.compute.resize(std::size_t(ranks));
+    MPI_Gather(&s.compute_seconds, 1, MPI_DOUBLE, row.compute.data(), 1, MPI_DOUBLE, 0, comm);
     row.fluid.resize(std::size_t(ranks));
     row.boundary.resize(std::size_t(ranks));
     MPI_Gather(&counts.fluid, 1, MPI_INT64_T, row.fluid.data(), 1, MPI_INT64_T, 0, comm);
@@ -187,9 +190,11 @@ void run_scaling(const SphScalingArgs& a) {
         row.height_rms < 0 ? "-" : fmt::format("{:.3g}", 1e3 * row.height_rms), row.halo);
     for (int r = 0; r < ranks; ++r)
       std::cout << fmt::format(
-          "{:>13} {}: {} fluid + {} boundary particles, cell columns [{}, {})\n", "rank", r,
-          row.fluid[std::size_t(r)], row.boundary[std::size_t(r)], row.columns[std::size_t(r)],
-          row.columns[std::size_t(r) + 1]);
+          "{:>13} {}: {} fluid + {} boundary particles, cell columns [{}, {}), kernels {:.3f} "
+          "ms/step\n",
+          "rank", r, row.fluid[std::size_t(r)], row.boundary[std::size_t(r)],
+          row.columns[std::size_t(r)], row.columns[std::size_t(r) + 1],
+          1e3 * row.compute[std::size_t(r)] / double(std::max<std::int64_t>(1, row.steps)));
     std::cout.flush();
     nlohmann::json r;
     r["ranks"] = ranks;
@@ -206,6 +211,7 @@ void run_scaling(const SphScalingArgs& a) {
     r["height_rms_vs_one_rank_m"] = mpi_scaling::efficiency_json(row.height_rms);
     r["fluid_per_rank"] = row.fluid;
     r["boundary_per_rank"] = row.boundary;
+    r["kernel_seconds_per_rank"] = row.compute;
     r["slab_columns"] = row.columns;
     j["runs"].push_back(r);
   }

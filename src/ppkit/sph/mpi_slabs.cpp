@@ -576,6 +576,7 @@ Solver::StepInfo MpiSphSolver::Impl::step() {
   const auto t0 = std::chrono::steady_clock::now();
   Solver::StepInfo info;
   exchange_ghosts();
+  auto compute_start = std::chrono::steady_clock::now();
   const int n = owned + ghosts.receive_count[0] + ghosts.receive_count[1];
   info.reordered = options.reorder.reorder_at(steps);
   renumbered = info.reordered;
@@ -612,6 +613,7 @@ Solver::StepInfo MpiSphSolver::Impl::step() {
   }
   float local_max[3] = {0, 0, 0}, global_max[3] = {0, 0, 0};
   fluid_maxima<Exec>(work, rhs, n, local_max[0], local_max[1], local_max[2]);
+  stats.compute_seconds += seconds_since(compute_start);  // the maxima are on the host: fenced
   MPI_Allreduce(local_max, global_max, 3, MPI_FLOAT, MPI_MAX, comm);
   info.dt = time_step_from_maxima(params, global_max[0], global_max[1], global_max[2]);
   const float dt = float(info.dt);
@@ -619,6 +621,7 @@ Solver::StepInfo MpiSphSolver::Impl::step() {
   Kokkos::parallel_for("sph.predictor", all,
                        Predictor<Mem>{dt, constants.rho0, domain, work, start, rhs});
   refresh_ghosts();
+  compute_start = std::chrono::steady_clock::now();
   compute_interaction<Exec>(mode, constants, grid, work, lists, rhs);
   Kokkos::parallel_for("sph.corrector", all,
                        Corrector<Mem>{dt, constants.rho0, domain, work, start, rhs});
@@ -641,6 +644,7 @@ Solver::StepInfo MpiSphSolver::Impl::step() {
                           FindBlowUp<Mem>{float(params.rho0 * params.rho_blowup_factor), n, work},
                           Kokkos::Min<int>(bad));
   long long local_sum[2] = {escaped_now, bad < n ? 1 : 0}, sum[2] = {0, 0};
+  stats.compute_seconds += seconds_since(compute_start);
   MPI_Allreduce(local_sum, sum, 2, MPI_LONG_LONG, MPI_SUM, comm);
   escaped += sum[0];
   ++steps;

@@ -55,6 +55,7 @@ struct MpiSphOptions {
 struct MpiSphStats {
   std::int64_t steps = 0;
   double seconds = 0;           // host wall time in step()
+  double compute_seconds = 0;   // host wall time of the kernels between the exchanges
   double halo_seconds = 0;      // host time selecting, packing, exchanging and unpacking ghosts
   double halo_bytes = 0;        // ghost bytes this rank sent
   std::int64_t migrated = 0;    // particles this rank sent to a neighbour (migration)
