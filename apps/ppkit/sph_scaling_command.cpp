@@ -159,7 +159,8 @@ void run_scaling(const SphScalingArgs& a) {
     std::cout << fmt::format(
         "{}: {} particles ({} fluid), to t = {:g} s; load check every {} steps "
         "(threshold {:g}%); ms/step: wall time of the slowest rank per step; halo ms/step: "
-        "ghost selection, packing, exchange and unpacking (max over ranks); H RMS: gauges "
+        "ghost selection, packing, exchange (waits for the neighbour included) and unpacking (max "
+        "over ranks); H RMS: gauges "
         "H1..H4 against the 1-rank run\n\n",
         c.name, c.particles.size(), c.particles.count(kFluid), a.t_end, a.balance_every,
         100 * a.balance_threshold);

@@ -8,7 +8,9 @@
 //   1. ghost exchange: the particles of the first and last column of the slab
 //      go to the left and right neighbour (the cell size is >= the kernel
 //      support 2h, so one column is the whole halo); the receiver appends them;
-//   2. neighbour structure and right-hand side over owned + ghost particles;
+//   2. neighbour structure and right-hand side over owned + ghost particles
+//      (the unchanged kernels run over the whole array; the ghosts' own
+//      right-hand sides, which miss neighbours beyond the halo, are zeroed);
 //      dt from the maxima of |a|^2, rho and the viscous term over fluid
 //      particles, reduced over the ranks with MPI_Allreduce(MAX), so every
 //      rank takes the single-device dt formula's value for the whole domain;
@@ -56,7 +58,8 @@ struct MpiSphStats {
   std::int64_t steps = 0;
   double seconds = 0;           // host wall time in step()
   double compute_seconds = 0;   // host wall time of the kernels between the exchanges
-  double halo_seconds = 0;      // host time selecting, packing, exchanging and unpacking ghosts
+  double halo_seconds = 0;      // host time selecting, packing, exchanging (waiting for the
+                                // neighbour included) and unpacking ghosts
   double halo_bytes = 0;        // ghost bytes this rank sent
   std::int64_t migrated = 0;    // particles this rank sent to a neighbour (migration)
   std::int64_t rebalances = 0;  // times the slab boundaries moved
