@@ -115,8 +115,12 @@ class MpiSphSolver {
   const MpiSphStats& stats() const;
   void reset_stats();
 
- private:
+  // Defined in mpi_slabs.cpp. Public because nvcc accepts extended
+  // (KOKKOS_LAMBDA) lambdas in member functions only of classes without
+  // private or protected access.
   struct Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 
