@@ -5,6 +5,8 @@
 // `ppkit fdtd scaling`), so speed-up and parallel efficiency are taken against
 // the one-rank run of that launch, and every run's gauge heights are compared
 // with the one-rank run's. Strong scaling only: the case is fixed by --dp.
+// `ppkit sph dambreak-mpi`: one dam break on all ranks of the launch with the
+// probe CSV, per-rank checkpoints and restart of `ppkit sph dambreak`.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@
 #include "ppkit/core/results.hpp"
 #include "ppkit/sph/cases.hpp"
 #include "ppkit/sph/probes.hpp"
+#include "ppkit/sph/simulation.hpp"
 #if defined(PPKIT_HAVE_MPI)
 #include "mpi_scaling.hpp"
 #include "ppkit/mpi/idle_barrier.hpp"
@@ -55,6 +58,26 @@ void validate(const SphScalingArgs& a) {
   require(a.reorder_every >= 0, fmt::format("--reorder-every {}", a.reorder_every),
           "0 (never) or a positive number of steps");
   for (int r : a.ranks) require(r >= 1, fmt::format("--ranks {}", r), "rank counts >= 1");
+}
+
+struct DamBreakMpiArgs {
+  CaseOptions case_options;
+  RunOptions run;
+  int balance_every = 20;
+  double balance_threshold = 0.1;
+  int reorder_every = 1;
+  std::string halo = "auto";
+};
+
+void validate_dambreak(const DamBreakMpiArgs& a) {
+  SphScalingArgs s;
+  s.case_options = a.case_options;
+  s.t_end = a.run.t_end;
+  s.balance_every = a.balance_every;
+  s.balance_threshold = a.balance_threshold;
+  s.reorder_every = a.reorder_every;
+  validate(s);
+  validate(a.run);
 }
 
 #if defined(PPKIT_HAVE_MPI)
@@ -224,6 +247,56 @@ void run_scaling(const SphScalingArgs& a) {
     std::cout << "results written to " << a.json_path << "\n";
   }
 }
+
+// `ppkit sph dambreak-mpi`: one run on every rank of the launch.
+void run_dambreak_mpi(const DamBreakMpiArgs& a) {
+  validate_dambreak(a);
+  mpi::parse_halo_path(a.halo);
+  int argc = 0;
+  char** argv = nullptr;
+  mpi::MpiKokkosRuntime runtime(argc, argv);
+  const int rank = runtime.rank();
+  const Case c = make_spheric_dambreak(a.case_options);
+  require(c.particles.count(kFluid) > 0,
+          fmt::format("--dp {:g} leaves no fluid particle in the water column", a.case_options.dp),
+          "a spacing well below the column's size");
+  MpiSphOptions options;
+  options.halo = mpi::parse_halo_path(a.halo);
+  options.reorder.every = a.reorder_every;
+  options.balance_every = a.balance_every;
+  options.balance_threshold = a.balance_threshold;
+  MpiSphSolver solver(c, MPI_COMM_WORLD, options);
+  if (rank == 0)
+    std::cout << fmt::format("{}: {} particles ({} fluid) on {} MPI ranks ({}), halo path {}\n",
+                             c.name, c.particles.size(), c.particles.count(kFluid), runtime.ranks(),
+                             runtime.device_name(), solver.halo_path());
+  const RunSummary s = run_mpi_simulation(solver, c, spheric_test2_probes(c.params), a.run);
+  const MpiParticleCounts counts = solver.counts();
+  const std::int64_t mine[3] = {counts.fluid, counts.boundary, counts.escaped};
+  std::vector<std::int64_t> all(std::size_t(3 * runtime.ranks()));
+  MPI_Gather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  std::int64_t migrated = 0;
+  const std::int64_t mine_migrated = solver.stats().migrated;
+  MPI_Reduce(&mine_migrated, &migrated, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  const double per_step = s.wall_seconds / double(std::max<std::int64_t>(1, s.steps));
+  std::cout << fmt::format(
+      "reached t = {:.4f} s in {} steps, {:.1f} s wall ({:.3f} ms/step, slowest rank); {} fluid "
+      "particles escaped; {} migrated; slab boundaries moved {} times\n",
+      s.time, s.steps, s.wall_seconds, 1e3 * per_step, s.escaped, migrated,
+      solver.stats().rebalances);
+  const auto& b = solver.slab_columns();
+  for (int r = 0; r < runtime.ranks(); ++r)
+    std::cout << fmt::format(
+        "rank {}: {} fluid + {} boundary particles ({} escaped), cell columns "
+        "[{}, {})\n",
+        r, all[std::size_t(3 * r)], all[std::size_t(3 * r + 1)], all[std::size_t(3 * r + 2)],
+        b[std::size_t(r)], b[std::size_t(r) + 1]);
+  if (!a.run.probes_csv.empty()) std::cout << "probes written to " << a.run.probes_csv << "\n";
+  if (!a.run.checkpoint_file.empty())
+    std::cout << fmt::format("checkpoint written to {}.rank0 .. rank{}\n", a.run.checkpoint_file,
+                             runtime.ranks() - 1);
+}
 #endif
 
 void add_sph_scaling_command(CLI::App& app) {
@@ -261,6 +334,49 @@ void add_sph_scaling_command(CLI::App& app) {
     run_scaling(*a);
 #else
     validate(*a);
+    throw Error("this ppkit was built without MPI",
+                "configure with -DPPKIT_ENABLE_MPI=ON and run under mpirun");
+#endif
+  });
+
+  auto d = std::make_shared<DamBreakMpiArgs>();
+  auto* dam = sph->add_subcommand(
+      "dambreak-mpi",
+      "The dam break of `sph dambreak` on MPI slabs along x, one rank per GPU (run under "
+      "mpirun -np R): probes, per-rank checkpoints, restart on the same rank count");
+  dam->add_option("--dp", d->case_options.dp, "Particle spacing [m]")->required();
+  dam->add_option("--t-end", d->run.t_end, "Simulated end time [s]")->required();
+  dam->add_option("--tank-height", d->case_options.tank_height, "Tank wall height [m]")
+      ->capture_default_str();
+  dam->add_option("--probes", d->run.probes_csv, "Probe CSV: time,H1..H4,P1..P8 (rank 0 writes)");
+  dam->add_option("--probe-interval", d->run.probe_interval, "Probe sampling interval [s]")
+      ->capture_default_str();
+  dam->add_option("--checkpoint", d->run.checkpoint_file,
+                  "Checkpoint file name; every rank writes <file>.rank<r>");
+  dam->add_option("--checkpoint-every", d->run.checkpoint_every, "Checkpoint interval [s]")
+      ->capture_default_str();
+  dam->add_option("--restart", d->run.restart_file,
+                  "Continue from this checkpoint (written on the same number of ranks)");
+  dam->add_option("--max-steps", d->run.max_steps, "Stop after this many steps (-1: no limit)")
+      ->capture_default_str();
+  dam->add_option("--balance-every", d->balance_every,
+                  "Steps between load checks (0: never move the slab boundaries)")
+      ->capture_default_str();
+  dam->add_option("--balance-threshold", d->balance_threshold,
+                  "Rebalance when a rank's fluid particle count is this fraction off the mean")
+      ->capture_default_str();
+  dam->add_option("--reorder-every", d->reorder_every,
+                  "Renumber particles by cell every K steps (0: never)")
+      ->capture_default_str();
+  dam->add_option("--halo", d->halo,
+                  "auto (direct when MPI reports CUDA-aware support), direct or staged")
+      ->capture_default_str();
+  dam->callback([d] {
+    if (!d->run.probes_csv.empty()) ppkit::require_writable_file(d->run.probes_csv, "--probes");
+#if defined(PPKIT_HAVE_MPI)
+    run_dambreak_mpi(*d);
+#else
+    validate_dambreak(*d);
     throw Error("this ppkit was built without MPI",
                 "configure with -DPPKIT_ENABLE_MPI=ON and run under mpirun");
 #endif
