@@ -27,7 +27,6 @@ struct BlockedTiling {
 // Kokkos' default host execution space with the given tiling and returns the
 // result as a registered variant would. Throws ppkit::Error for a feature the
 // blocked update does not run or a tiling that is not valid.
-FdtdStep::Result run_blocked_on_host(const FdtdStep::Problem& problem,
-                                     const BlockedTiling& tiling);
+FdtdStep::Result run_blocked_on_host(const FdtdStep::Problem& problem, const BlockedTiling& tiling);
 
 }  // namespace ppkit::fdtd

@@ -71,9 +71,8 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
       }
     }
     if (tile_z == 0) tile_z = host ? nz1 : 32;  // host: whole rows, no halo along z
-    tiling_ = blocked::make_tiling(ny1, nz1, tile_y, tile_z,
-                                   tiling.halo > 0 ? tiling.halo : steps_per_pass_,
-                                   steps_per_pass_);
+    tiling_ = blocked::make_tiling(
+        ny1, nz1, tile_y, tile_z, tiling.halo > 0 ? tiling.halo : steps_per_pass_, steps_per_pass_);
     const std::size_t nodes = std::size_t(g.nodes());
     YeeKernelArgsT<Real>& a = args_.g;
     a.nx = g.nx;
@@ -122,10 +121,10 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
         keep(upload("source component", std::vector<std::int32_t>(setup_.source_component.begin(),
                                                                   setup_.source_component.end())))
             .data();
-    args_.source_hard = keep(upload("source hard", std::vector<std::int32_t>(
-                                                       setup_.source_hard.begin(),
-                                                       setup_.source_hard.end())))
-                            .data();
+    args_.source_hard =
+        keep(upload("source hard", std::vector<std::int32_t>(setup_.source_hard.begin(),
+                                                             setup_.source_hard.end())))
+            .data();
     args_.source_values = keep(upload("source values", setup_.source_values)).data();
     args_.probe_node = keep(upload("probe node", probe_node)).data();
     args_.probe_component =
@@ -231,7 +230,8 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
     using Pass = blocked::BlockedPass<Exec, Real>;
     const bool split = Pass::field_level == 0;
     const std::size_t need0 = split ? Pass::field_scratch(tiling_) : 0,
-                      need1 = Pass::psi_scratch(tiling_) + (split ? 0 : Pass::field_scratch(tiling_));
+                      need1 =
+                          Pass::psi_scratch(tiling_) + (split ? 0 : Pass::field_scratch(tiling_));
     const std::size_t max0 = std::size_t(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)),
                       max1 = std::size_t(Kokkos::TeamPolicy<Exec>::scratch_size_max(1));
     require(need0 <= max0 && need1 <= max1,
@@ -337,8 +337,9 @@ void register_fdtd_kokkos_blocked_variants() {
          {std::tuple{"blocked-k2", 2, 3}, std::tuple{"blocked-k4", 4, 2}}) {
       auto v = kokkos_variant<FdtdStep>(space, strategy, rank);
       v.traits = fdtd::blocked_traits(steps);
-      v.prepare = [name = v.name, steps = steps](const FdtdStep::Problem& p)
-          -> std::unique_ptr<PreparedRun<FdtdStep::Result>> {
+      v.prepare =
+          [name = v.name, steps = steps](
+              const FdtdStep::Problem& p) -> std::unique_ptr<PreparedRun<FdtdStep::Result>> {
         fdtd::BlockedTiling tiling;
         tiling.steps_per_pass = steps;
         return std::make_unique<fdtd::BlockedStep<Exec>>(p, name, tiling);

@@ -105,8 +105,7 @@ inline void require_features(const FdtdStep::Problem& p, const FdtdStep::Traits&
   for (StepFeature f : step_features)
     require(!uses(p, f) || runs(traits, f),
             "variant " + variant + " cannot run " + to_string(f) + " (" + why + ")",
-            "a problem without it, or one of the variants that run it: " +
-                variants_supporting(f));
+            "a problem without it, or one of the variants that run it: " + variants_supporting(f));
 }
 
 // For the prepare() of a variant without an fp64 path: throws ppkit::Error

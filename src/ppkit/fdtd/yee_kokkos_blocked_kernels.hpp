@@ -124,7 +124,7 @@ struct BlockedPass {
   // hosts, whose level 0 holds only 32 KiB per team; psi is always level 1.
   static constexpr int field_level =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible ? 1
-                                                                                            : 0;
+                                                                                             : 0;
 
   static std::size_t field_scratch(const Tiling& t) {
     return Scratch::shmem_size(std::size_t(6 * t.ring * t.window_y * t.window_z));
@@ -219,46 +219,46 @@ struct BlockedPass {
                                        std::int64_t x) const {
     const std::int64_t s = slot_of(x), s1 = slot_of(x + 1);
     const YeeKernelArgsT<Real>& g = a.g;
-    for_nodes(
-        team, 0, w.ny - (w.y_high_open ? 1 : 0), 0, w.nz - (w.z_high_open ? 1 : 0),
-        [&](std::int64_t ly, std::int64_t lz) {
-          const std::int64_t j = w.wy0 + ly, k = w.wz0 + lz;
-          const Real dh = g.material_table[g.material_id[node(x, j, k)] * material_stride + coef_dh];
-          const CpmlAxisArgsT<Real>&X = g.axis[0], &Y = g.axis[1], &Z = g.axis[2];
-          const std::int64_t c = at(s, 0, ly, lz) - at(s, 0, 0, 0);  // offset in a component
-          Real* ex = F + at(s, 0, 0, 0);
-          Real* ey = F + at(s, 1, 0, 0);
-          Real* ez = F + at(s, 2, 0, 0);
-          const Real* ey1 = F + at(s1, 1, 0, 0);  // plane x + 1
-          const Real* ez1 = F + at(s1, 2, 0, 0);
-          const std::int64_t sy = t.window_z, p = psi_at(s, 0, ly, lz) - psi_at(s, 0, 0, 0);
-          Real* psi = P + psi_at(s, 0, 0, 0);
-          const std::int64_t qs = psi_at(0, 1, 0, 0);  // between psi arrays
-          if (j < g.ny && k < g.nz) {
-            const Real dez = ez[c + sy] - ez[c], dey = ey[c + 1] - ey[c];
-            const Real curl = cpml_term(dez, Y.h_inv_kd[j], Y.h_slot[j], Y.h_b[j], Y.h_c_d[j],
-                                        psi + psi_hxy * qs, p) -
-                              cpml_term(dey, Z.h_inv_kd[k], Z.h_slot[k], Z.h_b[k], Z.h_c_d[k],
-                                        psi + psi_hxz * qs, p);
-            F[at(s, 3, ly, lz)] -= dh * curl;
-          }
-          if (x < g.nx && k < g.nz) {
-            const Real dex = ex[c + 1] - ex[c], dez = ez1[c] - ez[c];
-            const Real curl = cpml_term(dex, Z.h_inv_kd[k], Z.h_slot[k], Z.h_b[k], Z.h_c_d[k],
-                                        psi + psi_hyz * qs, p) -
-                              cpml_term(dez, X.h_inv_kd[x], X.h_slot[x], X.h_b[x], X.h_c_d[x],
-                                        psi + psi_hyx * qs, p);
-            F[at(s, 4, ly, lz)] -= dh * curl;
-          }
-          if (x < g.nx && j < g.ny) {
-            const Real dey = ey1[c] - ey[c], dex = ex[c + sy] - ex[c];
-            const Real curl = cpml_term(dey, X.h_inv_kd[x], X.h_slot[x], X.h_b[x], X.h_c_d[x],
-                                        psi + psi_hzx * qs, p) -
-                              cpml_term(dex, Y.h_inv_kd[j], Y.h_slot[j], Y.h_b[j], Y.h_c_d[j],
-                                        psi + psi_hzy * qs, p);
-            F[at(s, 5, ly, lz)] -= dh * curl;
-          }
-        });
+    for_nodes(team, 0, w.ny - (w.y_high_open ? 1 : 0), 0, w.nz - (w.z_high_open ? 1 : 0),
+              [&](std::int64_t ly, std::int64_t lz) {
+                const std::int64_t j = w.wy0 + ly, k = w.wz0 + lz;
+                const Real dh =
+                    g.material_table[g.material_id[node(x, j, k)] * material_stride + coef_dh];
+                const CpmlAxisArgsT<Real>&X = g.axis[0], &Y = g.axis[1], &Z = g.axis[2];
+                const std::int64_t c = at(s, 0, ly, lz) - at(s, 0, 0, 0);  // offset in a component
+                Real* ex = F + at(s, 0, 0, 0);
+                Real* ey = F + at(s, 1, 0, 0);
+                Real* ez = F + at(s, 2, 0, 0);
+                const Real* ey1 = F + at(s1, 1, 0, 0);  // plane x + 1
+                const Real* ez1 = F + at(s1, 2, 0, 0);
+                const std::int64_t sy = t.window_z, p = psi_at(s, 0, ly, lz) - psi_at(s, 0, 0, 0);
+                Real* psi = P + psi_at(s, 0, 0, 0);
+                const std::int64_t qs = psi_at(0, 1, 0, 0);  // between psi arrays
+                if (j < g.ny && k < g.nz) {
+                  const Real dez = ez[c + sy] - ez[c], dey = ey[c + 1] - ey[c];
+                  const Real curl = cpml_term(dez, Y.h_inv_kd[j], Y.h_slot[j], Y.h_b[j], Y.h_c_d[j],
+                                              psi + psi_hxy * qs, p) -
+                                    cpml_term(dey, Z.h_inv_kd[k], Z.h_slot[k], Z.h_b[k], Z.h_c_d[k],
+                                              psi + psi_hxz * qs, p);
+                  F[at(s, 3, ly, lz)] -= dh * curl;
+                }
+                if (x < g.nx && k < g.nz) {
+                  const Real dex = ex[c + 1] - ex[c], dez = ez1[c] - ez[c];
+                  const Real curl = cpml_term(dex, Z.h_inv_kd[k], Z.h_slot[k], Z.h_b[k], Z.h_c_d[k],
+                                              psi + psi_hyz * qs, p) -
+                                    cpml_term(dez, X.h_inv_kd[x], X.h_slot[x], X.h_b[x], X.h_c_d[x],
+                                              psi + psi_hyx * qs, p);
+                  F[at(s, 4, ly, lz)] -= dh * curl;
+                }
+                if (x < g.nx && j < g.ny) {
+                  const Real dey = ey1[c] - ey[c], dex = ex[c + sy] - ex[c];
+                  const Real curl = cpml_term(dey, X.h_inv_kd[x], X.h_slot[x], X.h_b[x], X.h_c_d[x],
+                                              psi + psi_hzx * qs, p) -
+                                    cpml_term(dex, Y.h_inv_kd[j], Y.h_slot[j], Y.h_b[j], Y.h_c_d[j],
+                                              psi + psi_hzy * qs, p);
+                  F[at(s, 5, ly, lz)] -= dh * curl;
+                }
+              });
   }
 
   // E of plane x, one level up: where the backward neighbours along y and z
@@ -268,58 +268,58 @@ struct BlockedPass {
                                        std::int64_t x) const {
     const std::int64_t s = slot_of(x), s0 = slot_of(x + t.ring - 1);  // plane x - 1
     const YeeKernelArgsT<Real>& g = a.g;
-    for_nodes(
-        team, w.y_low_open ? 1 : 0, w.ny, w.z_low_open ? 1 : 0, w.nz,
-        [&](std::int64_t ly, std::int64_t lz) {
-          const std::int64_t j = w.wy0 + ly, k = w.wz0 + lz;
-          const Real* coef = g.material_table + g.material_id[node(x, j, k)] * material_stride;
-          const Real ca = coef[coef_ca], cb = coef[coef_cb];
-          const CpmlAxisArgsT<Real>&X = g.axis[0], &Y = g.axis[1], &Z = g.axis[2];
-          const std::int64_t c = at(s, 0, ly, lz) - at(s, 0, 0, 0);
-          const Real* hx = F + at(s, 3, 0, 0);
-          const Real* hy = F + at(s, 4, 0, 0);
-          const Real* hz = F + at(s, 5, 0, 0);
-          const Real* hy0 = F + at(s0, 4, 0, 0);  // plane x - 1
-          const Real* hz0 = F + at(s0, 5, 0, 0);
-          const std::int64_t sy = t.window_z, p = psi_at(s, 0, ly, lz) - psi_at(s, 0, 0, 0);
-          Real* psi = P + psi_at(s, 0, 0, 0);
-          const std::int64_t qs = psi_at(0, 1, 0, 0);
-          const bool inner_x = x >= 1 && x < g.nx, inner_y = j >= 1 && j < g.ny,
-                     inner_z = k >= 1 && k < g.nz;
-          if (x < g.nx && inner_y && inner_z) {
-            const Real dhz = hz[c] - hz[c - sy], dhy = hy[c] - hy[c - 1];
-            const Real curl = cpml_term(dhz, Y.e_inv_kd[j], Y.e_slot[j], Y.e_b[j], Y.e_c_d[j],
-                                        psi + psi_exy * qs, p) -
-                              cpml_term(dhy, Z.e_inv_kd[k], Z.e_slot[k], Z.e_b[k], Z.e_c_d[k],
-                                        psi + psi_exz * qs, p);
-            Real& e = F[at(s, 0, ly, lz)];
-            e = ca * e + cb * curl;
-          }
-          if (inner_x && j < g.ny && inner_z) {
-            const Real dhx = hx[c] - hx[c - 1], dhz = hz[c] - hz0[c];
-            const Real curl = cpml_term(dhx, Z.e_inv_kd[k], Z.e_slot[k], Z.e_b[k], Z.e_c_d[k],
-                                        psi + psi_eyz * qs, p) -
-                              cpml_term(dhz, X.e_inv_kd[x], X.e_slot[x], X.e_b[x], X.e_c_d[x],
-                                        psi + psi_eyx * qs, p);
-            Real& e = F[at(s, 1, ly, lz)];
-            e = ca * e + cb * curl;
-          }
-          if (inner_x && inner_y && k < g.nz) {
-            const Real dhy = hy[c] - hy0[c], dhx = hx[c] - hx[c - sy];
-            const Real curl = cpml_term(dhy, X.e_inv_kd[x], X.e_slot[x], X.e_b[x], X.e_c_d[x],
-                                        psi + psi_ezx * qs, p) -
-                              cpml_term(dhx, Y.e_inv_kd[j], Y.e_slot[j], Y.e_b[j], Y.e_c_d[j],
-                                        psi + psi_ezy * qs, p);
-            Real& e = F[at(s, 2, ly, lz)];
-            e = ca * e + cb * curl;
-          }
-        });
+    for_nodes(team, w.y_low_open ? 1 : 0, w.ny, w.z_low_open ? 1 : 0, w.nz,
+              [&](std::int64_t ly, std::int64_t lz) {
+                const std::int64_t j = w.wy0 + ly, k = w.wz0 + lz;
+                const Real* coef =
+                    g.material_table + g.material_id[node(x, j, k)] * material_stride;
+                const Real ca = coef[coef_ca], cb = coef[coef_cb];
+                const CpmlAxisArgsT<Real>&X = g.axis[0], &Y = g.axis[1], &Z = g.axis[2];
+                const std::int64_t c = at(s, 0, ly, lz) - at(s, 0, 0, 0);
+                const Real* hx = F + at(s, 3, 0, 0);
+                const Real* hy = F + at(s, 4, 0, 0);
+                const Real* hz = F + at(s, 5, 0, 0);
+                const Real* hy0 = F + at(s0, 4, 0, 0);  // plane x - 1
+                const Real* hz0 = F + at(s0, 5, 0, 0);
+                const std::int64_t sy = t.window_z, p = psi_at(s, 0, ly, lz) - psi_at(s, 0, 0, 0);
+                Real* psi = P + psi_at(s, 0, 0, 0);
+                const std::int64_t qs = psi_at(0, 1, 0, 0);
+                const bool inner_x = x >= 1 && x < g.nx, inner_y = j >= 1 && j < g.ny,
+                           inner_z = k >= 1 && k < g.nz;
+                if (x < g.nx && inner_y && inner_z) {
+                  const Real dhz = hz[c] - hz[c - sy], dhy = hy[c] - hy[c - 1];
+                  const Real curl = cpml_term(dhz, Y.e_inv_kd[j], Y.e_slot[j], Y.e_b[j], Y.e_c_d[j],
+                                              psi + psi_exy * qs, p) -
+                                    cpml_term(dhy, Z.e_inv_kd[k], Z.e_slot[k], Z.e_b[k], Z.e_c_d[k],
+                                              psi + psi_exz * qs, p);
+                  Real& e = F[at(s, 0, ly, lz)];
+                  e = ca * e + cb * curl;
+                }
+                if (inner_x && j < g.ny && inner_z) {
+                  const Real dhx = hx[c] - hx[c - 1], dhz = hz[c] - hz0[c];
+                  const Real curl = cpml_term(dhx, Z.e_inv_kd[k], Z.e_slot[k], Z.e_b[k], Z.e_c_d[k],
+                                              psi + psi_eyz * qs, p) -
+                                    cpml_term(dhz, X.e_inv_kd[x], X.e_slot[x], X.e_b[x], X.e_c_d[x],
+                                              psi + psi_eyx * qs, p);
+                  Real& e = F[at(s, 1, ly, lz)];
+                  e = ca * e + cb * curl;
+                }
+                if (inner_x && inner_y && k < g.nz) {
+                  const Real dhy = hy[c] - hy0[c], dhx = hx[c] - hx[c - sy];
+                  const Real curl = cpml_term(dhy, X.e_inv_kd[x], X.e_slot[x], X.e_b[x], X.e_c_d[x],
+                                              psi + psi_ezx * qs, p) -
+                                    cpml_term(dhx, Y.e_inv_kd[j], Y.e_slot[j], Y.e_b[j], Y.e_c_d[j],
+                                              psi + psi_ezy * qs, p);
+                  Real& e = F[at(s, 2, ly, lz)];
+                  e = ca * e + cb * curl;
+                }
+              });
   }
 
   // Sources of step `step` on plane x anywhere in the window (halo nodes
   // carry them too), in the order of the problem, as the serial loop.
-  KOKKOS_INLINE_FUNCTION void sources(const Member& team, const Window& w, Real* F,
-                                      std::int64_t x, std::int64_t step) const {
+  KOKKOS_INLINE_FUNCTION void sources(const Member& team, const Window& w, Real* F, std::int64_t x,
+                                      std::int64_t step) const {
     Kokkos::single(Kokkos::PerTeam(team), [&] {
       for (std::int64_t q = 0; q < a.n_sources; ++q) {
         const std::int64_t* n = a.source_node + 3 * q;
@@ -352,13 +352,14 @@ struct BlockedPass {
         Kokkos::TeamThreadRange(team, cy * cz),
         [&](std::int64_t m, double& acc) {
           const std::int64_t ly = w.cy0 - w.wy0 + m / cz, lz = w.cz0 - w.wz0 + m % cz;
-          const Real* coef =
-              a.g.material_table +
-              a.g.material_id[node(x, w.wy0 + ly, w.wz0 + lz)] * material_stride;
+          const Real* coef = a.g.material_table +
+                             a.g.material_id[node(x, w.wy0 + ly, w.wz0 + lz)] * material_stride;
           const Real ex = F[at(s, 0, ly, lz)], ey = F[at(s, 1, ly, lz)], ez = F[at(s, 2, ly, lz)];
           const Real hx = F[at(s, 3, ly, lz)], hy = F[at(s, 4, ly, lz)], hz = F[at(s, 5, ly, lz)];
-          const Real e2 = ex * ex + ey * ey + ez * ez, h2 = hx * hx + hy * hy + hz * hz;
-          acc += 0.5 * (double(coef[coef_eps]) * e2 + double(coef[coef_mu]) * h2);
+          // In double, as the serial reference: only the summation order differs.
+          const double e2 = double(ex) * ex + double(ey) * ey + double(ez) * ez;
+          const double h2 = double(hx) * hx + double(hy) * hy + double(hz) * hz;
+          acc += 0.5 * (coef[coef_eps] * e2 + coef[coef_mu] * h2);
         },
         sum);
     Kokkos::single(Kokkos::PerTeam(team),
@@ -385,8 +386,7 @@ struct BlockedPass {
     w.z_high_open = wz1 < nz1;
     Scratch fields(team.team_scratch(field_level),
                    std::size_t(6 * t.ring * t.window_y * t.window_z));
-    Scratch psi(team.team_scratch(1),
-                std::size_t(psi_arrays * t.ring * t.window_y * t.window_z));
+    Scratch psi(team.team_scratch(1), std::size_t(psi_arrays * t.ring * t.window_y * t.window_z));
     Real* F = fields.data();
     Real* P = psi.data();
     Kokkos::single(Kokkos::PerTeam(team), [&] {
