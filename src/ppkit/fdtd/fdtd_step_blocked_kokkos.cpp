@@ -259,7 +259,7 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
       }
       a.first_step = step_;
       a.steps = steps;
-      blocked::BlockedPass<Exec, Real>{a, tiling_}.run(Exec());
+      blocked::BlockedPass<Exec, Real>{blocked::Pass<Real>{a, tiling_}}.run(Exec());
       current_ = dst;
       // Energies taken after the pass's steps: the tiles' shares summed in tile order.
       bool energy = false;
@@ -305,7 +305,7 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
   StepSetupT<Real> setup_;
   int steps_per_pass_ = 1;
   blocked::Tiling tiling_;
-  blocked::PassArgs<Real> args_{};
+  blocked::PassArgs<Real> args_{};  // psi_ring stays nullptr: the psi ring is team scratch
   View<Real> fields_[2][6], psi_[2][blocked::psi_arrays], initial_[6], probe_values_;
   View<double> energy_partial_;
   std::vector<std::shared_ptr<void>> keepalive_;
