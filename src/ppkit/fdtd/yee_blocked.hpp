@@ -73,10 +73,10 @@ struct Tiling {
   std::int64_t tiles_y = 0, tiles_z = 0;    // tiles along y and z
   std::int64_t window_y = 0, window_z = 0;  // scratch extents (core + 2 halo, clipped)
   std::int64_t ring = 0;                    // x-planes held: steps per pass + 2
-  std::int64_t tiles() const { return tiles_y * tiles_z; }
+  PPKIT_FDTD_HD std::int64_t tiles() const { return tiles_y * tiles_z; }
   // Values of one ring of the six fields, and of the 12 psi arrays.
-  std::int64_t field_values() const { return 6 * ring * window_y * window_z; }
-  std::int64_t psi_values() const { return psi_arrays * ring * window_y * window_z; }
+  PPKIT_FDTD_HD std::int64_t field_values() const { return 6 * ring * window_y * window_z; }
+  PPKIT_FDTD_HD std::int64_t psi_values() const { return psi_arrays * ring * window_y * window_z; }
 };
 
 // ny1, nz1: nodes along y and z.
@@ -164,16 +164,14 @@ struct Pass {
   PPKIT_FDTD_HD std::int64_t at(std::int64_t s, int c, std::int64_t ly, std::int64_t lz) const {
     return ((s * 6 + c) * t.window_y + ly) * t.window_z + lz;
   }
-  PPKIT_FDTD_HD std::int64_t psi_at(std::int64_t s, int q, std::int64_t ly,
-                                    std::int64_t lz) const {
+  PPKIT_FDTD_HD std::int64_t psi_at(std::int64_t s, int q, std::int64_t ly, std::int64_t lz) const {
     return ((s * psi_arrays + q) * t.window_y + ly) * t.window_z + lz;
   }
   PPKIT_FDTD_HD std::int64_t node(std::int64_t i, std::int64_t j, std::int64_t k) const {
     return (i * (a.g.ny + 1) + j) * (a.g.nz + 1) + k;
   }
   // The psi slot of array q at node (i, j, k), or -1 outside its layers.
-  PPKIT_FDTD_HD std::int32_t psi_slot(int q, std::int64_t i, std::int64_t j,
-                                      std::int64_t k) const {
+  PPKIT_FDTD_HD std::int32_t psi_slot(int q, std::int64_t i, std::int64_t j, std::int64_t k) const {
     const int d = psi_axis(q);
     const std::int64_t u = d == 0 ? i : d == 1 ? j : k;
     return psi_electric(q) ? a.g.axis[d].e_slot[u] : a.g.axis[d].h_slot[u];
@@ -203,8 +201,8 @@ struct Pass {
   }
 
   // Window node (ly, lz) of plane x from the pass's input into the rings.
-  PPKIT_FDTD_HD void load_node(Real* F, Real* P, const Window& w, std::int64_t x,
-                               std::int64_t ly, std::int64_t lz) const {
+  PPKIT_FDTD_HD void load_node(Real* F, Real* P, const Window& w, std::int64_t x, std::int64_t ly,
+                               std::int64_t lz) const {
     const std::int64_t s = slot_of(x), j = w.wy0 + ly, k = w.wz0 + lz, n = node(x, j, k);
     for (int c = 0; c < 6; ++c) F[at(s, c, ly, lz)] = a.src_field[c][n];
     for (int q = 0; q < psi_arrays; ++q) {

@@ -19,7 +19,7 @@ struct BlockedPass {
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   static constexpr int field_level =
       Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Exec::memory_space>::accessible ? 1
-                                                                                            : 0;
+                                                                                             : 0;
 
   Pass<Real> pass;
 
