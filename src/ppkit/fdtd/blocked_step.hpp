@@ -14,7 +14,7 @@ namespace ppkit::fdtd {
 // Tile shape of the blocked update; 0 picks the variant's default.
 struct BlockedTiling {
   int steps_per_pass = 2;  // time steps per pass over the grid (>= 1)
-  index_t tile_y = 0;      // core nodes per tile along y (default: host 16, device 8)
+  index_t tile_y = 0;      // core nodes per tile along y (default: host about 32, device 8)
   index_t tile_z = 0;      // along z (default: host the whole row, device 32)
   // Nodes each tile computes beyond its core on each side along y and z.
   // 0: steps_per_pass, the light cone of a pass, which makes every node

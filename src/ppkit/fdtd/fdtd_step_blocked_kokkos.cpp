@@ -61,9 +61,10 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
     index_t tile_y = tiling.tile_y, tile_z = tiling.tile_z;
     if (tile_y == 0) {
       if (host) {
-        // About 16 rows per tile, the tile count a multiple of the threads.
+        // About 32 rows per tile (a halo of k rows on each side is computed again
+        // by the neighbours), the tile count a multiple of the threads.
         const index_t threads = index_t(Exec().concurrency());
-        index_t tiles = std::max<index_t>(1, (ny1 + 15) / 16);
+        index_t tiles = std::max<index_t>(1, (ny1 + 31) / 32);
         tiles = (tiles + threads - 1) / threads * threads;
         tile_y = (ny1 + tiles - 1) / tiles;
       } else {
