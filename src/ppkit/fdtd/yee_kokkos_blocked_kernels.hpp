@@ -90,7 +90,8 @@ struct BlockedPass {
   }
 
   void run(const Exec& exec) const {
-    Policy policy(exec, pass.t.tiles(), Kokkos::AUTO);
+    // Devices: 32 vector lanes along z (a warp reads consecutive z of a row).
+    Policy policy(exec, pass.t.tiles(), Kokkos::AUTO, field_level == 0 ? 32 : 1);
     if (field_level == 0) {
       policy.set_scratch_size(0, Kokkos::PerTeam(field_scratch(pass.t)));
       policy.set_scratch_size(1, Kokkos::PerTeam(psi_scratch(pass.t)));
