@@ -31,18 +31,21 @@ __global__ void __launch_bounds__(block_threads) pass_kernel(const blocked::Pass
     for (std::int64_t m = tid; m < count; m += block_threads) f(ly0 + m / nz, lz0 + m % nz);
   };
   for (std::int64_t pos = 0; pos <= nx + steps; ++pos) {
-    if (pos <= nx)
+    if (pos <= nx) {
+      const blocked::Plane in = p.plane(pos);
       for_nodes(0, w.ny, 0, w.nz,
-                [&](std::int64_t ly, std::int64_t lz) { p.load_node(F, P, w, pos, ly, lz); });
+                [&](std::int64_t ly, std::int64_t lz) { p.load_node(F, P, w, in, ly, lz); });
+    }
     __syncthreads();
     for (std::int64_t level = 0; level < steps; ++level) {
       const std::int64_t x = pos - 1 - level, step = p.a.first_step + level;
       if (x < 0 || x > nx) continue;  // the same for every thread of the block
+      const blocked::Plane pl = p.plane(x);
       for_nodes(0, w.h_ly_end(), 0, w.h_lz_end(),
-                [&](std::int64_t ly, std::int64_t lz) { p.h_node(F, P, w, x, ly, lz); });
+                [&](std::int64_t ly, std::int64_t lz) { p.h_node(F, P, w, pl, ly, lz); });
       __syncthreads();
       for_nodes(w.e_ly_begin(), w.ny, w.e_lz_begin(), w.nz,
-                [&](std::int64_t ly, std::int64_t lz) { p.e_node(F, P, w, x, ly, lz); });
+                [&](std::int64_t ly, std::int64_t lz) { p.e_node(F, P, w, pl, ly, lz); });
       __syncthreads();
       if (tid == 0) p.sources(F, w, x, step);
       __syncthreads();
@@ -50,16 +53,18 @@ __global__ void __launch_bounds__(block_threads) pass_kernel(const blocked::Pass
       if (p.a.energy_after[step]) {
         double acc = 0;
         for_nodes(w.cy0 - w.wy0, w.cy1 - w.wy0, w.cz0 - w.wz0, w.cz1 - w.wz0,
-                  [&](std::int64_t ly, std::int64_t lz) { acc += p.energy(F, w, x, ly, lz); });
+                  [&](std::int64_t ly, std::int64_t lz) { acc += p.energy(F, w, pl, ly, lz); });
         for (int offset = 16; offset > 0; offset /= 2)
           acc += __shfl_down_sync(0xffffffffu, acc, offset);
         if (tid % 32 == 0) atomicAdd(&energy[level], acc);
       }
     }
     const std::int64_t done = pos - steps;
-    if (done >= 0 && done <= nx)
+    if (done >= 0 && done <= nx) {
+      const blocked::Plane out = p.plane(done);
       for_nodes(w.cy0 - w.wy0, w.cy1 - w.wy0, w.cz0 - w.wz0, w.cz1 - w.wz0,
-                [&](std::int64_t ly, std::int64_t lz) { p.store_node(F, P, w, done, ly, lz); });
+                [&](std::int64_t ly, std::int64_t lz) { p.store_node(F, P, w, out, ly, lz); });
+    }
     __syncthreads();
   }
 }

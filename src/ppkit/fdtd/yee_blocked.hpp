@@ -133,6 +133,12 @@ struct Window {
   PPKIT_FDTD_HD std::int64_t e_lz_begin() const { return z_low_open ? 1 : 0; }
 };
 
+// x-plane x and the ring slots of x, x + 1 and x - 1 (computed once per
+// plane: a 64-bit modulo per node would cost more than the node's update).
+struct Plane {
+  std::int64_t x, s, next, prev;
+};
+
 // The pass's per-node work; F: the field ring, P: the psi ring of one tile.
 template <class Real>
 struct Pass {
@@ -160,6 +166,9 @@ struct Pass {
   }
 
   PPKIT_FDTD_HD std::int64_t slot_of(std::int64_t x) const { return x % t.ring; }
+  PPKIT_FDTD_HD Plane plane(std::int64_t x) const {
+    return {x, slot_of(x), slot_of(x + 1), slot_of(x + t.ring - 1)};
+  }
   // Ring index of component c (0..5) / psi array q at window node (ly, lz) of slot s.
   PPKIT_FDTD_HD std::int64_t at(std::int64_t s, int c, std::int64_t ly, std::int64_t lz) const {
     return ((s * 6 + c) * t.window_y + ly) * t.window_z + lz;
@@ -175,6 +184,11 @@ struct Pass {
     const int d = psi_axis(q);
     const std::int64_t u = d == 0 ? i : d == 1 ? j : k;
     return psi_electric(q) ? a.g.axis[d].e_slot[u] : a.g.axis[d].h_slot[u];
+  }
+  // Whether node (i, j, k) has a psi value in any array (E or H slot on some axis).
+  PPKIT_FDTD_HD bool in_cpml(std::int64_t i, std::int64_t j, std::int64_t k) const {
+    const CpmlAxisArgsT<Real>&X = a.g.axis[0], &Y = a.g.axis[1], &Z = a.g.axis[2];
+    return (X.e_slot[i] & X.h_slot[i] & Y.e_slot[j] & Y.h_slot[j] & Z.e_slot[k] & Z.h_slot[k]) >= 0;
   }
   // Index into the global psi array q (layouts of yee_kernel_args.hpp).
   PPKIT_FDTD_HD std::int64_t psi_index(int q, std::int32_t slot, std::int64_t i, std::int64_t j,
@@ -201,10 +215,11 @@ struct Pass {
   }
 
   // Window node (ly, lz) of plane x from the pass's input into the rings.
-  PPKIT_FDTD_HD void load_node(Real* F, Real* P, const Window& w, std::int64_t x, std::int64_t ly,
+  PPKIT_FDTD_HD void load_node(Real* F, Real* P, const Window& w, const Plane& pl, std::int64_t ly,
                                std::int64_t lz) const {
-    const std::int64_t s = slot_of(x), j = w.wy0 + ly, k = w.wz0 + lz, n = node(x, j, k);
+    const std::int64_t x = pl.x, s = pl.s, j = w.wy0 + ly, k = w.wz0 + lz, n = node(x, j, k);
     for (int c = 0; c < 6; ++c) F[at(s, c, ly, lz)] = a.src_field[c][n];
+    if (!in_cpml(x, j, k)) return;
     for (int q = 0; q < psi_arrays; ++q) {
       const std::int32_t slot = psi_slot(q, x, j, k);
       if (slot >= 0) P[psi_at(s, q, ly, lz)] = a.src_psi[q][psi_index(q, slot, x, j, k)];
@@ -212,10 +227,11 @@ struct Pass {
   }
 
   // Core node (ly, lz) of plane x from the rings into the pass's output.
-  PPKIT_FDTD_HD void store_node(const Real* F, const Real* P, const Window& w, std::int64_t x,
+  PPKIT_FDTD_HD void store_node(const Real* F, const Real* P, const Window& w, const Plane& pl,
                                 std::int64_t ly, std::int64_t lz) const {
-    const std::int64_t s = slot_of(x), j = w.wy0 + ly, k = w.wz0 + lz, n = node(x, j, k);
+    const std::int64_t x = pl.x, s = pl.s, j = w.wy0 + ly, k = w.wz0 + lz, n = node(x, j, k);
     for (int c = 0; c < 6; ++c) a.dst_field[c][n] = F[at(s, c, ly, lz)];
+    if (!in_cpml(x, j, k)) return;
     for (int q = 0; q < psi_arrays; ++q) {
       const std::int32_t slot = psi_slot(q, x, j, k);
       if (slot >= 0) a.dst_psi[q][psi_index(q, slot, x, j, k)] = P[psi_at(s, q, ly, lz)];
@@ -223,10 +239,10 @@ struct Pass {
   }
 
   // H of window node (ly, lz) of plane x one level up (ly < h_ly_end(), lz < h_lz_end()).
-  PPKIT_FDTD_HD void h_node(Real* F, Real* P, const Window& w, std::int64_t x, std::int64_t ly,
+  PPKIT_FDTD_HD void h_node(Real* F, Real* P, const Window& w, const Plane& pl, std::int64_t ly,
                             std::int64_t lz) const {
     const YeeKernelArgsT<Real>& g = a.g;
-    const std::int64_t s = slot_of(x), s1 = slot_of(x + 1);
+    const std::int64_t x = pl.x, s = pl.s, s1 = pl.next;
     const std::int64_t j = w.wy0 + ly, k = w.wz0 + lz;
     const Real dh = g.material_table[g.material_id[node(x, j, k)] * material_stride + coef_dh];
     const CpmlAxisArgsT<Real>&X = g.axis[0], &Y = g.axis[1], &Z = g.axis[2];
@@ -263,10 +279,10 @@ struct Pass {
 
   // E of window node (ly, lz) of plane x one level up (ly >= e_ly_begin(),
   // lz >= e_lz_begin()); tangential E on the PEC faces is not updated.
-  PPKIT_FDTD_HD void e_node(Real* F, Real* P, const Window& w, std::int64_t x, std::int64_t ly,
+  PPKIT_FDTD_HD void e_node(Real* F, Real* P, const Window& w, const Plane& pl, std::int64_t ly,
                             std::int64_t lz) const {
     const YeeKernelArgsT<Real>& g = a.g;
-    const std::int64_t s = slot_of(x), s0 = slot_of(x + t.ring - 1);  // plane x - 1
+    const std::int64_t x = pl.x, s = pl.s, s0 = pl.prev;  // s0: plane x - 1
     const std::int64_t j = w.wy0 + ly, k = w.wz0 + lz;
     const Real* coef = g.material_table + g.material_id[node(x, j, k)] * material_stride;
     const Real ca = coef[coef_ca], cb = coef[coef_cb];
@@ -333,9 +349,9 @@ struct Pass {
   }
 
   // A core node's 1/2 (eps |E|^2 + mu |H|^2), in double as the serial reference.
-  PPKIT_FDTD_HD double energy(const Real* F, const Window& w, std::int64_t x, std::int64_t ly,
+  PPKIT_FDTD_HD double energy(const Real* F, const Window& w, const Plane& pl, std::int64_t ly,
                               std::int64_t lz) const {
-    const std::int64_t s = slot_of(x);
+    const std::int64_t x = pl.x, s = pl.s;
     const Real* coef =
         a.g.material_table + a.g.material_id[node(x, w.wy0 + ly, w.wz0 + lz)] * material_stride;
     const Real ex = F[at(s, 0, ly, lz)], ey = F[at(s, 1, ly, lz)], ez = F[at(s, 2, ly, lz)];

@@ -53,18 +53,21 @@ struct BlockedPass {
       for (std::int64_t l = 0; l < steps; ++l) energy[l] = 0;
     });
     for (std::int64_t pos = 0; pos <= nx + steps; ++pos) {
-      if (pos <= nx)
+      if (pos <= nx) {
+        const Plane in = p.plane(pos);
         for_nodes(team, 0, w.ny, 0, w.nz,
-                  [&](std::int64_t ly, std::int64_t lz) { p.load_node(F, P, w, pos, ly, lz); });
+                  [&](std::int64_t ly, std::int64_t lz) { p.load_node(F, P, w, in, ly, lz); });
+      }
       team.team_barrier();
       for (std::int64_t level = 0; level < steps; ++level) {
         const std::int64_t x = pos - 1 - level, step = p.a.first_step + level;
         if (x < 0 || x > nx) continue;
+        const Plane pl = p.plane(x);
         for_nodes(team, 0, w.h_ly_end(), 0, w.h_lz_end(),
-                  [&](std::int64_t ly, std::int64_t lz) { p.h_node(F, P, w, x, ly, lz); });
+                  [&](std::int64_t ly, std::int64_t lz) { p.h_node(F, P, w, pl, ly, lz); });
         team.team_barrier();
         for_nodes(team, w.e_ly_begin(), w.ny, w.e_lz_begin(), w.nz,
-                  [&](std::int64_t ly, std::int64_t lz) { p.e_node(F, P, w, x, ly, lz); });
+                  [&](std::int64_t ly, std::int64_t lz) { p.e_node(F, P, w, pl, ly, lz); });
         team.team_barrier();
         Kokkos::single(Kokkos::PerTeam(team), [&] { p.sources(F, w, x, step); });
         team.team_barrier();
@@ -75,16 +78,18 @@ struct BlockedPass {
           Kokkos::parallel_reduce(
               Kokkos::TeamThreadRange(team, cy * cz),
               [&](std::int64_t m, double& acc) {
-                acc += p.energy(F, w, x, w.cy0 - w.wy0 + m / cz, w.cz0 - w.wz0 + m % cz);
+                acc += p.energy(F, w, pl, w.cy0 - w.wy0 + m / cz, w.cz0 - w.wz0 + m % cz);
               },
               sum);
           Kokkos::single(Kokkos::PerTeam(team), [&] { energy[level] += sum; });
         }
       }
       const std::int64_t done = pos - steps;
-      if (done >= 0 && done <= nx)
+      if (done >= 0 && done <= nx) {
+        const Plane out = p.plane(done);
         for_nodes(team, w.cy0 - w.wy0, w.cy1 - w.wy0, w.cz0 - w.wz0, w.cz1 - w.wz0,
-                  [&](std::int64_t ly, std::int64_t lz) { p.store_node(F, P, w, done, ly, lz); });
+                  [&](std::int64_t ly, std::int64_t lz) { p.store_node(F, P, w, out, ly, lz); });
+      }
       team.team_barrier();
     }
   }
