@@ -208,6 +208,22 @@ TEST(FdtdBlocked, HaloOneShortFailsAtTheSeams) {
   }
 }
 
+// Rows too long for whole-row tiles in the host's team scratch (12001 nodes:
+// the rings of blocked-k4 need about 36 MB, the limit is 20 MiB): the
+// variants split z into tiles that fit and still equal the reference.
+TEST(FdtdBlocked, LongRowsSplitIntoZTilesThatFit) {
+  const std::array<index_t, 3> cells{8, 6, 12000};
+  const auto p = random_problem(ppkit::testing::test_seed(), cells, 2, 5,
+                                {{4, 3, 6000}, {3, 3, 6001}, {5, 2, 11990}, {1, 1, 3}});
+  const auto reference = reference_step(p);
+  for (const auto* v : blocked_variants()) {
+    if (v->memory != MemoryKind::host) continue;  // the host spaces' scratch limit
+    auto run = v->prepare(p);
+    run->run();
+    expect_equal(p, run->result(), reference, v->name);
+  }
+}
+
 // fdtd::Solver steps a blocked variant 5 + 5 + 5 (passes of k and the rest in
 // each chunk): the registry's 15-step run and the reference, value for value.
 TEST(FdtdBlocked, SolverChunksEqualTheRegistryRunAndTheReference) {

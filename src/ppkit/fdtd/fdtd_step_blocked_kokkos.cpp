@@ -5,6 +5,7 @@
 // chunk the state is back in the first buffer, so field addresses stay put).
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <tuple>
 
@@ -71,9 +72,16 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
         tile_y = 8;
       }
     }
-    if (tile_z == 0) tile_z = host ? nz1 : 32;  // host: whole rows, no halo along z
-    tiling_ = blocked::make_tiling(
-        ny1, nz1, tile_y, tile_z, tiling.halo > 0 ? tiling.halo : steps_per_pass_, steps_per_pass_);
+    const index_t halo = tiling.halo > 0 ? tiling.halo : steps_per_pass_;
+    if (tiling.tile_z == 0) {
+      // Host: whole rows (no halo along z) while the rings fit the team scratch,
+      // else halved; device: a warp of z.
+      tile_z = host ? nz1 : 32;
+      while (tile_z > 32 &&
+             !scratch_fits(blocked::make_tiling(ny1, nz1, tile_y, tile_z, halo, steps_per_pass_)))
+        tile_z = (tile_z + 1) / 2;
+    }
+    tiling_ = blocked::make_tiling(ny1, nz1, tile_y, tile_z, halo, steps_per_pass_);
     const std::size_t nodes = std::size_t(g.nodes());
     YeeKernelArgsT<Real>& a = args_.g;
     a.nx = g.nx;
@@ -226,15 +234,22 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
   }
 
  private:
-  // The pass's scratch must fit the space's per-team limits.
-  void require_scratch_fits() const {
+  // Team scratch of a pass with tiling t per level (0, 1), and the space's limits.
+  static std::array<std::size_t, 4> scratch_need_and_max(const blocked::Tiling& t) {
     using Pass = blocked::BlockedPass<Exec, Real>;
     const bool split = Pass::field_level == 0;
-    const std::size_t need0 = split ? Pass::field_scratch(tiling_) : 0,
-                      need1 =
-                          Pass::psi_scratch(tiling_) + (split ? 0 : Pass::field_scratch(tiling_));
-    const std::size_t max0 = std::size_t(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)),
-                      max1 = std::size_t(Kokkos::TeamPolicy<Exec>::scratch_size_max(1));
+    return {split ? Pass::field_scratch(t) : 0,
+            Pass::psi_scratch(t) + (split ? 0 : Pass::field_scratch(t)),
+            std::size_t(Kokkos::TeamPolicy<Exec>::scratch_size_max(0)),
+            std::size_t(Kokkos::TeamPolicy<Exec>::scratch_size_max(1))};
+  }
+  static bool scratch_fits(const blocked::Tiling& t) {
+    const auto s = scratch_need_and_max(t);
+    return s[0] <= s[2] && s[1] <= s[3];
+  }
+  // The pass's scratch must fit the space's per-team limits.
+  void require_scratch_fits() const {
+    const auto [need0, need1, max0, max1] = scratch_need_and_max(tiling_);
     require(need0 <= max0 && need1 <= max1,
             "blocked tiles of " + std::to_string(tiling_.window_y) + " x " +
                 std::to_string(tiling_.window_z) + " nodes over " + std::to_string(tiling_.ring) +
