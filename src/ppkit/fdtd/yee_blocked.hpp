@@ -45,6 +45,16 @@
 #include "ppkit/fdtd/yee_kernel_args.hpp"
 #include "ppkit/fdtd/yee_split.hpp"  // PPKIT_FDTD_HD
 
+// The per-node functions are inlined into the loops that call them (a call
+// per node would cost about as much as the node's update on a CPU).
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define PPKIT_FDTD_BLOCKED_HD __host__ __device__ __forceinline__
+#elif defined(__GNUC__)
+#define PPKIT_FDTD_BLOCKED_HD inline __attribute__((always_inline))
+#else
+#define PPKIT_FDTD_BLOCKED_HD inline
+#endif
+
 namespace ppkit::fdtd::blocked {
 
 // psi arrays in the order of YeeKernelArgsT: x layers, y layers, z layers.
@@ -145,7 +155,7 @@ struct Pass {
   PassArgs<Real> a;
   Tiling t;
 
-  PPKIT_FDTD_HD Window window(std::int64_t tile) const {
+  PPKIT_FDTD_BLOCKED_HD Window window(std::int64_t tile) const {
     const std::int64_t ny1 = a.g.ny + 1, nz1 = a.g.nz + 1;
     Window w;
     w.cy0 = (tile / t.tiles_z) * t.tile_y;
@@ -165,34 +175,37 @@ struct Pass {
     return w;
   }
 
-  PPKIT_FDTD_HD std::int64_t slot_of(std::int64_t x) const { return x % t.ring; }
-  PPKIT_FDTD_HD Plane plane(std::int64_t x) const {
+  PPKIT_FDTD_BLOCKED_HD std::int64_t slot_of(std::int64_t x) const { return x % t.ring; }
+  PPKIT_FDTD_BLOCKED_HD Plane plane(std::int64_t x) const {
     return {x, slot_of(x), slot_of(x + 1), slot_of(x + t.ring - 1)};
   }
   // Ring index of component c (0..5) / psi array q at window node (ly, lz) of slot s.
-  PPKIT_FDTD_HD std::int64_t at(std::int64_t s, int c, std::int64_t ly, std::int64_t lz) const {
+  PPKIT_FDTD_BLOCKED_HD std::int64_t at(std::int64_t s, int c, std::int64_t ly,
+                                        std::int64_t lz) const {
     return ((s * 6 + c) * t.window_y + ly) * t.window_z + lz;
   }
-  PPKIT_FDTD_HD std::int64_t psi_at(std::int64_t s, int q, std::int64_t ly, std::int64_t lz) const {
+  PPKIT_FDTD_BLOCKED_HD std::int64_t psi_at(std::int64_t s, int q, std::int64_t ly,
+                                            std::int64_t lz) const {
     return ((s * psi_arrays + q) * t.window_y + ly) * t.window_z + lz;
   }
-  PPKIT_FDTD_HD std::int64_t node(std::int64_t i, std::int64_t j, std::int64_t k) const {
+  PPKIT_FDTD_BLOCKED_HD std::int64_t node(std::int64_t i, std::int64_t j, std::int64_t k) const {
     return (i * (a.g.ny + 1) + j) * (a.g.nz + 1) + k;
   }
   // The psi slot of array q at node (i, j, k), or -1 outside its layers.
-  PPKIT_FDTD_HD std::int32_t psi_slot(int q, std::int64_t i, std::int64_t j, std::int64_t k) const {
+  PPKIT_FDTD_BLOCKED_HD std::int32_t psi_slot(int q, std::int64_t i, std::int64_t j,
+                                              std::int64_t k) const {
     const int d = psi_axis(q);
     const std::int64_t u = d == 0 ? i : d == 1 ? j : k;
     return psi_electric(q) ? a.g.axis[d].e_slot[u] : a.g.axis[d].h_slot[u];
   }
   // Whether node (i, j, k) has a psi value in any array (E or H slot on some axis).
-  PPKIT_FDTD_HD bool in_cpml(std::int64_t i, std::int64_t j, std::int64_t k) const {
+  PPKIT_FDTD_BLOCKED_HD bool in_cpml(std::int64_t i, std::int64_t j, std::int64_t k) const {
     const CpmlAxisArgsT<Real>&X = a.g.axis[0], &Y = a.g.axis[1], &Z = a.g.axis[2];
     return (X.e_slot[i] & X.h_slot[i] & Y.e_slot[j] & Y.h_slot[j] & Z.e_slot[k] & Z.h_slot[k]) >= 0;
   }
   // Index into the global psi array q (layouts of yee_kernel_args.hpp).
-  PPKIT_FDTD_HD std::int64_t psi_index(int q, std::int32_t slot, std::int64_t i, std::int64_t j,
-                                       std::int64_t k) const {
+  PPKIT_FDTD_BLOCKED_HD std::int64_t psi_index(int q, std::int32_t slot, std::int64_t i,
+                                               std::int64_t j, std::int64_t k) const {
     const std::int64_t ny1 = a.g.ny + 1, nz1 = a.g.nz + 1, layers = a.g.layers;
     switch (psi_axis(q)) {
       case 0:
@@ -206,8 +219,8 @@ struct Pass {
 
   // One CPML-aware derivative term, d / (kappa du) + psi with psi updated
   // first (as cpml_term in yee_kokkos_kernels.hpp and the reference).
-  static PPKIT_FDTD_HD Real term(Real d, Real inv_kd, std::int32_t slot, Real b, Real c_d,
-                                 Real* psi) {
+  static PPKIT_FDTD_BLOCKED_HD Real term(Real d, Real inv_kd, std::int32_t slot, Real b, Real c_d,
+                                         Real* psi) {
     if (slot < 0) return d * inv_kd;
     const Real updated = b * *psi + c_d * d;
     *psi = updated;
@@ -215,8 +228,8 @@ struct Pass {
   }
 
   // Window node (ly, lz) of plane x from the pass's input into the rings.
-  PPKIT_FDTD_HD void load_node(Real* F, Real* P, const Window& w, const Plane& pl, std::int64_t ly,
-                               std::int64_t lz) const {
+  PPKIT_FDTD_BLOCKED_HD void load_node(Real* F, Real* P, const Window& w, const Plane& pl,
+                                       std::int64_t ly, std::int64_t lz) const {
     const std::int64_t x = pl.x, s = pl.s, j = w.wy0 + ly, k = w.wz0 + lz, n = node(x, j, k);
     for (int c = 0; c < 6; ++c) F[at(s, c, ly, lz)] = a.src_field[c][n];
     if (!in_cpml(x, j, k)) return;
@@ -227,8 +240,8 @@ struct Pass {
   }
 
   // Core node (ly, lz) of plane x from the rings into the pass's output.
-  PPKIT_FDTD_HD void store_node(const Real* F, const Real* P, const Window& w, const Plane& pl,
-                                std::int64_t ly, std::int64_t lz) const {
+  PPKIT_FDTD_BLOCKED_HD void store_node(const Real* F, const Real* P, const Window& w,
+                                        const Plane& pl, std::int64_t ly, std::int64_t lz) const {
     const std::int64_t x = pl.x, s = pl.s, j = w.wy0 + ly, k = w.wz0 + lz, n = node(x, j, k);
     for (int c = 0; c < 6; ++c) a.dst_field[c][n] = F[at(s, c, ly, lz)];
     if (!in_cpml(x, j, k)) return;
@@ -239,8 +252,8 @@ struct Pass {
   }
 
   // H of window node (ly, lz) of plane x one level up (ly < h_ly_end(), lz < h_lz_end()).
-  PPKIT_FDTD_HD void h_node(Real* F, Real* P, const Window& w, const Plane& pl, std::int64_t ly,
-                            std::int64_t lz) const {
+  PPKIT_FDTD_BLOCKED_HD void h_node(Real* F, Real* P, const Window& w, const Plane& pl,
+                                    std::int64_t ly, std::int64_t lz) const {
     const YeeKernelArgsT<Real>& g = a.g;
     const std::int64_t x = pl.x, s = pl.s, s1 = pl.next;
     const std::int64_t j = w.wy0 + ly, k = w.wz0 + lz;
@@ -279,8 +292,8 @@ struct Pass {
 
   // E of window node (ly, lz) of plane x one level up (ly >= e_ly_begin(),
   // lz >= e_lz_begin()); tangential E on the PEC faces is not updated.
-  PPKIT_FDTD_HD void e_node(Real* F, Real* P, const Window& w, const Plane& pl, std::int64_t ly,
-                            std::int64_t lz) const {
+  PPKIT_FDTD_BLOCKED_HD void e_node(Real* F, Real* P, const Window& w, const Plane& pl,
+                                    std::int64_t ly, std::int64_t lz) const {
     const YeeKernelArgsT<Real>& g = a.g;
     const std::int64_t x = pl.x, s = pl.s, s0 = pl.prev;  // s0: plane x - 1
     const std::int64_t j = w.wy0 + ly, k = w.wz0 + lz;
@@ -325,7 +338,8 @@ struct Pass {
 
   // The sources of step `step` on plane x anywhere in the window (halo nodes
   // carry them too), in the problem's order as the serial loop; one thread.
-  PPKIT_FDTD_HD void sources(Real* F, const Window& w, std::int64_t x, std::int64_t step) const {
+  PPKIT_FDTD_BLOCKED_HD void sources(Real* F, const Window& w, std::int64_t x,
+                                     std::int64_t step) const {
     for (std::int64_t q = 0; q < a.n_sources; ++q) {
       const std::int64_t* n = a.source_node + 3 * q;
       const std::int64_t ly = n[1] - w.wy0, lz = n[2] - w.wz0;
@@ -338,8 +352,8 @@ struct Pass {
 
   // Probes on core nodes of plane x after step `step` (E^{step+1},
   // H^{step+1/2}); one thread.
-  PPKIT_FDTD_HD void probes(const Real* F, const Window& w, std::int64_t x,
-                            std::int64_t step) const {
+  PPKIT_FDTD_BLOCKED_HD void probes(const Real* F, const Window& w, std::int64_t x,
+                                    std::int64_t step) const {
     for (std::int64_t q = 0; q < a.n_probes; ++q) {
       const std::int64_t* n = a.probe_node + 3 * q;
       if (n[0] != x || n[1] < w.cy0 || n[1] >= w.cy1 || n[2] < w.cz0 || n[2] >= w.cz1) continue;
@@ -349,8 +363,8 @@ struct Pass {
   }
 
   // A core node's 1/2 (eps |E|^2 + mu |H|^2), in double as the serial reference.
-  PPKIT_FDTD_HD double energy(const Real* F, const Window& w, const Plane& pl, std::int64_t ly,
-                              std::int64_t lz) const {
+  PPKIT_FDTD_BLOCKED_HD double energy(const Real* F, const Window& w, const Plane& pl,
+                                      std::int64_t ly, std::int64_t lz) const {
     const std::int64_t x = pl.x, s = pl.s;
     const Real* coef =
         a.g.material_table + a.g.material_id[node(x, w.wy0 + ly, w.wz0 + lz)] * material_stride;
