@@ -5,9 +5,10 @@
 // GB/s and the roofline fraction from fdtd::step_bytes(), the compulsory
 // traffic of a run (48 B of fields per node and step: each field read and
 // written once; the narrowest material id once, psi read + written in the
-// layers; per pass of k steps for the variants with steps_per_pass k), and "modelled GB/s" from step_modelled_bytes() (72 B of fields per
-// node and step for separate E and H sweeps, the id twice, the restart and
-// the energy sum; docs/fdtd.md "Performance model").
+// layers; per pass of k steps for the variants with steps_per_pass k), and
+// "modelled GB/s" from step_modelled_bytes() (72 B of fields per node and
+// step for separate E and H sweeps, the id twice, the restart and the energy
+// sum; docs/fdtd.md "Performance model").
 // Each variant's result is verified before it is timed by `ppkit compare`'s
 // check (step_verification, fdtd_verification.hpp) against the serial
 // reference: on every node up to 128^3, on the light-cone sample boxes above.
