@@ -104,7 +104,7 @@ inline void require_features(const FdtdStep::Problem& p, const FdtdStep::Traits&
                              const std::string& variant, const std::string& why) {
   for (StepFeature f : step_features)
     require(!uses(p, f) || runs(traits, f),
-            "variant " + variant + " cannot run " + to_string(f) + " (" + why + ")",
+            "variant " + variant + " cannot run this problem's " + to_string(f) + " (" + why + ")",
             "a problem without it, or one of the variants that run it: " + variants_supporting(f));
 }
 
