@@ -30,14 +30,22 @@ struct BlockedPass {
     return Scratch::shmem_size(std::size_t(t.psi_values()));
   }
 
-  // Visits the window nodes [ly0, ly1) x [lz0, lz1).
+  // Visits the window nodes [ly0, ly1) x [lz0, lz1): rows over the team's
+  // threads, z over the vector lanes (on hosts, whose vector length is 1, a
+  // plain loop, which the compiler inlines f into).
   template <class F>
-  KOKKOS_INLINE_FUNCTION void for_nodes(const Member& team, std::int64_t ly0, std::int64_t ly1,
-                                        std::int64_t lz0, std::int64_t lz1, const F& f) const {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ly0, ly1), [&](std::int64_t ly) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lz0, lz1),
-                           [&](std::int64_t lz) { f(ly, lz); });
-    });
+  KOKKOS_FORCEINLINE_FUNCTION void for_nodes(const Member& team, std::int64_t ly0, std::int64_t ly1,
+                                             std::int64_t lz0, std::int64_t lz1, const F& f) const {
+    if constexpr (field_level == 1) {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ly0, ly1), [&](std::int64_t ly) {
+        for (std::int64_t lz = lz0; lz < lz1; ++lz) f(ly, lz);
+      });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ly0, ly1), [&](std::int64_t ly) {
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, lz0, lz1),
+                             [&](std::int64_t lz) { f(ly, lz); });
+      });
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& team) const {
