@@ -5,9 +5,10 @@
 // GB/s and the roofline fraction from fdtd::step_bytes(), the compulsory
 // traffic of a run (48 B of fields per node and step: each field read and
 // written once; the narrowest material id once, psi read + written in the
-// layers), and "modelled GB/s" from step_modelled_bytes() (72 B of fields per
-// node and step for separate E and H sweeps, the id twice, the restart and
-// the energy sum; docs/fdtd.md "Performance model").
+// layers; per pass of k steps for the variants with steps_per_pass k), and
+// "modelled GB/s" from step_modelled_bytes() (72 B of fields per node and
+// step for separate E and H sweeps, the id twice, the restart and the energy
+// sum; docs/fdtd.md "Performance model").
 // Each variant's result is verified before it is timed by `ppkit compare`'s
 // check (step_verification, fdtd_verification.hpp) against the serial
 // reference: on every node up to 128^3, on the light-cone sample boxes above.
@@ -92,9 +93,14 @@ void ppkit::bench::register_benchmarks() {
             return p;
           },
           [](const FdtdStep::Problem& p) {
-            return BenchModel{double(p.grid.cells()) * double(p.steps), "cells/s",
-                              fdtd::step_bytes(p), fdtd::step_flops(p),
-                              fdtd::step_modelled_bytes(p)};
+            BenchModel m{double(p.grid.cells()) * double(p.steps), "cells/s", fdtd::step_bytes(p)};
+            // Several steps per pass (blocked-k*): one pass's traffic per k steps.
+            m.variant_bytes = [&p](const std::string& v) {
+              return fdtd::step_bytes_of_variant(p, v);
+            };
+            m.flops = fdtd::step_flops(p);
+            m.modelled_bytes = fdtd::step_modelled_bytes(p);
+            return m;
           },
           [n](const FdtdStep::Problem& p) {
             return fdtd::step_verification(p, n <= 128 ? ProblemSize::quick : ProblemSize::large);

@@ -19,6 +19,7 @@
 #include "harness/bench_harness.hpp"
 #include "ppkit/fdtd/fdtd_verification.hpp"
 #include "ppkit/fdtd/phasors.hpp"
+#include "ppkit/fdtd/step_features.hpp"
 #include "ppkit/fdtd/verification.hpp"
 
 void ppkit::bench::register_benchmarks() {
@@ -65,6 +66,9 @@ void ppkit::bench::register_benchmarks() {
                             fdtd::step_flops(p) + phasor_flops,
                             fdtd::step_modelled_bytes(p) + (24.0 + 96.0 * f) * node_steps};
         },
-        [size](const FdtdStep::Problem& p) { return fdtd::step_verification(p, size); });
+        [size](const FdtdStep::Problem& p) { return fdtd::step_verification(p, size); },
+        [](const std::string& variant) {  // not the variants that refuse phasors
+          return fdtd::step_variant_supports(variant, fdtd::StepFeature::phasors);
+        });
   }
 }

@@ -82,6 +82,9 @@ struct BenchModel {
   double flops = std::nan("");  // flops per run
   // Optional: the workload's modelled traffic per run ("modelled GB/s").
   double modelled_bytes = std::nan("");
+  // Optional: a variant's own compulsory bytes per run when they differ
+  // (fdtd.step variants with several steps per pass); replaces `bytes`.
+  std::function<double(const std::string& variant)> variant_bytes = nullptr;
 };
 
 // Sets the rate counters of a verified, timed benchmark from its model:
@@ -144,7 +147,8 @@ void register_variant_benchmarks(
             }
           }
           if (!c.verification) return fail_benchmark(state, c.failure);
-          const BenchModel m = model(*c.problem);
+          BenchModel m = model(*c.problem);
+          if (m.variant_bytes) m.bytes = m.variant_bytes(name);
           std::unique_ptr<PreparedRun<typename Op::Result>> run;
           try {
             run = variant.prepare(*c.problem);

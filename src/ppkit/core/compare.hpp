@@ -102,6 +102,10 @@ struct CaseModel {
   // written once (the workload's docs say what that is), so a roofline
   // fraction above 1 is a measurement error, not a fast variant.
   double bytes = std::nan("");
+  // Optional: the compulsory traffic of one variant when it differs from
+  // `bytes` (fdtd.step variants that advance several steps per pass over
+  // the grid); used for that variant's GB/s and roofline.
+  std::function<double(const std::string& variant)> variant_bytes = nullptr;
   // Optional: the traffic of the workload's kernel model (what a variant of
   // the usual design moves, e.g. every update a read-modify-write); reported
   // as extra "modelled_bytes" and "modelled_GB/s" on PASS rows.
@@ -239,7 +243,7 @@ std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const Case
     row.size = model.size;
     describe_variant(row, v);
     row.throughput_unit = model.throughput_unit;
-    row.bytes = model.bytes;
+    row.bytes = model.variant_bytes ? model.variant_bytes(v.name) : model.bytes;
     row.flops = model.flops;
     row.tolerance = model.tolerance;
     ctx.on_progress(model.workload + " " + model.case_name + " " + v.name);
@@ -277,8 +281,8 @@ std::vector<CompareRow> compare_variants_checked(CompareContext& ctx, const Case
           row.extra["total_10_s"] = prepare_s + first_run_s + 9 * t;
         }
         row.throughput = model.work_units / t;
-        if (!std::isnan(model.bytes) && !std::isnan(row.bandwidth_Bps))
-          row.roofline_fraction = model.bytes / t / row.bandwidth_Bps;
+        if (!std::isnan(row.bytes) && !std::isnan(row.bandwidth_Bps))
+          row.roofline_fraction = row.bytes / t / row.bandwidth_Bps;
         if (!std::isnan(model.modelled_bytes)) {
           row.extra["modelled_bytes"] = model.modelled_bytes;
           row.extra["modelled_GB/s"] = model.modelled_bytes / t * 1e-9;

@@ -117,8 +117,24 @@ struct FdtdStep {
     // MPI slabs (mpi_slabs.hpp): its prepared run is a StepApplier whose
     // copy_planes() reads and writes halo planes between single steps.
     bool slab = false;
+    // Features that read every node after every step; every variant that
+    // advances the whole grid one step at a time runs them, a temporally
+    // blocked one (several steps per pass over the grid) says it does not.
+    bool phasors = true;    // Problem::phasors
+    bool snapshots = true;  // Problem::snapshots
+    bool far_field = true;  // Problem::far_field (NTFF)
+    // Time steps advanced per pass over the grid (1: one sweep per step);
+    // step_bytes(problem, steps_per_pass) is the traffic its roofline counts.
+    int steps_per_pass = 1;
     TraitFields fields() const {
-      return {{"plane_wave", plane_wave}, {"periodic", periodic}, {"fp64", fp64}, {"slab", slab}};
+      return {{"plane_wave", plane_wave},
+              {"periodic", periodic},
+              {"fp64", fp64},
+              {"slab", slab},
+              {"phasors", phasors},
+              {"snapshots", snapshots},
+              {"far_field", far_field},
+              {"steps_per_pass", std::to_string(steps_per_pass)}};
     }
   };
 };
@@ -238,6 +254,13 @@ double fields_relative_error(const FieldSet64& a, const FieldSet64& reference);
 // sums can be fused into the steps and are not counted: a lower bound for
 // every variant that advances the fields one step per sweep.
 double step_bytes(const FdtdStep::Problem& problem);
+// The same for a variant advancing steps_per_pass steps per pass over the grid
+// (FdtdStep::Traits::steps_per_pass): the compulsory traffic of one pass (the
+// fields, ids and psi read and written once) times the ceil(steps /
+// steps_per_pass) passes of a run; steps_per_pass 1 is step_bytes(problem).
+double step_bytes(const FdtdStep::Problem& problem, int steps_per_pass);
+// step_bytes(problem, steps_per_pass of the registered variant `variant`).
+double step_bytes_of_variant(const FdtdStep::Problem& problem, const std::string& variant);
 // The traffic of a scheme with separate E and H sweeps (the modelled figure):
 // per node and step 72 B of fields (each half step reads the 3 fields it
 // differentiates and the 3 it updates and writes the 3 it updates; neighbours

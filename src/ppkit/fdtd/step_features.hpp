@@ -6,9 +6,12 @@
 // corrections after each half step) and periodic boundaries (H copy between
 // the half steps) need a point between the H and the E update, which a fused
 // H+E launch does not have; fp64 (Problem::precision) needs kernels templated
-// over the real type. A variant refuses a feature its traits lack in
-// prepare() with a ppkit::Error; the tests skip it for that feature with this
-// reason and check the refusal.
+// over the real type. Phasors, snapshots and the near-to-far-field transform
+// read the fields after every step, which a temporally blocked variant (several
+// steps per pass, kokkos/blocked-k*) never holds for the whole grid at once.
+// A variant refuses a feature its traits lack in prepare() with a
+// ppkit::Error; the tests skip it for that feature with this reason and check
+// the refusal.
 #include <string>
 
 #include "ppkit/core/error.hpp"
@@ -16,7 +19,7 @@
 
 namespace ppkit::fdtd {
 
-enum class StepFeature { plane_wave, periodic, fp64 };
+enum class StepFeature { plane_wave, periodic, fp64, phasors, snapshots, far_field };
 
 inline const char* to_string(StepFeature f) {
   switch (f) {
@@ -24,6 +27,12 @@ inline const char* to_string(StepFeature f) {
       return "plane wave (TF/SF)";
     case StepFeature::periodic:
       return "periodic boundaries";
+    case StepFeature::phasors:
+      return "phasors (running DFT)";
+    case StepFeature::snapshots:
+      return "plane snapshots";
+    case StepFeature::far_field:
+      return "near-to-far-field transform";
     default:
       return "fp64 precision";
   }
@@ -35,16 +44,44 @@ inline bool runs(const FdtdStep::Traits& traits, StepFeature feature) {
       return traits.plane_wave;
     case StepFeature::periodic:
       return traits.periodic;
+    case StepFeature::phasors:
+      return traits.phasors;
+    case StepFeature::snapshots:
+      return traits.snapshots;
+    case StepFeature::far_field:
+      return traits.far_field;
     default:
       return traits.fp64;
   }
 }
 
+// Whether the problem uses the feature.
+inline bool uses(const FdtdStep::Problem& p, StepFeature feature) {
+  switch (feature) {
+    case StepFeature::plane_wave:
+      return !p.plane_waves.empty();
+    case StepFeature::periodic:
+      return p.periodic[0] || p.periodic[1];
+    case StepFeature::phasors:
+      return p.phasors.enabled();
+    case StepFeature::snapshots:
+      return !p.snapshots.empty();
+    case StepFeature::far_field:
+      return !p.far_field.empty();
+    default:
+      return p.precision == Precision::fp64;
+  }
+}
+
+constexpr StepFeature step_features[] = {StepFeature::plane_wave, StepFeature::periodic,
+                                         StepFeature::fp64,       StepFeature::phasors,
+                                         StepFeature::snapshots,  StepFeature::far_field};
+
 // Whether a variant with these traits runs every feature the problem uses.
 inline bool runs_problem(const FdtdStep::Traits& traits, const FdtdStep::Problem& p) {
-  return (p.precision != Precision::fp64 || traits.fp64) &&
-         (p.plane_waves.empty() || traits.plane_wave) &&
-         ((!p.periodic[0] && !p.periodic[1]) || traits.periodic);
+  for (StepFeature f : step_features)
+    if (uses(p, f) && !runs(traits, f)) return false;
+  return true;
 }
 
 // True when the registered variant `name` (e.g. "kokkos-serial/plain") runs
@@ -89,6 +126,16 @@ inline const Variant<FdtdStep>& slab_variant(const std::string& name, const Fdtd
   require(best != nullptr, "no available fdtd.step variant '" + name + "' steps slabs",
           "auto, a strategy or a name of: " + slab_variant_names());
   return *best;
+}
+
+// For the prepare() of a variant: throws ppkit::Error naming the first
+// feature the problem uses that `traits` lack, and the variants that run it.
+inline void require_features(const FdtdStep::Problem& p, const FdtdStep::Traits& traits,
+                             const std::string& variant, const std::string& why) {
+  for (StepFeature f : step_features)
+    require(!uses(p, f) || runs(traits, f),
+            "variant " + variant + " cannot run this problem's " + to_string(f) + " (" + why + ")",
+            "a problem without it, or one of the variants that run it: " + variants_supporting(f));
 }
 
 // For the prepare() of a variant without an fp64 path: throws ppkit::Error

@@ -256,7 +256,15 @@ double psi_nodes(const FdtdStep::Problem& p) {
 }
 }  // namespace
 
-double step_bytes(const FdtdStep::Problem& p) {
+double step_bytes(const FdtdStep::Problem& p) { return step_bytes(p, 1); }
+
+double step_bytes_of_variant(const FdtdStep::Problem& p, const std::string& variant) {
+  return step_bytes(p, Registry<FdtdStep>::find(variant).traits.steps_per_pass);
+}
+
+double step_bytes(const FdtdStep::Problem& p, int steps_per_pass) {
+  require(steps_per_pass >= 1, "steps_per_pass " + std::to_string(steps_per_pass),
+          "a whole number of steps per pass >= 1");
   // Compulsory DRAM traffic of one run() (see docs/fdtd.md, "Performance model"):
   const double nodes = double(p.grid.nodes());
   const std::size_t materials = p.materials.size();
@@ -264,8 +272,10 @@ double step_bytes(const FdtdStep::Problem& p) {
   const double value = p.precision == Precision::fp64 ? sizeof(double) : sizeof(float);
   // each step reads and writes the six fields once and reads the id once;
   // each psi value in the CPML layers is read and written once.
-  const double per_step = nodes * (12 * value + id_bytes) + psi_nodes(p) * 2 * value;
-  return double(p.steps) * per_step;
+  const double per_pass = nodes * (12 * value + id_bytes) + psi_nodes(p) * 2 * value;
+  // A pass advances steps_per_pass steps (the last one of a run the rest).
+  const double passes = double((p.steps + steps_per_pass - 1) / steps_per_pass);
+  return passes * per_pass;
 }
 
 double step_modelled_bytes(const FdtdStep::Problem& p) {
