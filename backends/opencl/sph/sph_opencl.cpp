@@ -83,17 +83,26 @@ struct Kernels {
         check_state(program, "check_state") {}
 };
 
+// A float4 record on the host: four floats with cl_float4's size and
+// alignment. std::vector<cl_float4> does not compile as CUDA in nvcc_wrapper
+// builds (cl_float4 holds an SSE vector, which nvcc refuses in device code).
+struct alignas(16) Float4 {
+  cl_float s[4];
+};
+static_assert(sizeof(Float4) == sizeof(cl_float4) && alignof(Float4) == alignof(cl_float4),
+              "Float4 must have the layout of OpenCL's float4");
+
 // (x, y, z, kind) and (vx, vy, vz, rho) records and the case ids.
 struct ParticleBuffers {
-  Buffer<cl_float4> pos_kind, vel_rho;
+  Buffer<Float4> pos_kind, vel_rho;
   Buffer<cl_int> id;
   explicit ParticleBuffers(std::size_t n) : pos_kind(n), vel_rho(n), id(n) {}
   cl_int size() const { return static_cast<cl_int>(pos_kind.size()); }
   void upload(const Particles& s) {
-    std::vector<cl_float4> p(s.size()), v(s.size());
+    std::vector<Float4> p(s.size()), v(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
-      p[i] = cl_float4{{s.x[i], s.y[i], s.z[i], float(s.kind[i])}};
-      v[i] = cl_float4{{s.vx[i], s.vy[i], s.vz[i], s.rho[i]}};
+      p[i] = Float4{{s.x[i], s.y[i], s.z[i], float(s.kind[i])}};
+      v[i] = Float4{{s.vx[i], s.vy[i], s.vz[i], s.rho[i]}};
     }
     pos_kind.upload(p);
     vel_rho.upload(v);
@@ -146,8 +155,8 @@ struct CellBuffers {
 };
 
 struct RhsBuffers {
-  Buffer<cl_float4> acc_drho;  // (ax, ay, az, drho/dt)
-  Buffer<cl_float> visc;       // the viscous time-step term per particle
+  Buffer<Float4> acc_drho;  // (ax, ay, az, drho/dt)
+  Buffer<cl_float> visc;    // the viscous time-step term per particle
   explicit RhsBuffers(std::size_t n) : acc_drho(n), visc(n) {}
 };
 
