@@ -52,7 +52,10 @@ struct BlockedPass {
     const Pass<Real>& p = pass;
     const std::int64_t tile = team.league_rank(), nx = p.a.g.nx, steps = p.a.steps;
     const Window w = p.window(tile);
-    Scratch fields(team.team_scratch(field_level), std::size_t(p.t.field_values()));
+    // team_scratch takes the level by reference: pass a copy (nvcc cannot
+    // bind device code to the address of a host static member).
+    const int level_of_fields = field_level;
+    Scratch fields(team.team_scratch(level_of_fields), std::size_t(p.t.field_values()));
     Scratch psi(team.team_scratch(1), std::size_t(p.t.psi_values()));
     Real* F = fields.data();
     Real* P = psi.data();
