@@ -11,16 +11,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   out.put_scalar("step", c.step);
   out.put_scalar("dp", c.dp);
   out.put_scalar("h", c.h);
-  const Particles& s = c.particles;
-  out.put("x", s.x);
-  out.put("y", s.y);
-  out.put("z", s.z);
-  out.put("vx", s.vx);
-  out.put("vy", s.vy);
-  out.put("vz", s.vz);
-  out.put("rho", s.rho);
-  out.put("kind", s.kind);
-  out.put("id", s.id);
+  put_particles(out, c.particles);
   checkpoint::write(path, out);
 }
 
@@ -31,7 +22,24 @@ Checkpoint read_checkpoint(const std::string& path) {
   c.step = in.get_integer("step");
   c.dp = in.get_double("dp");
   c.h = in.get_double("h");
-  Particles& s = c.particles;
+  c.particles = get_particles(in, path);
+  return c;
+}
+
+void put_particles(checkpoint::Content& out, const Particles& s) {
+  out.put("x", s.x);
+  out.put("y", s.y);
+  out.put("z", s.z);
+  out.put("vx", s.vx);
+  out.put("vy", s.vy);
+  out.put("vz", s.vz);
+  out.put("rho", s.rho);
+  out.put("kind", s.kind);
+  out.put("id", s.id);
+}
+
+Particles get_particles(const checkpoint::Content& in, const std::string& path) {
+  Particles s;
   s.x = in.get<Real>("x");
   s.y = in.get<Real>("y");
   s.z = in.get<Real>("z");
@@ -41,14 +49,11 @@ Checkpoint read_checkpoint(const std::string& path) {
   s.rho = in.get<Real>("rho");
   s.kind = in.get<std::uint8_t>("kind");
   s.id = in.get<std::int32_t>("id");
-  const std::size_t n = s.x.size();
-  for (const auto* v : {&s.y, &s.z, &s.vx, &s.vy, &s.vz, &s.rho})
-    require(v->size() == n, "checkpoint '" + path + "' has arrays of different lengths",
+  for (std::size_t n : {s.y.size(), s.z.size(), s.vx.size(), s.vy.size(), s.vz.size(), s.rho.size(),
+                        s.kind.size(), s.id.size()})
+    require(n == s.x.size(), "checkpoint '" + path + "' has arrays of different lengths",
             "x, y, z, vx, vy, vz, rho, kind, id of one length");
-  require(s.kind.size() == n && s.id.size() == n,
-          "checkpoint '" + path + "' has arrays of different lengths",
-          "x, y, z, vx, vy, vz, rho, kind, id of one length");
-  return c;
+  return s;
 }
 
 }  // namespace ppkit::sph

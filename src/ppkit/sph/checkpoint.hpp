@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ppkit/core/checkpoint.hpp"
 #include "ppkit/sph/sph_types.hpp"
 
 namespace ppkit::sph {
@@ -21,5 +22,11 @@ struct Checkpoint {
 void write_checkpoint(const std::string& path, const Checkpoint& c);
 // Throws ppkit::Error on a missing file, wrong magic/version, truncation or checksum mismatch.
 Checkpoint read_checkpoint(const std::string& path);
+
+// The particle datasets (x y z vx vy vz rho kind id) of a checkpoint, shared
+// by the one-device and the MPI checkpoints (mpi_slabs.hpp: one per rank).
+void put_particles(checkpoint::Content& out, const Particles& s);
+// Throws ppkit::Error naming `path` when the arrays differ in length.
+Particles get_particles(const checkpoint::Content& in, const std::string& path);
 
 }  // namespace ppkit::sph

@@ -13,6 +13,7 @@
 #include "ppkit/core/checkpoint.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/kokkos_spaces.hpp"
+#include "ppkit/sph/checkpoint.hpp"
 #include "ppkit/sph/kokkos_step.hpp"
 
 namespace ppkit::sph {
@@ -823,15 +824,7 @@ void MpiSphSolver::write_checkpoint(const std::string& path) {
     out.put_scalar("particles", impl_->total_particles);
     out.put("slab_columns",
             std::vector<std::int32_t>(impl_->columns.begin(), impl_->columns.end()));
-    out.put("x", s.x);
-    out.put("y", s.y);
-    out.put("z", s.z);
-    out.put("vx", s.vx);
-    out.put("vy", s.vy);
-    out.put("vz", s.vz);
-    out.put("rho", s.rho);
-    out.put("kind", s.kind);
-    out.put("id", s.id);
+    put_particles(out, s);
     checkpoint::write(rank_checkpoint_path(path, impl_->rank), out);
   });
 }
@@ -868,20 +861,7 @@ void MpiSphSolver::restore_checkpoint(const std::string& path) {
     require(columns.size() == std::size_t(m.nranks) + 1 && columns.back() == m.grid.nx,
             "checkpoint '" + file + "' has slab columns for another grid",
             std::to_string(m.nranks + 1) + " boundaries ending at " + std::to_string(m.grid.nx));
-    Particles s;
-    s.x = in.get<Real>("x");
-    s.y = in.get<Real>("y");
-    s.z = in.get<Real>("z");
-    s.vx = in.get<Real>("vx");
-    s.vy = in.get<Real>("vy");
-    s.vz = in.get<Real>("vz");
-    s.rho = in.get<Real>("rho");
-    s.kind = in.get<std::uint8_t>("kind");
-    s.id = in.get<std::int32_t>("id");
-    for (std::size_t n : {s.y.size(), s.z.size(), s.vx.size(), s.vy.size(), s.vz.size(),
-                          s.rho.size(), s.kind.size(), s.id.size()})
-      require(n == s.x.size(), "checkpoint '" + file + "' has arrays of different lengths",
-              "x, y, z, vx, vy, vz, rho, kind, id of one length");
+    const Particles s = get_particles(in, file);
     m.columns.assign(columns.begin(), columns.end());
     m.load(s);
     m.time = in.get_double("time");
