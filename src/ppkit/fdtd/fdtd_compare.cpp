@@ -129,6 +129,13 @@ std::vector<CompareRow> run_fdtd(CompareContext& ctx) {
 }
 
 }  // namespace
+
+// Here rather than in step_setup.cpp, which the case fuzzer compiles without
+// the registry.
+double step_bytes_of_variant(const FdtdStep::Problem& p, const std::string& variant) {
+  return step_bytes(p, Registry<FdtdStep>::find(variant).traits.steps_per_pass);
+}
+
 }  // namespace ppkit::fdtd
 
 namespace ppkit::registration {

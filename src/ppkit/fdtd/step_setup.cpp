@@ -258,10 +258,6 @@ double psi_nodes(const FdtdStep::Problem& p) {
 
 double step_bytes(const FdtdStep::Problem& p) { return step_bytes(p, 1); }
 
-double step_bytes_of_variant(const FdtdStep::Problem& p, const std::string& variant) {
-  return step_bytes(p, Registry<FdtdStep>::find(variant).traits.steps_per_pass);
-}
-
 double step_bytes(const FdtdStep::Problem& p, int steps_per_pass) {
   require(steps_per_pass >= 1, "steps_per_pass " + std::to_string(steps_per_pass),
           "a whole number of steps per pass >= 1");
