@@ -29,6 +29,16 @@ inline void add_soft_and_hard_sources(FdtdStep::Problem& p, std::array<index_t, 
   p.sources.push_back(hard);
 }
 
+// E^0 and H^{-1/2} uniform in [-1, 1] V/m and [-1, 1] / eta0 A/m on every
+// node (CPML included), so every update and every psi recursion has work.
+inline void randomize_fields(FdtdStep::Problem& p, std::mt19937& rng) {
+  std::uniform_real_distribution<double> unit(-1, 1);
+  for (int c = 0; c < 6; ++c) {
+    p.initial[c].resize(std::size_t(p.grid.nodes()));
+    for (auto& v : p.initial[c]) v = float((c < 3 ? 1.0 : 1.0 / eta0) * unit(rng));
+  }
+}
+
 // Probes of Ex, Ez, Hy and Hz at random nodes (1 + rng() % extent[d] along d).
 inline void add_random_probes(FdtdStep::Problem& p, std::mt19937& rng,
                               std::array<unsigned, 3> extent) {

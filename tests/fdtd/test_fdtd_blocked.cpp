@@ -17,6 +17,7 @@
 #include "ppkit/fdtd/blocked_step.hpp"
 #include "ppkit/fdtd/solver.hpp"
 #include "ppkit/fdtd/step_features.hpp"
+#include "fdtd_test_problem.hpp"
 
 namespace {
 using namespace ppkit;
@@ -30,7 +31,6 @@ FdtdStep::Problem random_problem(unsigned seed, std::array<index_t, 3> cells, in
                                  std::int64_t steps,
                                  const std::vector<std::array<index_t, 3>>& at) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> unit(-1, 1);
   FdtdStep::Problem p;
   p.grid = make_grid(cells[0], cells[1], cells[2], double(cells[0]) * 1e-3, double(cells[1]) * 1e-3,
                      double(cells[2]) * 1e-3, 0.95);
@@ -43,10 +43,7 @@ FdtdStep::Problem random_problem(unsigned seed, std::array<index_t, 3> cells, in
                  Material{1, 1, 0, true}};
   p.material_id.resize(std::size_t(p.grid.nodes()));
   for (auto& id : p.material_id) id = std::uint32_t(rng() % 4);
-  for (int c = 0; c < 6; ++c) {
-    p.initial[c].resize(std::size_t(p.grid.nodes()));
-    for (auto& v : p.initial[c]) v = float((c < 3 ? 1.0 : 1.0 / eta0) * unit(rng));
-  }
+  test_problem::randomize_fields(p, rng);
   PointSource soft;
   soft.component = Component::ez;
   soft.i = at[0][0], soft.j = at[0][1], soft.k = at[0][2];

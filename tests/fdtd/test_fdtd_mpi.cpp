@@ -21,6 +21,7 @@
 #include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
 #include "ppkit/mpi/mpi_runtime.hpp"
+#include "fdtd_test_problem.hpp"
 
 namespace {
 using namespace ppkit::fdtd;
@@ -28,7 +29,6 @@ using namespace ppkit::mpi;
 
 ppkit::FdtdStep::Problem make_problem(unsigned seed) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> unit(-1, 1);
   ppkit::FdtdStep::Problem p;
   p.grid = make_grid(17, 12, 11, 17e-3, 12e-3, 11e-3, 0.95);
   p.cpml.thickness = 3;
@@ -39,10 +39,7 @@ ppkit::FdtdStep::Problem make_problem(unsigned seed) {
   p.materials = {Material{}, Material{3.0, 1.0, 0.01, false}, Material{1, 1, 0, true}};
   p.material_id.resize(std::size_t(p.grid.nodes()));
   for (auto& id : p.material_id) id = std::uint32_t(rng() % 3);
-  for (int c = 0; c < 6; ++c) {
-    p.initial[c].resize(std::size_t(p.grid.nodes()));
-    for (auto& v : p.initial[c]) v = float((c < 3 ? 1.0 : 1.0 / eta0) * unit(rng));
-  }
+  test_problem::randomize_fields(p, rng);
   for (index_t i : {4, 9, 13}) {  // sources and probes in both slabs and at the seam
     PointSource s;
     s.component = Component::ez;

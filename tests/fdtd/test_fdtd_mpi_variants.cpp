@@ -24,6 +24,7 @@
 #include "ppkit/fdtd/mpi_slabs.hpp"
 #include "ppkit/fdtd/sar.hpp"
 #include "ppkit/mpi/mpi_runtime.hpp"
+#include "fdtd_test_problem.hpp"
 
 namespace {
 using namespace ppkit::fdtd;
@@ -31,7 +32,6 @@ using ppkit::FdtdStep;
 
 FdtdStep::Problem make_problem(unsigned seed, const std::string& which) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> unit(-1, 1);
   FdtdStep::Problem p;
   p.grid = make_grid(17, 12, 11, 17e-3, 12e-3, 11e-3, 0.95);
   p.cpml.thickness = 3;
@@ -43,10 +43,7 @@ FdtdStep::Problem make_problem(unsigned seed, const std::string& which) {
   if (which == "periodic") p.periodic[1] = true;
   p.material_id.resize(std::size_t(p.grid.nodes()));
   for (auto& id : p.material_id) id = std::uint32_t(rng() % (which == "phasors" ? 2 : 3));
-  for (int c = 0; c < 6; ++c) {
-    p.initial[c].resize(std::size_t(p.grid.nodes()));
-    for (auto& v : p.initial[c]) v = float((c < 3 ? 1.0 : 1.0 / eta0) * unit(rng));
-  }
+  test_problem::randomize_fields(p, rng);
   for (index_t i : {4, 8, 9, 13}) {  // seams of 2 and 4 ranks at planes 9 and 4, 9, 13
     PointSource s;
     s.component = Component::ez;
