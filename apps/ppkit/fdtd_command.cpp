@@ -97,7 +97,7 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
   cmd->add_option("--restart", o.checkpoints.restart_file,
                   "Continue from this checkpoint of the same problem (more --steps extend it)");
   add_max_steps_option(cmd, o.max_steps);
-  cmd->add_flag("--quiet", o.quiet, "No progress line");
+  cmd->add_flag("--quiet", o.quiet, "No progress line and no measured estimate");
   cmd->add_flag("--progress", o.force_progress,
                 "Progress line also when stderr is not a terminal (a line every 10 s)");
 }
@@ -163,14 +163,14 @@ std::string resolve_variant(const std::string& name, const FdtdStep::Problem& p)
   return best->name;
 }
 
-// Runs the prepared problem to its end: in chunks with a progress line when
-// one is shown (StepApplier: the same kernels and buffers as run(); a far
+// Runs the prepared problem to its end: in chunks while a progress line or
+// the measured estimate may be shown (StepApplier: the same kernels and buffers as run(); a far
 // field is recorded by run() only), else in one run().
 void run_to_end(PreparedRun<FdtdStep::Result>& prepared, const FdtdStep::Problem& p,
                 ppkit::ProgressMode mode) {
   auto* applier = dynamic_cast<StepApplier*>(&prepared);
   RunProgress progress(double(p.steps), "steps", mode);
-  if (!progress.enabled() || applier == nullptr || !p.far_field.empty()) {
+  if (!progress.active() || applier == nullptr || !p.far_field.empty()) {
     prepared.run();
     return;
   }
@@ -560,7 +560,7 @@ void add_halfspace_subcommand(CLI::App* fdtd) {
                   "VTK ImageData (.vti) of |E|, SAR, 1 g and 10 g SAR of the medium's cells");
   cmd->add_option("--sar-png", args->png_path, "PNG of the SAR on an x-z slice");
   add_max_steps_option(cmd, args->max_steps);
-  cmd->add_flag("--quiet", args->quiet, "No progress line");
+  cmd->add_flag("--quiet", args->quiet, "No progress line and no measured estimate");
   cmd->add_flag("--progress", args->force_progress,
                 "Progress line also when stderr is not a terminal (a line every 10 s)");
   cmd->callback([args] {

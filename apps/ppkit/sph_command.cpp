@@ -261,7 +261,7 @@ void add_sph_command(CLI::App& app) {
   d->add_option("--tank-height", a->case_options.tank_height,
                 "Tank wall height [m] (1.0 in the experiment; lower is cheaper for short runs)")
       ->capture_default_str();
-  d->add_flag("--quiet", a->quiet, "No progress line");
+  d->add_flag("--quiet", a->quiet, "No progress line and no measured estimate");
   d->add_flag("--progress", a->progress,
               "Progress line also when stderr is not a terminal (a line every 10 s)");
   d->callback([a] {

@@ -61,9 +61,31 @@ RunProgress::RunProgress(double total, std::string unit, ProgressMode mode)
       enabled_(mode == ProgressMode::always ||
                (mode == ProgressMode::automatic && isatty(fileno(stderr)) != 0)),
       tty_(isatty(fileno(stderr)) != 0),
+      estimate_pending_(mode != ProgressMode::never),
       start_(std::chrono::steady_clock::now()) {}
 
 RunProgress::~RunProgress() { finish(); }
+
+void RunProgress::set_estimate(double after_seconds, double min_total_seconds) {
+  estimate_after_ = after_seconds;
+  estimate_min_total_ = min_total_seconds;
+}
+
+void RunProgress::estimate(double fraction_done) {
+  if (!estimate_pending_) return;
+  const double elapsed = seconds_since(start_);
+  if (elapsed < estimate_after_ || !(fraction_done > 0)) return;
+  estimate_pending_ = false;  // once: the progress line keeps the ETA current
+  const double total = elapsed / fraction_done;
+  if (fraction_done >= 1 || total < estimate_min_total_) return;
+  std::fprintf(
+      stderr,
+      "%sestimate: about %s in total, measured over the first %.2g%% (%s); ends in about %s\n",
+      tty_ && shown_ ? "\r\033[K" : "", format_duration(total).c_str(), 100 * fraction_done,
+      format_duration(elapsed).c_str(), format_duration(total - elapsed).c_str());
+  std::fflush(stderr);
+  last_ = -1e300;  // redraw the progress line at once
+}
 
 bool RunProgress::due() {
   if (!enabled_) return false;
@@ -75,6 +97,7 @@ bool RunProgress::due() {
 }
 
 void RunProgress::show(double fraction_done, const std::string& text) {
+  estimate(fraction_done);
   if (!due()) return;
   const double elapsed = seconds_since(start_);
   const double eta =
@@ -85,7 +108,7 @@ void RunProgress::show(double fraction_done, const std::string& text) {
 }
 
 void RunProgress::update(double done, const std::string& detail) {
-  if (!enabled_) return;
+  if (!active()) return;
   const double elapsed = seconds_since(start_);
   const double rate = elapsed > 0 ? done / elapsed : 0.0;
   char text[200];
@@ -102,6 +125,7 @@ void RunProgress::finish() {
     std::fflush(stderr);
   }
   enabled_ = false;
+  estimate_pending_ = false;
 }
 
 }  // namespace ppkit

@@ -160,7 +160,7 @@ RunSummary run_simulation(Solver& solver, const Case& c, const ProbeLayout& layo
       next_checkpoint = next_multiple(o.checkpoint_every);
       checkpointed_step = solver.steps_done();
     }
-    if (progress.enabled()) {
+    if (progress.active()) {
       const double wall = seconds_since(start);
       const double rate = summary.steps / wall;
       char text[200];
