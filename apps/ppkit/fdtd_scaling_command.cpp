@@ -16,7 +16,6 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "ppkit/command.hpp"
 #include "ppkit/core/output_path.hpp"
@@ -25,6 +24,7 @@
 #include "ppkit/fdtd/cases.hpp"
 #if defined(PPKIT_HAVE_MPI)
 #include "mpi_scaling.hpp"
+#include "ppkit/mpi/idle_barrier.hpp"
 #include "ppkit/mpi/mpi_runtime.hpp"
 #include "ppkit/core/registry.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
@@ -120,18 +120,6 @@ Best best_single_rank(const FdtdStep::Problem& problem, const ScalingArgs& a) {
   return best;
 }
 
-// A barrier whose waiting ranks sleep instead of polling, so that they leave
-// the cores to rank 0 while it times the single-rank variants.
-void idle_barrier(MPI_Comm comm) {
-  MPI_Request request;
-  MPI_Ibarrier(comm, &request);
-  for (int done = 0;;) {
-    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-}
-
 struct Row {
   std::string study;  // "strong" or "weak"
   int ranks = 1;
@@ -182,7 +170,7 @@ Row run_one(const std::string& study, index_t n, int ranks, bool overlap, const 
     row.halo_mb = s.halo_bytes / double(a.steps) / 1e6;
     MPI_Comm_free(&comm);
   }
-  idle_barrier(MPI_COMM_WORLD);  // ranks left out of this run leave it the cores
+  mpi::idle_barrier(MPI_COMM_WORLD);  // ranks left out of this run leave it the cores
   return row;
 }
 
@@ -237,7 +225,7 @@ void run_scaling(const ScalingArgs& a, mpi::MpiKokkosRuntime& runtime) {
                                        {"seconds_per_step", best.seconds},
                                        {"seconds_per_step_by_variant", timed}});
     }
-    idle_barrier(MPI_COMM_WORLD);
+    mpi::idle_barrier(MPI_COMM_WORLD);
     mpi_scaling::sweep(counts, overlap, [&](int ranks, bool on) {
       Row row = run_one(study, n, ranks, on, a, base);
       if (rank != 0) return;

@@ -4,7 +4,10 @@
 // sub-communicators of 1, 2, 4, ... and R ranks of the same launch (as
 // `ppkit fdtd scaling`), so speed-up and parallel efficiency are taken against
 // the one-rank run of that launch, and every run's gauge heights are compared
-// with the one-rank run's. Strong scaling only: the case is fixed by --dp.
+// with the one-rank run's. Rank 0 also runs the same case on every available
+// single-device sph.step variant (opencl/ and cuda/symplectic-float4, the
+// Kokkos solver) and reports the efficiency against the fastest of them:
+// t_best / (R t_R), times per step. Strong scaling only: the case is fixed by --dp.
 // `ppkit sph dambreak-mpi`: one dam break on all ranks of the launch with the
 // probe CSV, per-rank checkpoints and restart of `ppkit sph dambreak`.
 #include <fmt/format.h>
@@ -17,8 +20,11 @@
 #include "ppkit/command.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/output_path.hpp"
+#include "ppkit/core/progress.hpp"
+#include "ppkit/core/registry.hpp"
 #include "ppkit/core/results.hpp"
 #include "ppkit/sph/cases.hpp"
+#include "ppkit/sph/operations.hpp"
 #include "ppkit/sph/probes.hpp"
 #include "ppkit/sph/simulation.hpp"
 #if defined(PPKIT_HAVE_MPI)
@@ -85,7 +91,8 @@ struct Row {
   int ranks = 1;
   std::int64_t steps = 0;
   double seconds = 0, halo_ms = 0, halo_mb = 0, speedup = -1, efficiency = -1;
-  double height_rms = -1;  // m, against the one-rank run
+  double efficiency_best = -1;  // against the fastest single-device variant
+  double height_rms = -1;       // m, against the one-rank run
   std::int64_t migrated = 0, rebalances = 0;
   std::string halo;
   std::vector<std::int64_t> fluid, boundary;  // per rank, at the end
@@ -113,6 +120,36 @@ double height_rms(const std::vector<ProbeSample>& a, const std::vector<ProbeSamp
       sum += d * d;
     }
   return std::sqrt(sum / double(4 * a.size()));
+}
+
+// The fastest available single-device sph.step variant on the case, each run
+// to --t-end without probes or outputs (on rank 0 only).
+struct Best {
+  std::string name = "-";
+  double seconds_per_step = 0;
+  std::vector<std::pair<std::string, double>> all;  // every variant run: s/step
+};
+
+Best best_single_device(const Case& c, const SphScalingArgs& a) {
+  Best best;
+  for (const auto& v : Registry<Step>::all()) {
+    if (!v.availability().available) continue;
+    try {
+      auto solver = make_solver(v.name, c, ReorderPolicy{a.reorder_every});
+      RunOptions run;
+      run.t_end = a.t_end;
+      run.probe_interval = a.t_end;
+      run.progress = ProgressMode::never;
+      const RunSummary s = run_simulation(*solver, c, spheric_test2_probes(c.params), run);
+      const double per_step = s.wall_seconds / double(std::max<std::int64_t>(1, s.steps));
+      best.all.emplace_back(v.name, per_step);
+      if (best.seconds_per_step == 0 || per_step < best.seconds_per_step)
+        best.name = v.name, best.seconds_per_step = per_step;
+    } catch (const std::exception& e) {
+      std::cout << fmt::format("single-device baseline: {} left out: {}\n", v.name, e.what());
+    }
+  }
+  return best;
 }
 
 // The dam break on the first `ranks` ranks of the world; the row is complete on world rank 0.
@@ -178,18 +215,37 @@ void run_scaling(const SphScalingArgs& a) {
           fmt::format("--dp {:g} leaves no fluid particle in the water column", a.case_options.dp),
           "a spacing well below the column's size");
   nlohmann::json j = mpi_scaling::describe_ranks(runtime.device_name());
+  Best best;
+  if (rank == 0) {
+    best = best_single_device(c, a);
+    nlohmann::json timed;
+    std::string line;
+    for (const auto& [name, seconds] : best.all) {
+      timed[name] = seconds;
+      line += fmt::format("{}{} {:.3f}", line.empty() ? "" : ", ", name, 1e3 * seconds);
+    }
+    std::cout << fmt::format("fastest single-device variant: {} ({:.3f} ms/step)\n", best.name,
+                             1e3 * best.seconds_per_step);
+    std::cout << fmt::format("  single-device ms/step: {}\n", line);
+    j["single_device_best"] = {{"variant", best.name},
+                               {"seconds_per_step", best.seconds_per_step},
+                               {"seconds_per_step_by_variant", timed}};
+  }
+  mpi::idle_barrier(MPI_COMM_WORLD);  // the other ranks leave the cores to rank 0 meanwhile
   if (rank == 0) {
     std::cout << fmt::format(
         "{}: {} particles ({} fluid), to t = {:g} s; load check every {} steps "
-        "(threshold {:g}%); ms/step: wall time of the slowest rank per step; halo ms/step: "
+        "(threshold {:g}%); ms/step: wall time of the slowest rank per step; eff.: against the "
+        "1-rank run; eff. best: against the fastest single-device variant; halo ms/step: "
         "ghost selection, packing, exchange (waits for the neighbour included) and unpacking (max "
         "over ranks); H RMS: gauges "
         "H1..H4 against the 1-rank run\n\n",
         c.name, c.particles.size(), c.particles.count(kFluid), a.t_end, a.balance_every,
         100 * a.balance_threshold);
-    std::cout << fmt::format("{:>6}{:>7}{:>10}{:>9}{:>7}{:>14}{:>10}{:>10}{:>10}{:>11}  {}\n",
-                             "ranks", "steps", "ms/step", "speedup", "eff.", "halo ms/step",
-                             "halo MB", "migrated", "rebal.", "H RMS mm", "halo path");
+    std::cout << fmt::format("{:>6}{:>7}{:>10}{:>9}{:>7}{:>10}{:>14}{:>10}{:>10}{:>10}{:>11}  {}\n",
+                             "ranks", "steps", "ms/step", "speedup", "eff.", "eff. best",
+                             "halo ms/step", "halo MB", "migrated", "rebal.", "H RMS mm",
+                             "halo path");
   }
   std::vector<ProbeSample> one_rank_probes;
   double one_rank_seconds = 0;
@@ -206,12 +262,15 @@ void run_scaling(const SphScalingArgs& a) {
       row.height_rms = height_rms(row.probes, one_rank_probes);
     }
     const double ms = 1e3 * row.seconds / double(std::max<std::int64_t>(1, row.steps));
+    if (best.seconds_per_step > 0 && ms > 0)
+      row.efficiency_best = 1e3 * best.seconds_per_step / (double(ranks) * ms);
+    auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
     std::cout << fmt::format(
-        "{:>6}{:>7}{:>10.3f}{:>9}{:>7}{:>14.3f}{:>10.3f}{:>10}{:>10}{:>11}  {}\n", ranks, row.steps,
-        ms, row.speedup < 0 ? "-" : fmt::format("{:.2f}", row.speedup),
-        row.efficiency < 0 ? "-" : fmt::format("{:.3f}", row.efficiency), row.halo_ms, row.halo_mb,
-        row.migrated, row.rebalances,
-        row.height_rms < 0 ? "-" : fmt::format("{:.3g}", 1e3 * row.height_rms), row.halo);
+        "{:>6}{:>7}{:>10.3f}{:>9}{:>7}{:>10}{:>14.3f}{:>10.3f}{:>10}{:>10}{:>11}  {}\n", ranks,
+        row.steps, ms, row.speedup < 0 ? "-" : fmt::format("{:.2f}", row.speedup),
+        eff(row.efficiency), eff(row.efficiency_best), row.halo_ms, row.halo_mb, row.migrated,
+        row.rebalances, row.height_rms < 0 ? "-" : fmt::format("{:.3g}", 1e3 * row.height_rms),
+        row.halo);
     for (int r = 0; r < ranks; ++r)
       std::cout << fmt::format(
           "{:>13} {}: {} fluid + {} boundary particles, cell columns [{}, {}), kernels {:.3f} "
@@ -227,6 +286,7 @@ void run_scaling(const SphScalingArgs& a) {
     r["seconds_per_step"] = row.seconds / double(std::max<std::int64_t>(1, row.steps));
     r["speedup"] = mpi_scaling::efficiency_json(row.speedup);
     r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
+    r["efficiency_vs_best_single_device"] = mpi_scaling::efficiency_json(row.efficiency_best);
     r["halo_ms_per_step_max"] = row.halo_ms;
     r["halo_mb_sent_per_step_max"] = row.halo_mb;
     r["halo_path"] = row.halo;
