@@ -3,7 +3,7 @@
 # GPU architecture, and lays out a folder that scripts/dualsphysics-beside.sh runs from:
 #
 #   DSPH_DIR/DualSPHysics5.0_linux64   the GPU solver built here (stripped)
-#   DSPH_DIR/GenCase_linux64           DualSPHysics' precompiled case generator (copied)
+#   DSPH_DIR/GenCase_linux64           DualSPHysics' precompiled case generator (copied, stripped)
 #   DSPH_DIR/spheric_test2_Def.xml     ppkit's SPHERIC test 2 case (perf/sph/dualsphysics)
 #   DSPH_DIR/lib/libgomp.so.1          this system's OpenMP runtime, used only where the
 #                                      machine that runs them lacks one
@@ -86,6 +86,7 @@ cd "$OUT"
 strip "$OUT/DualSPHysics5.0_linux64"
 cp "$GENCASE" "$OUT/GenCase_linux64"
 chmod +x "$OUT/GenCase_linux64" "$OUT/DualSPHysics5.0_linux64"
+strip "$OUT/GenCase_linux64"
 if [[ -f $CASE_XML ]]; then cp "$CASE_XML" "$OUT/"; fi
 gomp=$(ldd "$OUT/DualSPHysics5.0_linux64" | awk '/libgomp/ {print $3}')
 if [[ -n $gomp && -f $gomp ]]; then
