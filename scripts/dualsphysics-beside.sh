@@ -67,8 +67,8 @@ mkdir -p "$WORK"
 
 # DualSPHysics and GenCase need libgomp; lib/ holds a copy for a system without it.
 dsph_env=()
-if [[ -d $DSPH/lib ]] && { ldd "$DSPH/DualSPHysics5.0_linux64"; ldd "$DSPH/GenCase_linux64"; } |
-  grep -q 'not found'; then
+linked=$({ ldd "$DSPH/DualSPHysics5.0_linux64"; ldd "$DSPH/GenCase_linux64"; } 2>&1 || true)
+if [[ -d $DSPH/lib && $linked == *"not found"* ]]; then
   dsph_env=(env "LD_LIBRARY_PATH=$DSPH/lib:${LD_LIBRARY_PATH:-}")
 fi
 ppkit() { LD_LIBRARY_PATH="$BUNDLE/lib:${LD_LIBRARY_PATH:-}" "$BUNDLE/bin/ppkit" "$@"; }
