@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Reproduces the figures of docs/results/h200.md on an H200 node, one part per
 # call (each fits in a few minutes):
-#   scripts/h200-measure.sh build|hip-nvidia|embedding|sph-convergence|compare-embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|fdtd-extra|opencl-fill-probe|sanitize|profile|multi|mpi-one-gpu
+#   scripts/h200-measure.sh build|hip-nvidia|embedding|sph-convergence|compare-embedding|tests|compare-default|compare-large|compare-large-fem|bench|bench-goals|sph|sph-large|sph-bench|dualsphysics|fdtd-extra|opencl-fill-probe|sanitize|profile|multi|mpi-one-gpu
 # Parts that use one GPU honour CUDA_VISIBLE_DEVICES, so on a machine with two
 # GPUs two parts can run side by side (timings are per GPU).
 # Inputs (defaults): KOKKOS_ROOT=.deps/kokkos-cuda (Kokkos 4 with CUDA+OpenMP,
 # HOPPER90), PPKIT_DEPS_PREFIX=.deps/hostdeps/usr (see scripts/gpu-build.sh),
 # PPKIT_OCL_ICD_DEB (an ocl-icd-libopencl1 .deb if the node has no OpenCL loader),
 # PPKIT_SPHERIC_TEST2_DATA (the SPHERIC test 2 measurements; default: the
-# repository's data/spheric_test2). Output in $OUT.
+# repository's data/spheric_test2), DSPH_DIR (dualsphysics: the folder
+# scripts/dualsphysics-build.sh made, default .dsph, ignored by git). Output in $OUT.
 set -uo pipefail
-parts='build hip-nvidia embedding sph-convergence compare-embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench fdtd-extra opencl-fill-probe sanitize profile multi mpi-one-gpu'
+parts='build hip-nvidia embedding sph-convergence compare-embedding tests compare-default compare-large compare-large-fem bench bench-goals sph sph-large sph-bench dualsphysics fdtd-extra opencl-fill-probe sanitize profile multi mpi-one-gpu'
 part=${1:?usage: h200-measure.sh PART, one of: $parts}
 export OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
@@ -225,6 +226,10 @@ case $part in
     echo "fdtd 768^3 kernel durations: exit $?"
     python3 scripts/ncu_kernel_durations.py "$OUT/profile/ncu_fdtd_768_kernels.csv" \
       | tee "$OUT/profile/kernel_durations_768.txt" ;;
+  dualsphysics)
+    # DualSPHysics v5.0 and ppkit on the same dam-break particles, 1 M and 4.36 M
+    # (docs/sph.md, "Figures"); OUT/dualsphysics holds the logs and the table.
+    OUT="$OUT/dualsphysics" scripts/dualsphysics-beside.sh "${DSPH_DIR:-.dsph}" "$bundle" ;;
   multi) OUT="$OUT" PPKIT_BUNDLE="$bundle" scripts/h200-multi.sh ;;
   mpi-one-gpu)
     # The multi-rank CUDA paths checked on one GPU shared by 2 ranks (a
