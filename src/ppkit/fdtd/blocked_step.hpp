@@ -23,6 +23,22 @@ struct BlockedTiling {
   index_t halo = 0;
 };
 
+// What every temporally blocked variant runs (FdtdStep::Traits, declared at
+// registration): no plane wave, periodic axis, fp64, phasors, snapshots or
+// near-to-far-field transform; steps_per_pass steps per pass.
+inline FdtdStep::Traits blocked_traits(int steps_per_pass) {
+  FdtdStep::Traits t;
+  t.plane_wave = t.periodic = t.fp64 = false;
+  t.phasors = t.snapshots = t.far_field = false;
+  t.steps_per_pass = steps_per_pass;
+  return t;
+}
+
+// Why they refuse those features (the reason in require_features' error).
+constexpr const char* blocked_refusal_reason =
+    "it advances several steps per pass over the grid, so no whole-grid state exists between "
+    "the H and E updates or after each step";
+
 // Runs `problem` (restart, all its steps) through the blocked kernels on
 // Kokkos' default host execution space with the given tiling and returns the
 // result as a registered variant would. Throws ppkit::Error for a feature the
