@@ -4,8 +4,10 @@
 // reference). A work-group per y-z tile marches along x; the ring of the six
 // fields over RING x-planes of the tile's window is in local memory, the psi
 // ring in a per-group slice of global memory (only nodes in the CPML layers
-// touch it). Window rows go to local y, z to local x (a row's consecutive z
-// to consecutive work-items).
+// touch it). Window rows go to local y, z to local x: in the H and E updates
+// each work-item takes quads of 4 consecutive z nodes, updated as float4
+// where no node of the quad is in a CPML layer (as the interior of
+// opencl/float4), node by node otherwise.
 //
 // Layout of opencl/float4 (fdtd_float4.cl): fields with a z pitch pz, packed
 // CPML profiles (6 arrays of n1 entries per axis, n1 = pz along z) and slots
@@ -251,6 +253,86 @@ inline double energy_of(const Pass* p, __local const float* F, const Window* w, 
   return 0.5 * ((double)coefficient(p, n, 3) * e2 + (double)coefficient(p, n, 4) * h2);
 }
 
+// ---- quads: four consecutive window nodes along z in float4 arithmetic
+// where none of them is in a CPML layer of the half step and every component
+// is updated at all four (each lane does the per-node operations above in
+// the same order, so the values are the same); other quads node by node.
+
+inline float4 coefficients4(const Pass* p, long n, int which) {
+#ifdef ONE_MATERIAL
+  return (float4)(p->table[which]);
+#else
+  const uint4 m = convert_uint4(vload4(0, p->material + n));
+  return (float4)(p->table[m.s0 * STRIDE + which], p->table[m.s1 * STRIDE + which],
+                  p->table[m.s2 * STRIDE + which], p->table[m.s3 * STRIDE + which]);
+#endif
+}
+
+// Whether the slots of axis z at k .. k + 3 (offset 0: E, n1: H) are all -1.
+inline bool z_free4(const Pass* p, long offset, long k) {
+  const int4 z = vload4(0, p->slot[2] + offset + k);
+  return (z.s0 & z.s1 & z.s2 & z.s3) < 0;  // every sign bit set
+}
+
+// H of window nodes (ly, lz .. lz + 3) of plane x, lz + 4 <= the H range's end.
+inline void h_quad(const Pass* p, __local float* F, __global float* P, const Window* w, long x,
+                   int s, int s1, int ly, int lz) {
+  const long j = w->wy0 + ly, k = w->wz0 + lz;
+  if (!(x < p->nx && j < p->ny && k + 3 < p->nz && h_slot(p, 0, x) < 0 && h_slot(p, 1, j) < 0 &&
+        z_free4(p, p->n1[2], k))) {
+    for (int l = 0; l < 4; ++l) h_node(p, F, P, w, x, s, s1, ly, lz + l);
+    return;
+  }
+  const float4 dh = coefficients4(p, node_of(p, x, j, k), 2);
+  const float ix = profile(p, 0, 3, x), iy = profile(p, 1, 3, j);
+  const float4 iz = vload4(0, p->prof[2] + 3 * p->n1[2] + k);
+  __local float* ex = F + F_AT(s, 0, ly, lz);
+  __local float* ey = F + F_AT(s, 1, ly, lz);
+  __local float* ez = F + F_AT(s, 2, ly, lz);
+  __local float* ey1 = F + F_AT(s1, 1, ly, lz);
+  __local float* ez1 = F + F_AT(s1, 2, ly, lz);
+  __local float* hx = F + F_AT(s, 3, ly, lz);
+  __local float* hy = F + F_AT(s, 4, ly, lz);
+  __local float* hz = F + F_AT(s, 5, ly, lz);
+  const float4 vex = vload4(0, ex), vey = vload4(0, ey), vez = vload4(0, ez);
+  const float4 curl_x = (vload4(0, ez + WZ) - vez) * iy - (vload4(0, ey + 1) - vey) * iz;
+  const float4 curl_y = (vload4(0, ex + 1) - vex) * iz - (vload4(0, ez1) - vez) * ix;
+  const float4 curl_z = (vload4(0, ey1) - vey) * ix - (vload4(0, ex + WZ) - vex) * iy;
+  vstore4(vload4(0, hx) - dh * curl_x, 0, hx);
+  vstore4(vload4(0, hy) - dh * curl_y, 0, hy);
+  vstore4(vload4(0, hz) - dh * curl_z, 0, hz);
+}
+
+// E of window nodes (ly, lz .. lz + 3) of plane x, lz + 4 <= the window's nz.
+inline void e_quad(const Pass* p, __local float* F, __global float* P, const Window* w, long x,
+                   int s, int s0, int ly, int lz) {
+  const long j = w->wy0 + ly, k = w->wz0 + lz;
+  if (!(x >= 1 && x < p->nx && j >= 1 && j < p->ny && k >= 1 && k + 3 < p->nz &&
+        e_slot(p, 0, x) < 0 && e_slot(p, 1, j) < 0 && z_free4(p, 0, k))) {
+    for (int l = 0; l < 4; ++l) e_node(p, F, P, w, x, s, s0, ly, lz + l);
+    return;
+  }
+  const long n = node_of(p, x, j, k);
+  const float4 ca = coefficients4(p, n, 0), cb = coefficients4(p, n, 1);
+  const float ix = profile(p, 0, 0, x), iy = profile(p, 1, 0, j);
+  const float4 iz = vload4(0, p->prof[2] + k);
+  __local float* hx = F + F_AT(s, 3, ly, lz);
+  __local float* hy = F + F_AT(s, 4, ly, lz);
+  __local float* hz = F + F_AT(s, 5, ly, lz);
+  __local float* hy0 = F + F_AT(s0, 4, ly, lz);
+  __local float* hz0 = F + F_AT(s0, 5, ly, lz);
+  __local float* ex = F + F_AT(s, 0, ly, lz);
+  __local float* ey = F + F_AT(s, 1, ly, lz);
+  __local float* ez = F + F_AT(s, 2, ly, lz);
+  const float4 vhx = vload4(0, hx), vhy = vload4(0, hy), vhz = vload4(0, hz);
+  const float4 curl_x = (vhz - vload4(0, hz - WZ)) * iy - (vhy - vload4(0, hy - 1)) * iz;
+  const float4 curl_y = (vhx - vload4(0, hx - 1)) * iz - (vhz - vload4(0, hz0)) * ix;
+  const float4 curl_z = (vhy - vload4(0, hy0)) * ix - (vhx - vload4(0, hx - WZ)) * iy;
+  vstore4(ca * vload4(0, ex) + cb * curl_x, 0, ex);
+  vstore4(ca * vload4(0, ey) + cb * curl_y, 0, ey);
+  vstore4(ca * vload4(0, ez) + cb * curl_z, 0, ez);
+}
+
 // This work-item's index in its group.
 #define LID ((int)(get_local_id(1) * LZ + get_local_id(0)))
 
@@ -259,6 +341,17 @@ inline double energy_of(const Pass* p, __local const float* F, const Window* w, 
 #define FOR_NODES(ly0, ly1, lz0, lz1)                                         \
   for (int ly = (int)(ly0) + (int)get_local_id(1); ly < (int)(ly1); ly += LY) \
     for (int lz = (int)(lz0) + (int)get_local_id(0); lz < (int)(lz1); lz += LZ)
+
+// The same over quads: whole quads of z through `quad`, the rest of a row
+// node by node through `node`.
+#define FOR_QUADS(ly0, ly1, lz0, lz1, quad, node, other)                                  \
+  for (int ly = (int)(ly0) + (int)get_local_id(1); ly < (int)(ly1); ly += LY)             \
+    for (int lz = (int)(lz0) + 4 * (int)get_local_id(0); lz < (int)(lz1); lz += 4 * LZ) { \
+      if (lz + 4 <= (int)(lz1))                                                           \
+        quad(p, F, P, w, x, s, other, ly, lz);                                            \
+      else                                                                                \
+        for (int l = lz; l < (int)(lz1); ++l) node(p, F, P, w, x, s, other, ly, l);       \
+    }
 
 // One pass of `steps` steps from step first_step (steps <= RING - 2) over
 // tiles of tile_y x tile_z nodes (tiles_z along z) with `halo` nodes beyond
@@ -319,9 +412,9 @@ __kernel __attribute__((reqd_work_group_size(LZ, LY, 1))) void blocked_pass(
       const long x = pos - 1 - level, step = first_step + level;
       if (x < 0 || x > nx) continue;  // the same for every work-item
       const int s = (int)(x % RING), s1 = (int)((x + 1) % RING), s0 = (int)((x + RING - 1) % RING);
-      FOR_NODES(0, h_ly_end, 0, h_lz_end) h_node(p, F, P, w, x, s, s1, ly, lz);
+      FOR_QUADS(0, h_ly_end, 0, h_lz_end, h_quad, h_node, s1);
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-      FOR_NODES(e_ly_begin, w->ny, e_lz_begin, w->nz) e_node(p, F, P, w, x, s, s0, ly, lz);
+      FOR_QUADS(e_ly_begin, w->ny, e_lz_begin, w->nz, e_quad, e_node, s0);
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
       // Sources of this step anywhere in the window (halo nodes carry them
       // too), in the problem's order; then the probes on core nodes.

@@ -28,9 +28,11 @@ namespace {
 using opencl::Buffer;
 using opencl_layout::device_copy;
 
-// Work-group shape (z x rows) and default tiles: on GPUs 8 rows x 32 z (a warp along z, as
-// cuda/blocked-k*), on CPUs whole rows and about 32 rows per tile (as the
-// Kokkos host form), the tile count a multiple of the compute units.
+// Work-group shape (work-items along z, each a quad of 4 nodes, x rows) and
+// default tiles: on GPUs 8 rows x 32 z (as cuda/blocked-k*; 16 quads cover a
+// window row with its halo), on CPUs whole rows and about 32 rows per tile
+// (as the Kokkos host form), the tile count a multiple of the compute units,
+// and 8 x 4 work-items (PoCL runs a group's work-items as loops).
 struct Shape {
   index_t tile_y, tile_z;
   std::size_t lz, ly;
@@ -60,11 +62,11 @@ class OpenClBlockedStep final : public PreparedRun<FdtdStep::Result>, public Ste
                                    &local_bytes, nullptr));
     PPKIT_CL_CHECK(
         clGetDeviceInfo(ctx.device(), CL_DEVICE_MAX_COMPUTE_UNITS, sizeof(units), &units, nullptr));
-    Shape shape{8, 32, 32, 8};
+    Shape shape{8, 32, 16, 8};
     if (!ctx.is_gpu()) {
       index_t tiles = std::max<index_t>(1, (ny1 + 31) / 32);
       tiles = (tiles + units - 1) / units * units;
-      shape = {(ny1 + tiles - 1) / tiles, nz1, 16, 4};
+      shape = {(ny1 + tiles - 1) / tiles, nz1, 8, 4};
     }
     lz_ = shape.lz;
     ly_ = shape.ly;
