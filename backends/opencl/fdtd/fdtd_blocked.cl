@@ -274,6 +274,44 @@ inline bool z_free4(const Pass* p, long offset, long k) {
   return (z.s0 & z.s1 & z.s2 & z.s3) < 0;  // every sign bit set
 }
 
+// Window nodes (ly, lz .. lz + 3) of plane x between the pass's buffers and
+// the rings: float4 copies of the six fields where no node of the quad has a
+// psi value, node by node otherwise. `other` is unused (the signature of
+// FOR_QUADS).
+inline bool quad_outside_cpml(const Pass* p, long x, long j, long k) {
+  return (e_slot(p, 0, x) & h_slot(p, 0, x) & e_slot(p, 1, j) & h_slot(p, 1, j)) < 0 &&
+         z_free4(p, 0, k) && z_free4(p, p->n1[2], k);
+}
+inline void load_quad(const Pass* p, __local float* F, __global float* P, const Window* w, long x,
+                      int s, int other, int ly, int lz) {
+  const long j = w->wy0 + ly, k = w->wz0 + lz;
+  if (!quad_outside_cpml(p, x, j, k)) {
+    for (int l = 0; l < 4; ++l) load_node(p, F, P, w, x, s, ly, lz + l);
+    return;
+  }
+  const long n = node_of(p, x, j, k);
+  for (int c = 0; c < 6; ++c) vstore4(vload4(0, p->src[c] + n), 0, F + F_AT(s, c, ly, lz));
+}
+inline void store_quad(const Pass* p, __local float* F, __global float* P, const Window* w, long x,
+                       int s, int other, int ly, int lz) {
+  const long j = w->wy0 + ly, k = w->wz0 + lz;
+  if (!quad_outside_cpml(p, x, j, k)) {
+    for (int l = 0; l < 4; ++l) store_node(p, F, P, w, x, s, ly, lz + l);
+    return;
+  }
+  const long n = node_of(p, x, j, k);
+  for (int c = 0; c < 6; ++c) vstore4(vload4(0, F + F_AT(s, c, ly, lz)), 0, p->dst[c] + n);
+}
+
+inline void load_node_of(const Pass* p, __local float* F, __global float* P, const Window* w,
+                         long x, int s, int other, int ly, int lz) {
+  load_node(p, F, P, w, x, s, ly, lz);
+}
+inline void store_node_of(const Pass* p, __local float* F, __global float* P, const Window* w,
+                          long x, int s, int other, int ly, int lz) {
+  store_node(p, F, P, w, x, s, ly, lz);
+}
+
 // H of window nodes (ly, lz .. lz + 3) of plane x, lz + 4 <= the H range's end.
 inline void h_quad(const Pass* p, __local float* F, __global float* P, const Window* w, long x,
                    int s, int s1, int ly, int lz) {
@@ -344,13 +382,13 @@ inline void e_quad(const Pass* p, __local float* F, __global float* P, const Win
 
 // The same over quads: whole quads of z through `quad`, the rest of a row
 // node by node through `node`.
-#define FOR_QUADS(ly0, ly1, lz0, lz1, quad, node, other)                                  \
+#define FOR_QUADS(ly0, ly1, lz0, lz1, quad, node, other, plane)                           \
   for (int ly = (int)(ly0) + (int)get_local_id(1); ly < (int)(ly1); ly += LY)             \
     for (int lz = (int)(lz0) + 4 * (int)get_local_id(0); lz < (int)(lz1); lz += 4 * LZ) { \
       if (lz + 4 <= (int)(lz1))                                                           \
-        quad(p, F, P, w, x, s, other, ly, lz);                                            \
+        quad(p, F, P, w, plane, s, other, ly, lz);                                        \
       else                                                                                \
-        for (int l = lz; l < (int)(lz1); ++l) node(p, F, P, w, x, s, other, ly, l);       \
+        for (int l = lz; l < (int)(lz1); ++l) node(p, F, P, w, plane, s, other, ly, l);   \
     }
 
 // One pass of `steps` steps from step first_step (steps <= RING - 2) over
@@ -404,7 +442,7 @@ __kernel __attribute__((reqd_work_group_size(LZ, LY, 1))) void blocked_pass(
     // Plane pos of the pass's input into the ring.
     if (pos <= nx) {
       const int s = (int)(pos % RING);
-      FOR_NODES(0, w->ny, 0, w->nz) load_node(p, F, P, w, pos, s, ly, lz);
+      FOR_QUADS(0, w->ny, 0, w->nz, load_quad, load_node_of, 0, pos);
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     // Plane pos - 1 - level from level `level` to level + 1.
@@ -412,9 +450,9 @@ __kernel __attribute__((reqd_work_group_size(LZ, LY, 1))) void blocked_pass(
       const long x = pos - 1 - level, step = first_step + level;
       if (x < 0 || x > nx) continue;  // the same for every work-item
       const int s = (int)(x % RING), s1 = (int)((x + 1) % RING), s0 = (int)((x + RING - 1) % RING);
-      FOR_QUADS(0, h_ly_end, 0, h_lz_end, h_quad, h_node, s1);
+      FOR_QUADS(0, h_ly_end, 0, h_lz_end, h_quad, h_node, s1, x);
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-      FOR_QUADS(e_ly_begin, w->ny, e_lz_begin, w->nz, e_quad, e_node, s0);
+      FOR_QUADS(e_ly_begin, w->ny, e_lz_begin, w->nz, e_quad, e_node, s0, x);
       barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
       // Sources of this step anywhere in the window (halo nodes carry them
       // too), in the problem's order; then the probes on core nodes.
@@ -448,7 +486,7 @@ __kernel __attribute__((reqd_work_group_size(LZ, LY, 1))) void blocked_pass(
     const long done = pos - steps;
     if (done >= 0 && done <= nx) {
       const int s = (int)(done % RING);
-      FOR_NODES(cy0, cy1, cz0, cz1) store_node(p, F, P, w, done, s, ly, lz);
+      FOR_QUADS(cy0, cy1, cz0, cz1, store_quad, store_node_of, 0, done);
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   }
