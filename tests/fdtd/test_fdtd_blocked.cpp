@@ -164,6 +164,33 @@ TEST(FdtdBlocked, RegisteredVariantsEqualReferenceAfterEveryStep) {
   }
 }
 
+// From rest (zero fields and psi), so that the sources alone make every
+// non-zero value: a source applied twice, or by a tile to a node of another
+// tile's core, shows at once. Each registered blocked variant after 1..9
+// steps equals the reference.
+TEST(FdtdBlocked, SourcesFromRestEqualReferenceAfterEveryStep) {
+  // Sources on either side of the seam of the default tiles on two host
+  // threads or compute units (2 tiles of 16 rows: rows 15 and 16).
+  const std::array<index_t, 3> cells{24, 30, 22};
+  auto p = random_problem(
+      ppkit::testing::test_seed(), cells, 4, 1,
+      {{12, 15, 10}, {8, 16, 11}, {2, 14, 3}, {20, 17, 18}, {12, 3, 16}, {1, 29, 8}, {23, 9, 1}});
+  for (auto& field : p.initial) field.clear();
+  FieldSet zero;
+  for (auto& field : zero) field.assign(std::size_t(p.grid.nodes()), 0.0f);
+  for (std::int64_t steps = 1; steps <= 9; ++steps) {
+    p.steps = steps;
+    const auto reference = reference_step(p);
+    ASSERT_GT(mismatches(p.grid, reference.fields, zero).count, 0u) << "no source acted";
+    for (const auto* v : blocked_variants()) {
+      auto run = v->prepare(p);
+      run->run();
+      expect_equal(p, run->result(), reference,
+                   v->name + " from rest after " + std::to_string(steps) + " steps");
+    }
+  }
+}
+
 // Explicit tiles that divide neither extent (7 x 10 nodes and 13 x 6 on
 // 37 x 29 x 41 and 48^3 cells), 1 to 4 steps per pass, runs of one pass plus
 // a remainder: every value of each blocked form equal to the reference's.

@@ -1,6 +1,7 @@
 #pragma once
 // The temporally blocked fdtd.step (kokkos-<space>/blocked-k2, -k4; kernels in
-// yee_kokkos_blocked_kernels.hpp): several leapfrog steps per pass over the
+// yee_kokkos_blocked_kernels.hpp; also cuda/ and opencl/blocked-k2, -k4, which
+// share the traits below): several leapfrog steps per pass over the
 // grid, tiles of the y-z plane marching along x with their window in team
 // scratch. It runs materials, PEC, CPML, point sources, probes and energy in
 // fp32 and refuses plane waves, periodic axes, phasors, snapshots, the
