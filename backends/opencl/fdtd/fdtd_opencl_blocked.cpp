@@ -11,9 +11,9 @@
 #include "backends/opencl/fdtd/fdtd_opencl_blocked.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <memory>
-#include <tuple>
+#include <string>
+#include <utility>
 
 #include "backends/opencl/core/opencl_context.hpp"
 #include "backends/opencl/fdtd/fdtd_opencl_layout.hpp"
