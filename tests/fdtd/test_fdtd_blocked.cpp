@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -118,16 +119,24 @@ std::vector<const Variant<FdtdStep>*> blocked_variants() {
 }
 
 // The blocked forms that take an explicit tiling: the Kokkos host form, and
-// the OpenCL form where OpenCL is built and has a device.
+// the OpenCL form where OpenCL is built and has a device, with its default
+// work-groups and with groups of 16 x 8 work-items (the GPU shape, whose
+// work-items share the ring across barriers; on a CPU the default is one).
 struct BlockedForm {
   std::string name;
-  FdtdStep::Result (*run)(const FdtdStep::Problem&, const BlockedTiling&);
+  std::function<FdtdStep::Result(const FdtdStep::Problem&, const BlockedTiling&)> run;
 };
 std::vector<BlockedForm> blocked_forms() {
   std::vector<BlockedForm> out{{"kokkos host", run_blocked_on_host}};
 #ifdef PPKIT_TEST_OPENCL
-  if (Registry<FdtdStep>::find("opencl/blocked-k2").availability().available)
-    out.push_back({"opencl", run_blocked_on_opencl});
+  if (Registry<FdtdStep>::find("opencl/blocked-k2").availability().available) {
+    out.push_back({"opencl", [](const FdtdStep::Problem& p, const BlockedTiling& t) {
+                     return run_blocked_on_opencl(p, t);
+                   }});
+    out.push_back({"opencl 16x8", [](const FdtdStep::Problem& p, const BlockedTiling& t) {
+                     return run_blocked_on_opencl(p, t, OpenClGroupShape{16, 8});
+                   }});
+  }
 #endif
   return out;
 }

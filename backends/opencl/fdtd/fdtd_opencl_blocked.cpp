@@ -32,7 +32,8 @@ using opencl_layout::device_copy;
 // default tiles: on GPUs 8 rows x 32 z (as cuda/blocked-k*; 16 quads cover a
 // window row with its halo), on CPUs whole rows and about 32 rows per tile
 // (as the Kokkos host form), the tile count a multiple of the compute units,
-// and 8 x 4 work-items (PoCL runs a group's work-items as loops).
+// and one work-item per group (a CPU runs a group on one core: its loops
+// over the window's quads need no barrier between work-items).
 struct Shape {
   index_t tile_y, tile_z;
   std::size_t lz, ly;
@@ -41,7 +42,7 @@ struct Shape {
 class OpenClBlockedStep final : public PreparedRun<FdtdStep::Result>, public StepApplier {
  public:
   OpenClBlockedStep(const FdtdStep::Problem& p, const std::string& name,
-                    const BlockedTiling& tiling)
+                    const BlockedTiling& tiling, const OpenClGroupShape& group = {})
       : problem_(p), setup_(make_step_setup(p)), steps_per_pass_(tiling.steps_per_pass) {
     require_features(p, blocked_traits(tiling.steps_per_pass), name, blocked_refusal_reason);
     require(tiling.steps_per_pass >= 1 && tiling.steps_per_pass <= 64,
@@ -66,10 +67,10 @@ class OpenClBlockedStep final : public PreparedRun<FdtdStep::Result>, public Ste
     if (!ctx.is_gpu()) {
       index_t tiles = std::max<index_t>(1, (ny1 + 31) / 32);
       tiles = (tiles + units - 1) / units * units;
-      shape = {(ny1 + tiles - 1) / tiles, nz1, 8, 4};
+      shape = {(ny1 + tiles - 1) / tiles, nz1, 1, 1};
     }
-    lz_ = shape.lz;
-    ly_ = shape.ly;
+    lz_ = group.z > 0 ? group.z : shape.lz;
+    ly_ = group.y > 0 ? group.y : shape.ly;
     const index_t halo = tiling.halo > 0 ? tiling.halo : steps_per_pass_;
     index_t tile_y = tiling.tile_y > 0 ? tiling.tile_y : shape.tile_y;
     index_t tile_z = tiling.tile_z > 0 ? tiling.tile_z : shape.tile_z;
@@ -325,9 +326,9 @@ class OpenClBlockedStep final : public PreparedRun<FdtdStep::Result>, public Ste
 }  // namespace
 
 FdtdStep::Result run_blocked_on_opencl(const FdtdStep::Problem& problem,
-                                       const BlockedTiling& tiling) {
+                                       const BlockedTiling& tiling, const OpenClGroupShape& group) {
   validate(problem);
-  OpenClBlockedStep run(problem, "blocked (OpenCL)", tiling);
+  OpenClBlockedStep run(problem, "blocked (OpenCL)", tiling, group);
   run.run();
   return run.result();
 }
