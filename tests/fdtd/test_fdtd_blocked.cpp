@@ -1,14 +1,17 @@
 // The temporally blocked fdtd.step (several steps per pass; blocked_step.hpp,
-// yee_kokkos_blocked_kernels.hpp) against the serial reference: every node
-// equal (same arithmetic in the same order, so the float values compare
-// equal) after every step count, on random fields everywhere (CPML with kappa
-// and alpha included), with sources and probes on tile seams, on the
-// registered variants (found by their steps_per_pass trait) and on explicit
-// tilings that do not divide the grid; a halo one node short must fail.
+// yee_kokkos_blocked_kernels.hpp, and the OpenCL form fdtd_blocked.cl where
+// OpenCL is built) against the serial reference: every node equal (same
+// arithmetic in the same order, so the float values compare equal) after
+// every step count, on random fields everywhere (CPML with kappa and alpha
+// included), with sources and probes on tile seams, on the registered
+// variants (found by their steps_per_pass trait) and on explicit tilings that
+// do not divide the grid, on the Kokkos host form and the OpenCL form; a halo
+// one node short must fail.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <sstream>
 
@@ -18,6 +21,9 @@
 #include "ppkit/fdtd/solver.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 #include "fdtd_test_problem.hpp"
+#ifdef PPKIT_TEST_OPENCL
+#include "backends/opencl/fdtd/fdtd_opencl_blocked.hpp"
+#endif
 
 namespace {
 using namespace ppkit;
@@ -112,6 +118,29 @@ std::vector<const Variant<FdtdStep>*> blocked_variants() {
   return out;
 }
 
+// The blocked forms that take an explicit tiling: the Kokkos host form, and
+// the OpenCL form where OpenCL is built and has a device, with its default
+// work-groups and with groups of 16 x 8 work-items (the GPU shape, whose
+// work-items share the ring across barriers; on a CPU the default is one).
+struct BlockedForm {
+  std::string name;
+  std::function<FdtdStep::Result(const FdtdStep::Problem&, const BlockedTiling&)> run;
+};
+std::vector<BlockedForm> blocked_forms() {
+  std::vector<BlockedForm> out{{"kokkos host", run_blocked_on_host}};
+#ifdef PPKIT_TEST_OPENCL
+  if (Registry<FdtdStep>::find("opencl/blocked-k2").availability().available) {
+    out.push_back({"opencl", [](const FdtdStep::Problem& p, const BlockedTiling& t) {
+                     return run_blocked_on_opencl(p, t);
+                   }});
+    out.push_back({"opencl 16x8", [](const FdtdStep::Problem& p, const BlockedTiling& t) {
+                     return run_blocked_on_opencl(p, t, OpenClGroupShape{16, 8});
+                   }});
+  }
+#endif
+  return out;
+}
+
 // Nodes on the seams of `tile`-node tiles along y and z, in the CPML and
 // inside, for sources and probes.
 std::vector<std::array<index_t, 3>> seam_nodes(const std::array<index_t, 3>& cells, index_t tile_y,
@@ -144,9 +173,36 @@ TEST(FdtdBlocked, RegisteredVariantsEqualReferenceAfterEveryStep) {
   }
 }
 
+// From rest (zero fields and psi), so that the sources alone make every
+// non-zero value: a source applied twice, or by a tile to a node of another
+// tile's core, shows at once. Each registered blocked variant after 1..9
+// steps equals the reference.
+TEST(FdtdBlocked, SourcesFromRestEqualReferenceAfterEveryStep) {
+  // Sources on either side of the seam of the default tiles on two host
+  // threads or compute units (2 tiles of 16 rows: rows 15 and 16).
+  const std::array<index_t, 3> cells{24, 30, 22};
+  auto p = random_problem(
+      ppkit::testing::test_seed(), cells, 4, 1,
+      {{12, 15, 10}, {8, 16, 11}, {2, 14, 3}, {20, 17, 18}, {12, 3, 16}, {1, 29, 8}, {23, 9, 1}});
+  for (auto& field : p.initial) field.clear();
+  FieldSet zero;
+  for (auto& field : zero) field.assign(std::size_t(p.grid.nodes()), 0.0f);
+  for (std::int64_t steps = 1; steps <= 9; ++steps) {
+    p.steps = steps;
+    const auto reference = reference_step(p);
+    ASSERT_GT(mismatches(p.grid, reference.fields, zero).count, 0u) << "no source acted";
+    for (const auto* v : blocked_variants()) {
+      auto run = v->prepare(p);
+      run->run();
+      expect_equal(p, run->result(), reference,
+                   v->name + " from rest after " + std::to_string(steps) + " steps");
+    }
+  }
+}
+
 // Explicit tiles that divide neither extent (7 x 10 nodes and 13 x 6 on
 // 37 x 29 x 41 and 48^3 cells), 1 to 4 steps per pass, runs of one pass plus
-// a remainder: every value equal to the reference's.
+// a remainder: every value of each blocked form equal to the reference's.
 TEST(FdtdBlocked, TilesNotDividingTheGridEqualReference) {
   struct Case {
     std::array<index_t, 3> cells;
@@ -161,60 +217,69 @@ TEST(FdtdBlocked, TilesNotDividingTheGridEqualReference) {
       tiling.steps_per_pass = k;
       tiling.tile_y = c.tile_y;
       tiling.tile_z = c.tile_z;
-      std::ostringstream what;
-      what << c.cells[0] << "x" << c.cells[1] << "x" << c.cells[2] << " tiles " << c.tile_y << "x"
-           << c.tile_z << " k=" << k;
-      expect_equal(p, run_blocked_on_host(p, tiling), reference_step(p), what.str());
+      const auto reference = reference_step(p);
+      for (const BlockedForm& form : blocked_forms()) {
+        std::ostringstream what;
+        what << form.name << " " << c.cells[0] << "x" << c.cells[1] << "x" << c.cells[2]
+             << " tiles " << c.tile_y << "x" << c.tile_z << " k=" << k;
+        expect_equal(p, form.run(p, tiling), reference, what.str());
+      }
     }
   }
 }
 
 // A halo one node short of the light cone (steps_per_pass - 1) leaves wrong
-// values, and only within steps_per_pass nodes of the tile seams along y and z.
+// values, and only within steps_per_pass nodes of the tile seams along y and
+// z, in each blocked form.
 TEST(FdtdBlocked, HaloOneShortFailsAtTheSeams) {
   const std::array<index_t, 3> cells{48, 48, 48};
   const index_t tile_y = 13, tile_z = 11;
-  for (int k : {2, 4}) {
-    // One pass, so a wrong value has not yet travelled away from its seam.
-    const auto p =
-        random_problem(ppkit::testing::test_seed(), cells, 6, k, seam_nodes(cells, tile_y, tile_z));
-    BlockedTiling tiling;
-    tiling.steps_per_pass = k;
-    tiling.tile_y = tile_y;
-    tiling.tile_z = tile_z;
-    const auto reference = reference_step(p);
-    expect_equal(p, run_blocked_on_host(p, tiling), reference, "full halo");
-    tiling.halo = k - 1;
-    const auto short_halo = run_blocked_on_host(p, tiling);
-    const Mismatch m = mismatches(p.grid, short_halo.fields, reference.fields);
-    EXPECT_GT(m.count, 0u) << "k = " << k << ": a halo of k - 1 went unnoticed";
-    // The distance of a row to the nearest seam of its axis (tiles of `tile` nodes).
-    const auto seam_distance = [](index_t u, index_t tile, index_t nodes) {
-      index_t best = nodes;
-      for (index_t s = tile; s < nodes; s += tile)
-        best = std::min(best, std::min(std::abs(u - s), std::abs(u - (s - 1))));
-      return best;
-    };
-    for (const auto& node : m.nodes) {
-      const index_t dy = seam_distance(node[2], tile_y, cells[1] + 1);
-      const index_t dz = seam_distance(node[3], tile_z, cells[2] + 1);
-      ASSERT_LT(std::min(dy, dz), k) << "k = " << k << ": wrong value away from every seam at "
-                                     << to_string(Component(int(node[0]))) << "(" << node[1] << ","
-                                     << node[2] << "," << node[3] << ")";
+  for (const BlockedForm& form : blocked_forms()) {
+    for (int k : {2, 4}) {
+      // One pass, so a wrong value has not yet travelled away from its seam.
+      const auto p = random_problem(ppkit::testing::test_seed(), cells, 6, k,
+                                    seam_nodes(cells, tile_y, tile_z));
+      BlockedTiling tiling;
+      tiling.steps_per_pass = k;
+      tiling.tile_y = tile_y;
+      tiling.tile_z = tile_z;
+      const auto reference = reference_step(p);
+      expect_equal(p, form.run(p, tiling), reference, form.name + " full halo");
+      tiling.halo = k - 1;
+      const auto short_halo = form.run(p, tiling);
+      const Mismatch m = mismatches(p.grid, short_halo.fields, reference.fields);
+      EXPECT_GT(m.count, 0u) << form.name << " k = " << k << ": a halo of k - 1 went unnoticed";
+      // The distance of a row to the nearest seam of its axis (tiles of `tile` nodes).
+      const auto seam_distance = [](index_t u, index_t tile, index_t nodes) {
+        index_t best = nodes;
+        for (index_t s = tile; s < nodes; s += tile)
+          best = std::min(best, std::min(std::abs(u - s), std::abs(u - (s - 1))));
+        return best;
+      };
+      for (const auto& node : m.nodes) {
+        const index_t dy = seam_distance(node[2], tile_y, cells[1] + 1);
+        const index_t dz = seam_distance(node[3], tile_z, cells[2] + 1);
+        ASSERT_LT(std::min(dy, dz), k)
+            << form.name << " k = " << k << ": wrong value away from every seam at "
+            << to_string(Component(int(node[0]))) << "(" << node[1] << "," << node[2] << ","
+            << node[3] << ")";
+      }
     }
   }
 }
 
 // Rows too long for whole-row tiles in the host's team scratch (12001 nodes:
-// the rings of blocked-k4 need about 36 MB, the limit is 20 MiB): the
-// variants split z into tiles that fit and still equal the reference.
+// the rings of blocked-k4 need about 36 MB, the limit is 20 MiB) or in an
+// OpenCL device's local memory: the variants split z into tiles that fit and
+// still equal the reference.
 TEST(FdtdBlocked, LongRowsSplitIntoZTilesThatFit) {
   const std::array<index_t, 3> cells{8, 6, 12000};
   const auto p = random_problem(ppkit::testing::test_seed(), cells, 2, 5,
                                 {{4, 3, 6000}, {3, 3, 6001}, {5, 2, 11990}, {1, 1, 3}});
   const auto reference = reference_step(p);
   for (const auto* v : blocked_variants()) {
-    if (v->memory != MemoryKind::host) continue;  // the host spaces' scratch limit
+    // The host spaces' scratch limit and OpenCL's local memory (no memory kind).
+    if (v->memory && *v->memory != MemoryKind::host) continue;
     auto run = v->prepare(p);
     run->run();
     expect_equal(p, run->result(), reference, v->name);

@@ -13,6 +13,7 @@
 #include "backends/cuda/core/cuda_device.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_blocked_kernels.hpp"
 #include "backends/cuda/fdtd/fdtd_cuda_problem_buffers.hpp"
+#include "ppkit/fdtd/blocked_step.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
 #include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit/fdtd/step_features.hpp"
@@ -26,21 +27,11 @@ using cuda_buffers::device_copy_as;
 
 constexpr index_t tile_y = 8, tile_z = 32;  // a warp along z, 8 rows
 
-FdtdStep::Traits cuda_blocked_traits(int steps_per_pass) {
-  FdtdStep::Traits t;
-  t.plane_wave = t.periodic = t.fp64 = false;
-  t.phasors = t.snapshots = t.far_field = false;
-  t.steps_per_pass = steps_per_pass;
-  return t;
-}
-
 class CudaBlockedStep final : public PreparedRun<FdtdStep::Result>, public StepApplier {
  public:
   CudaBlockedStep(const FdtdStep::Problem& p, const std::string& name, int steps_per_pass)
       : problem_(p), setup_(make_step_setup(p)), steps_per_pass_(steps_per_pass) {
-    require_features(p, cuda_blocked_traits(steps_per_pass), name,
-                     "it advances several steps per pass over the grid, so no whole-grid state "
-                     "exists between the H and E updates or after each step");
+    require_features(p, blocked_traits(steps_per_pass), name, blocked_refusal_reason);
     const YeeGrid& g = p.grid;
     const index_t ny1 = g.ny + 1, nz1 = g.nz + 1;
     const blocked::Tiling t =
@@ -236,7 +227,7 @@ void register_fdtd_cuda_blocked_variants() {
   for (const auto& [steps, rank] : {std::pair{2, 4}, std::pair{4, 3}}) {
     const std::string name = "blocked-k" + std::to_string(steps);
     auto v = cuda::cuda_variant<FdtdStep>(name, rank);
-    v.traits = fdtd::cuda_blocked_traits(steps);
+    v.traits = fdtd::blocked_traits(steps);
     v.prepare = [full = v.name, steps = steps](
                     const FdtdStep::Problem& p) -> std::unique_ptr<PreparedRun<FdtdStep::Result>> {
       return std::make_unique<fdtd::CudaBlockedStep>(p, full, steps);

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "backends/opencl/core/opencl_context.hpp"
+#include "backends/opencl/fdtd/fdtd_opencl_layout.hpp"
 #include "backends/opencl/fdtd/phasor_opencl.hpp"
 #include "opencl_fdtd_common.hpp"
 #include "opencl_fdtd_corrections.hpp"
@@ -31,13 +32,8 @@ using opencl::Buffer;
 constexpr std::size_t float4_quads = 16, float4_rows = 8;
 constexpr std::size_t max_reduction_groups = 1024;
 
-template <class T>
-Buffer<T> device_copy(std::vector<T> host) {
-  if (host.empty()) host.push_back(T{});  // OpenCL buffers cannot be empty
-  return Buffer<T>(host);
-}
-
-std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
+using opencl_layout::device_copy;
+using opencl_layout::round_up;
 
 class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplier {
  public:
@@ -109,20 +105,9 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
     for (int a = 0; a < 3; ++a) {
       // z profiles of opencl/float4 have pz entries (padding: b = 1, c = 0, slot -1).
       const std::size_t n1 = a == 2 ? std::size_t(pz_) : std::size_t(n[a] + 1);
-      const CpmlAxis& ax = setup_.cpml.axis[a];
-      std::vector<float> prof(6 * n1, 0.0f);
-      std::vector<std::int32_t> slot(2 * n1, -1);
-      const std::vector<float>* parts[6] = {&ax.e_inv_kd, &ax.e_b, &ax.e_c_d,
-                                            &ax.h_inv_kd, &ax.h_b, &ax.h_c_d};
-      for (std::size_t s = 0; s < 6; ++s) {
-        std::fill(prof.begin() + std::ptrdiff_t(s * n1),
-                  prof.begin() + std::ptrdiff_t((s + 1) * n1), s % 3 == 1 ? 1.0f : 0.0f);
-        std::copy(parts[s]->begin(), parts[s]->end(), prof.begin() + std::ptrdiff_t(s * n1));
-      }
-      std::copy(ax.e_slot.begin(), ax.e_slot.end(), slot.begin());
-      std::copy(ax.h_slot.begin(), ax.h_slot.end(), slot.begin() + std::ptrdiff_t(n1));
-      profiles_[a] = device_copy(prof);
-      slots_[a] = device_copy(slot);
+      opencl_layout::PackedCpmlAxis packed = opencl_layout::pack_cpml_axis(setup_.cpml.axis[a], n1);
+      profiles_[a] = std::move(packed.profiles);
+      slots_[a] = std::move(packed.slots);
     }
     psi_size_[0] = layers_ * (ny_ + 1) * pz_;
     psi_size_[1] = (nx_ + 1) * layers_ * pz_;
@@ -271,18 +256,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
     refuse_stream(stream);
     require(array_on_host, "OpenCL buffers are not addressable device memory",
             "a host array (PPKIT_MEM_HOST) for an opencl/* variant");
-    const std::size_t len = std::size_t(nz_ + 1) * sizeof(float);
-    const std::size_t origin[3] = {0, 0, 0};
-    const std::size_t region[3] = {len, std::size_t((nx_ + 1) * (ny_ + 1)), 1};
-    const std::size_t pitch = std::size_t(pz_) * sizeof(float);
-    cl_command_queue queue = opencl::Context::get().queue();
-    if (into_field)
-      PPKIT_CL_CHECK(clEnqueueWriteBufferRect(queue, fields_[c].mem(), CL_TRUE, origin, origin,
-                                              region, pitch, 0, len, 0, array, 0, nullptr,
-                                              nullptr));
-    else
-      PPKIT_CL_CHECK(clEnqueueReadBufferRect(queue, fields_[c].mem(), CL_TRUE, origin, origin,
-                                             region, pitch, 0, len, 0, array, 0, nullptr, nullptr));
+    opencl_layout::copy_rows(fields_[c].mem(), problem_.grid, pz_, 0, nx_ + 1, array, into_field);
   }
   // Rectangular reads and writes of the planes' rows (the padding untouched).
   void copy_planes(int c, index_t first, index_t count, float* host, bool into_field,
@@ -291,21 +265,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
             "planes " + std::to_string(first) + ".." + std::to_string(first + count) +
                 " of a grid with " + std::to_string(nx_ + 1) + " x-planes",
             "planes inside the grid");
-    if (count == 0) return;
-    const std::size_t len = std::size_t(nz_ + 1) * sizeof(float);
-    const std::size_t origin[3] = {0, 0, 0};
-    const std::size_t buffer_origin[3] = {0, std::size_t(first * (ny_ + 1)), 0};
-    const std::size_t region[3] = {len, std::size_t(count * (ny_ + 1)), 1};
-    const std::size_t pitch = std::size_t(pz_) * sizeof(float);
-    cl_command_queue queue = opencl::Context::get().queue();
-    if (into_field)
-      PPKIT_CL_CHECK(clEnqueueWriteBufferRect(queue, fields_[c].mem(), CL_TRUE, buffer_origin,
-                                              origin, region, pitch, 0, len, 0, host, 0, nullptr,
-                                              nullptr));
-    else
-      PPKIT_CL_CHECK(clEnqueueReadBufferRect(queue, fields_[c].mem(), CL_TRUE, buffer_origin,
-                                             origin, region, pitch, 0, len, 0, host, 0, nullptr,
-                                             nullptr));
+    opencl_layout::copy_rows(fields_[c].mem(), problem_.grid, pz_, first, count, host, into_field);
   }
   std::vector<double> probe_record() override {
     const std::vector<float> v = probe_values_.download();
@@ -491,24 +451,12 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
   // Host layout (rows of nz + 1) <-> device layout (rows of pz, zero padding).
   template <class T>
   std::vector<T> pitched(const std::vector<T>& host, T fill) const {
-    if (pz_ == nz_ + 1) return host;
-    std::vector<T> out(std::size_t(nodes_), fill);
-    const std::size_t rows = std::size_t((nx_ + 1) * (ny_ + 1)), len = std::size_t(nz_ + 1);
-    for (std::size_t r = 0; r < rows; ++r)
-      std::copy(host.begin() + std::ptrdiff_t(r * len),
-                host.begin() + std::ptrdiff_t((r + 1) * len),
-                out.begin() + std::ptrdiff_t(r * std::size_t(pz_)));
-    return out;
+    return opencl_layout::pitched(host, std::size_t((nx_ + 1) * (ny_ + 1)), std::size_t(nz_ + 1),
+                                  std::size_t(pz_), fill);
   }
   std::vector<float> unpitched(const std::vector<float>& device) const {
-    if (pz_ == nz_ + 1) return device;
-    const std::size_t rows = std::size_t((nx_ + 1) * (ny_ + 1)), len = std::size_t(nz_ + 1);
-    std::vector<float> out(rows * len);
-    for (std::size_t r = 0; r < rows; ++r)
-      std::copy(device.begin() + std::ptrdiff_t(r * std::size_t(pz_)),
-                device.begin() + std::ptrdiff_t(r * std::size_t(pz_) + len),
-                out.begin() + std::ptrdiff_t(r * len));
-    return out;
+    return opencl_layout::unpitched(device, std::size_t((nx_ + 1) * (ny_ + 1)),
+                                    std::size_t(nz_ + 1), std::size_t(pz_));
   }
 
   // opencl/float4: interior boxes (quad-aligned along z), shells, kernel arguments.

@@ -1,6 +1,7 @@
 #pragma once
 // The temporally blocked fdtd.step (kokkos-<space>/blocked-k2, -k4; kernels in
-// yee_kokkos_blocked_kernels.hpp): several leapfrog steps per pass over the
+// yee_kokkos_blocked_kernels.hpp; also cuda/ and opencl/blocked-k2, -k4, which
+// share the traits below): several leapfrog steps per pass over the
 // grid, tiles of the y-z plane marching along x with their window in team
 // scratch. It runs materials, PEC, CPML, point sources, probes and energy in
 // fp32 and refuses plane waves, periodic axes, phasors, snapshots, the
@@ -22,6 +23,22 @@ struct BlockedTiling {
   // tests show that they catch it).
   index_t halo = 0;
 };
+
+// What every temporally blocked variant runs (FdtdStep::Traits, declared at
+// registration): no plane wave, periodic axis, fp64, phasors, snapshots or
+// near-to-far-field transform; steps_per_pass steps per pass.
+inline FdtdStep::Traits blocked_traits(int steps_per_pass) {
+  FdtdStep::Traits t;
+  t.plane_wave = t.periodic = t.fp64 = false;
+  t.phasors = t.snapshots = t.far_field = false;
+  t.steps_per_pass = steps_per_pass;
+  return t;
+}
+
+// Why they refuse those features (the reason in require_features' error).
+constexpr const char* blocked_refusal_reason =
+    "it advances several steps per pass over the grid, so no whole-grid state exists between "
+    "the H and E updates or after each step";
 
 // Runs `problem` (restart, all its steps) through the blocked kernels on
 // Kokkos' default host execution space with the given tiling and returns the

@@ -19,19 +19,6 @@
 namespace ppkit::fdtd {
 namespace {
 
-// What the blocked update runs (FdtdStep::Traits, declared at registration).
-FdtdStep::Traits blocked_traits(int steps_per_pass) {
-  FdtdStep::Traits t;
-  t.plane_wave = t.periodic = t.fp64 = false;
-  t.phasors = t.snapshots = t.far_field = false;
-  t.steps_per_pass = steps_per_pass;
-  return t;
-}
-
-constexpr const char* blocked_reason =
-    "it advances several steps per pass over the grid, so no whole-grid state exists between "
-    "the H and E updates or after each step";
-
 template <class Exec>
 class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepApplier {
   using Real = float;
@@ -49,7 +36,7 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
  public:
   BlockedStep(const FdtdStep::Problem& p, const std::string& name, const BlockedTiling& tiling)
       : problem_(p), setup_(make_step_setup_as<Real>(p)), steps_per_pass_(tiling.steps_per_pass) {
-    require_features(p, blocked_traits(tiling.steps_per_pass), name, blocked_reason);
+    require_features(p, blocked_traits(tiling.steps_per_pass), name, blocked_refusal_reason);
     require(tiling.steps_per_pass >= 1 && tiling.steps_per_pass <= 64,
             "steps per pass " + std::to_string(tiling.steps_per_pass), "1 to 64 steps per pass");
     require(tiling.tile_y >= 0 && tiling.tile_z >= 0 && tiling.halo >= 0,

@@ -3,7 +3,9 @@
 // arguments, tile geometry and the per-node work of a pass, as plain structs
 // and __host__ __device__ functions with no Kokkos types, shared by the
 // Kokkos functor (yee_kokkos_blocked_kernels.hpp) and the CUDA kernel
-// (backends/cuda/fdtd/fdtd_cuda_blocked.cu), so both do the same arithmetic.
+// (backends/cuda/fdtd/fdtd_cuda_blocked.cu), so both do the same arithmetic;
+// backends/opencl/fdtd/fdtd_blocked.cl repeats it in OpenCL C (a change here
+// goes there too; FdtdBlocked.* compares all forms with the reference).
 //
 // A pass advances the whole grid by `steps` (<= steps per pass) leapfrog
 // steps, so the fields, ids and psi cross DRAM once per pass instead of once
