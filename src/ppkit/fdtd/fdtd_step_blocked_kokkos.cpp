@@ -68,6 +68,17 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
              !scratch_fits(blocked::make_tiling(ny1, nz1, tile_y, tile_z, halo, steps_per_pass_)))
         tile_z = (tile_z + 1) / 2;
     }
+    // Device defaults: fewer rows, then narrower z, until the field ring fits
+    // the per-team scratch (level 0 is at most about 40 KiB on CUDA GPUs).
+    if (!host && tiling.tile_y == 0 && tiling.tile_z == 0)
+      while (!scratch_fits(blocked::make_tiling(ny1, nz1, tile_y, tile_z, halo, steps_per_pass_))) {
+        if (tile_y > 2)
+          --tile_y;
+        else if (tile_z > 8)
+          tile_z /= 2;
+        else
+          break;  // require_scratch_fits() says what would fit
+      }
     tiling_ = blocked::make_tiling(ny1, nz1, tile_y, tile_z, halo, steps_per_pass_);
     const std::size_t nodes = std::size_t(g.nodes());
     YeeKernelArgsT<Real>& a = args_.g;
