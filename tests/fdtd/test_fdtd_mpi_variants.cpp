@@ -148,7 +148,11 @@ int main(int argc, char** argv) {
         };
         probes = std::max(probes, max_relative(at(slabs.probe_values), at(single.probe_values)));
       }
-      check(probes < 1e-6, "probes vs single rank", probes);
+      // A probe's series is compared point by point, so its bound is a few
+      // fp32 ulps more than the fields' RMS: on a GPU the slab and whole-grid
+      // kernels contract different multiply-adds (1.2e-6 measured on an H100
+      // for kokkos-cuda/split); a missing halo plane is off by far more.
+      check(probes < 5e-6, "probes vs single rank", probes);
       double energy = slabs.energy.size() == single.energy.size() ? 0 : 1;
       for (std::size_t n = 0; n < single.energy.size() && n < slabs.energy.size(); ++n)
         energy = std::max(energy, std::abs(slabs.energy[n] / single.energy[n] - 1));
