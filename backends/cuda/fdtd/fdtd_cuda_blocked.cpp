@@ -185,18 +185,9 @@ class CudaBlockedStep final : public PreparedRun<FdtdStep::Result>, public StepA
       p.a.steps = steps;
       cuda_blocked::pass(p);
       current_ = dst;
-      // Energies taken after the pass's steps: the tiles' shares summed in tile order.
-      std::vector<double> partial;
-      for (std::int64_t l = 0; l < steps; ++l) {
-        if (std::find(setup_.energy_steps.begin(), setup_.energy_steps.end(), steps_done_ + l) ==
-            setup_.energy_steps.end())
-          continue;
-        if (partial.empty()) partial = energy_partial_.download();
-        double sum = 0;
-        for (std::int64_t tile = 0; tile < t.tiles(); ++tile)
-          sum += partial[std::size_t(tile * t.ring + l)];
-        energy_.push_back(sum * setup_.cell_volume);
-      }
+      append_pass_energies(
+          setup_.energy_steps, steps_done_, steps, t, setup_.cell_volume,
+          [&] { return energy_partial_.download(); }, energy_);
       steps_done_ += steps;
     }
   }

@@ -44,13 +44,7 @@ class OpenClBlockedStep final : public PreparedRun<FdtdStep::Result>, public Ste
   OpenClBlockedStep(const FdtdStep::Problem& p, const std::string& name,
                     const BlockedTiling& tiling, const OpenClGroupShape& group = {})
       : problem_(p), setup_(make_step_setup(p)), steps_per_pass_(tiling.steps_per_pass) {
-    require_features(p, blocked_traits(tiling.steps_per_pass), name, blocked_refusal_reason);
-    require(tiling.steps_per_pass >= 1 && tiling.steps_per_pass <= 64,
-            "steps per pass " + std::to_string(tiling.steps_per_pass), "1 to 64 steps per pass");
-    require(tiling.tile_y >= 0 && tiling.tile_z >= 0 && tiling.halo >= 0,
-            "tile " + std::to_string(tiling.tile_y) + " x " + std::to_string(tiling.tile_z) +
-                " with halo " + std::to_string(tiling.halo),
-            "tile sizes and halo >= 0 (0: the default)");
+    require_blocked_run(p, name, tiling);
     auto& ctx = opencl::Context::get();
     const YeeGrid& g = p.grid;
     const index_t ny1 = g.ny + 1, nz1 = g.nz + 1;
@@ -284,18 +278,9 @@ class OpenClBlockedStep final : public PreparedRun<FdtdStep::Result>, public Ste
       PPKIT_CL_CHECK(
           clEnqueueNDRangeKernel(queue, *pass_, 2, nullptr, global, local, 0, nullptr, nullptr));
       current_ = dst;
-      // Energies taken after the pass's steps: the tiles' shares summed in tile order.
-      std::vector<double> partial;
-      for (std::int64_t l = 0; l < steps; ++l) {
-        if (std::find(setup_.energy_steps.begin(), setup_.energy_steps.end(), step_ + l) ==
-            setup_.energy_steps.end())
-          continue;
-        if (partial.empty()) partial = energy_partial_.download();
-        double sum = 0;
-        for (std::int64_t tile = 0; tile < t_.tiles(); ++tile)
-          sum += partial[std::size_t(tile * t_.ring + l)];
-        energy_.push_back(sum * setup_.cell_volume);
-      }
+      append_pass_energies(
+          setup_.energy_steps, step_, steps, t_, setup_.cell_volume,
+          [&] { return energy_partial_.download(); }, energy_);
       step_ += steps;
     }
   }

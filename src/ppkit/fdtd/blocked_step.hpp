@@ -6,9 +6,15 @@
 // scratch. It runs materials, PEC, CPML, point sources, probes and energy in
 // fp32 and refuses plane waves, periodic axes, phasors, snapshots, the
 // near-to-far-field transform and fp64 (step_features.hpp).
+#include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
+#include "ppkit/core/error.hpp"
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/step_features.hpp"
+#include "ppkit/fdtd/yee_blocked.hpp"
 
 namespace ppkit::fdtd {
 
@@ -39,6 +45,40 @@ inline FdtdStep::Traits blocked_traits(int steps_per_pass) {
 constexpr const char* blocked_refusal_reason =
     "it advances several steps per pass over the grid, so no whole-grid state exists between "
     "the H and E updates or after each step";
+
+// The checks every blocked form makes before it allocates: the problem's
+// features against blocked_traits, and a tiling with 1..64 steps per pass and
+// sizes >= 0.
+inline void require_blocked_run(const FdtdStep::Problem& p, const std::string& variant,
+                                const BlockedTiling& tiling) {
+  require_features(p, blocked_traits(tiling.steps_per_pass), variant, blocked_refusal_reason);
+  require(tiling.steps_per_pass >= 1 && tiling.steps_per_pass <= 64,
+          "steps per pass " + std::to_string(tiling.steps_per_pass), "1 to 64 steps per pass");
+  require(tiling.tile_y >= 0 && tiling.tile_z >= 0 && tiling.halo >= 0,
+          "tile " + std::to_string(tiling.tile_y) + " x " + std::to_string(tiling.tile_z) +
+              " with halo " + std::to_string(tiling.halo),
+          "tile sizes and halo >= 0 (0: the default)");
+}
+
+// Appends the energies taken after steps first_step .. first_step + steps - 1
+// of one pass: each the tiles' shares of that step (partial[tile * ring + l],
+// fetched by `download` only when some step of the pass takes energy) summed in
+// tile order, so every form and run gives the same sum, times the cell volume.
+template <class Download>
+void append_pass_energies(const std::vector<std::int64_t>& energy_steps, std::int64_t first_step,
+                          std::int64_t steps, const blocked::Tiling& t, double cell_volume,
+                          Download&& download, std::vector<double>& energy) {
+  std::vector<double> partial;
+  for (std::int64_t l = 0; l < steps; ++l) {
+    if (std::find(energy_steps.begin(), energy_steps.end(), first_step + l) == energy_steps.end())
+      continue;
+    if (partial.empty()) partial = download();
+    double sum = 0;
+    for (std::int64_t tile = 0; tile < t.tiles(); ++tile)
+      sum += partial[std::size_t(tile * t.ring + l)];
+    energy.push_back(sum * cell_volume);
+  }
+}
 
 // Runs `problem` (restart, all its steps) through the blocked kernels on
 // Kokkos' default host execution space with the given tiling and returns the

@@ -36,13 +36,7 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
  public:
   BlockedStep(const FdtdStep::Problem& p, const std::string& name, const BlockedTiling& tiling)
       : problem_(p), setup_(make_step_setup_as<Real>(p)), steps_per_pass_(tiling.steps_per_pass) {
-    require_features(p, blocked_traits(tiling.steps_per_pass), name, blocked_refusal_reason);
-    require(tiling.steps_per_pass >= 1 && tiling.steps_per_pass <= 64,
-            "steps per pass " + std::to_string(tiling.steps_per_pass), "1 to 64 steps per pass");
-    require(tiling.tile_y >= 0 && tiling.tile_z >= 0 && tiling.halo >= 0,
-            "tile " + std::to_string(tiling.tile_y) + " x " + std::to_string(tiling.tile_z) +
-                " with halo " + std::to_string(tiling.halo),
-            "tile sizes and halo >= 0 (0: the default)");
+    require_blocked_run(p, name, tiling);
     const YeeGrid& g = p.grid;
     const index_t ny1 = g.ny + 1, nz1 = g.nz + 1;
     constexpr bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
@@ -275,21 +269,9 @@ class BlockedStep final : public PreparedRun<FdtdStep::Result>, public StepAppli
       a.steps = steps;
       blocked::BlockedPass<Exec, Real>{blocked::Pass<Real>{a, tiling_}}.run(Exec());
       current_ = dst;
-      // Energies taken after the pass's steps: the tiles' shares summed in tile order.
-      bool energy = false;
-      for (const std::int64_t s : setup_.energy_steps) energy |= s >= step_ && s < step_ + steps;
-      if (energy) {
-        const std::vector<double> partial = download(energy_partial_);
-        for (std::int64_t l = 0; l < steps; ++l) {
-          if (std::find(setup_.energy_steps.begin(), setup_.energy_steps.end(), step_ + l) ==
-              setup_.energy_steps.end())
-            continue;
-          double sum = 0;
-          for (std::int64_t tile = 0; tile < tiling_.tiles(); ++tile)
-            sum += partial[std::size_t(tile * tiling_.ring + l)];
-          energy_.push_back(sum * setup_.cell_volume);
-        }
-      }
+      append_pass_energies(
+          setup_.energy_steps, step_, steps, tiling_, setup_.cell_volume,
+          [&] { return download(energy_partial_); }, energy_);
       step_ += steps;
     }
   }
