@@ -164,8 +164,8 @@ std::string resolve_variant(const std::string& name, const FdtdStep::Problem& p)
 }
 
 // Runs the prepared problem to its end: in chunks while a progress line or
-// the measured estimate may be shown (StepApplier: the same kernels and buffers as run(); a far
-// field is recorded by run() only), else in one run().
+// the measured estimate may be shown (StepApplier: the same kernels and
+// buffers as run(); a far field is recorded by run() only), else in one run().
 void run_to_end(PreparedRun<FdtdStep::Result>& prepared, const FdtdStep::Problem& p,
                 ppkit::ProgressMode mode) {
   auto* applier = dynamic_cast<StepApplier*>(&prepared);
