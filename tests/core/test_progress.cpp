@@ -40,8 +40,9 @@ TEST(RunProgressEstimate, PrintedOnceAfterCalibrationFromTheMeasuredRate) {
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_EQ(count(err, "estimate: "), 1) << err;
   EXPECT_TRUE(std::regex_search(
-      err, std::regex(R"(estimate: about 0m0[1-9]s in total, measured over the first 10% \(0m00s\); )"
-                      R"(ends in about 0m0[0-9]s)")))
+      err,
+      std::regex(R"(estimate: about 0m0[1-9]s in total, measured over the first 10% \(0m00s\); )"
+                 R"(ends in about 0m0[0-9]s)")))
       << err;
 }
 
