@@ -73,6 +73,10 @@ case $part in
     # three repetitions (mean, median, standard deviation).
     PPKIT_FDTD_BENCH_SIZES=768 run_bench bench_fdtd_768 ppkit_bench_fdtd \
       '/(cuda/split-x1|cuda/split-x2|kokkos-cuda/split|opencl/float4)/' 0.2 3
+    # The temporally blocked variants beside split-x1 (docs/fdtd.md, "Temporal
+    # blocking"): one repetition, each verified at 768^3 first (about 3 min).
+    PPKIT_FDTD_BENCH_SIZES=768 run_bench bench_fdtd_768_blocked ppkit_bench_fdtd \
+      '/(cuda/split-x1|(cuda|kokkos-cuda|opencl)/blocked-k[24])/' 0.2
     PPKIT_FDTD_BENCH_SIZES=256,512 run_bench bench_fdtd_phasors ppkit_bench_fdtd_phasors \
       '/(cuda|kokkos-cuda|opencl)/' 0.1 ;;
   embedding)
