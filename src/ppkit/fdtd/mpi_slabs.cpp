@@ -1,6 +1,7 @@
 #include "ppkit/fdtd/mpi_slabs.hpp"
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cmath>
@@ -8,6 +9,7 @@
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/kokkos_spaces.hpp"
+#include "ppkit/fdtd/mpi_sar.hpp"
 #include "ppkit/fdtd/step_applier.hpp"
 #include "ppkit/fdtd/step_features.hpp"
 #include "ppkit/fdtd/yee_kokkos_kernels.hpp"
@@ -154,6 +156,7 @@ struct MpiSlabSolver::VariantImpl {
     return {std::max(b, box.lo[0]), std::min(e, box.hi[0])};
   }
   FdtdStep::Result result(bool gather_fields);
+  SarMaps sar(const SarInput& input, bool gather_maps);
 };
 
 MpiSlabSolver::VariantImpl::VariantImpl(const FdtdStep::Problem& p, MPI_Comm c,
@@ -809,6 +812,36 @@ void MpiSlabSolver::advance(std::int64_t steps) {
   s.exec.fence();
   s.stats.seconds += seconds_since(t0);
   s.stats.steps += steps;
+}
+
+SarMaps MpiSlabSolver::VariantImpl::sar(const SarInput& input, bool gather_maps) {
+  require(phasors.enabled(), "SAR of a run without phasors",
+          "a problem with phasors (FdtdStep::Problem::phasors)");
+  const NodeBox box = resolve_box(phasors, grid);
+  // Every rank's first plane of the box, clipped to it (ranks outside hold none).
+  std::vector<index_t> plane_begin(std::size_t(ranks) + 1);
+  for (int r = 0; r <= ranks; ++r)
+    plane_begin[std::size_t(r)] = std::clamp((grid.nx + 1) * r / ranks, box.lo[0], box.hi[0]);
+  PhasorSet local;
+  local.lo = {plane_begin[std::size_t(rank)], box.lo[1], box.lo[2]};
+  local.extent = {plane_begin[std::size_t(rank) + 1] - plane_begin[std::size_t(rank)],
+                  box.hi[1] - box.lo[1], box.hi[2] - box.lo[2]};
+  local.frequencies = phasors.frequencies;
+  if (local.extent[0] > 0) {
+    // The variant's sums over the same planes in slab coordinates: the same layout.
+    PhasorSet sums = applier->phasor_sums();
+    require(sums.re.size() == std::size_t(6 * local.box_nodes()) * local.frequencies.size(),
+            "distributed SAR: the rank's phasor sums do not cover its planes of the box");
+    local.re = std::move(sums.re);
+    local.im = std::move(sums.im);
+  }
+  return compute_sar_slabs(comm, local, plane_begin, input, gather_maps);
+}
+
+SarMaps MpiSlabSolver::sar(const SarInput& input, bool gather_maps) const {
+  require(variant_ != nullptr, "SAR on the MPI slab kernels, which take no phasors",
+          "MpiSlabOptions::variant (a registered variant whose traits say slab)");
+  return variant_->sar(input, gather_maps);
 }
 
 FdtdStep::Result MpiSlabSolver::result(bool gather_fields) const {

@@ -27,8 +27,8 @@
 // right neighbour (what the owned planes' next updates need, mpi_slabs.cpp)
 // through copy_planes() and host buffers, with no overlap. These runs also
 // take phasors (each rank accumulates its planes of the box; result()
-// gathers them on rank 0, where SAR is computed as for one rank) and periodic
-// y (within each plane). Energy is summed over the owned planes on the host
+// gathers them on rank 0; sar() computes the SAR where the planes are) and
+// periodic y (within each plane). Energy is summed over the owned planes on the host
 // at the energy steps.
 #include <mpi.h>
 
@@ -37,6 +37,7 @@
 #include <string>
 
 #include "ppkit/fdtd/fdtd_step.hpp"
+#include "ppkit/fdtd/sar.hpp"
 #include "ppkit/mpi/halo_path.hpp"
 
 namespace ppkit::fdtd {
@@ -74,6 +75,13 @@ class MpiSlabSolver {
   // Collective: rank 0 gets the fields (when gather_fields), every rank the
   // probes and the energies taken so far.
   FdtdStep::Result result(bool gather_fields = true) const;
+  // Collective (runs with options.variant and phasors): the SAR of the
+  // phasor box computed where its planes are, no rank holding the whole box
+  // (mpi_sar.hpp). input as for compute_sar (sar.hpp) without `phasors`:
+  // sigma and rho per cell of the whole box, the same on every rank. Every
+  // rank gets the box's mass, power, whole-body SAR and peaks; the maps are
+  // the rank's own cell rows, or every cell on rank 0 with gather_maps.
+  SarMaps sar(const SarInput& input, bool gather_maps = true) const;
 
   // Collective checkpoints of the Kokkos slab kernels' state (fields with
   // their halo planes, CPML memory, probe record, energies, steps done):

@@ -110,7 +110,21 @@ class VolumeSums {
 std::vector<float> averaged_sar(const std::vector<float>& point_sar, const std::vector<float>& rho,
                                 std::array<index_t, 3> n, double cell_size, double target_mass,
                                 std::array<bool, 3> periodic) {
+  bool incomplete = false;
+  return averaged_sar_rows(point_sar, rho, n, cell_size, target_mass, periodic,
+                           SarRows{0, n[0], false, false}, incomplete);
+}
+
+std::vector<float> averaged_sar_rows(const std::vector<float>& point_sar,
+                                     const std::vector<float>& rho, std::array<index_t, 3> n,
+                                     double cell_size, double target_mass,
+                                     std::array<bool, 3> periodic, const SarRows& rows,
+                                     bool& incomplete) {
   const std::size_t count = std::size_t(n[0] * n[1] * n[2]);
+  require(rows.row_begin >= 0 && rows.row_begin <= rows.row_end && rows.row_end <= n[0],
+          "SAR rows outside the window", "0 <= row_begin <= row_end <= cells along x");
+  require(!(periodic[0] && (rows.open_low || rows.open_high)),
+          "a SAR window with open sides along a periodic x", "x not periodic");
   require(point_sar.size() == count && rho.size() == count,
           "SAR averaging needs one point SAR and one density per cell",
           std::to_string(count) + " values each");
@@ -125,10 +139,12 @@ std::vector<float> averaged_sar(const std::vector<float>& point_sar, const std::
     background[c] = tissue ? 0.0 : 1.0;
   }
   const VolumeSums mass_sums(mass, n), power_sums(power, n), background_sums(background, n);
-  std::vector<float> out(count, std::numeric_limits<float>::quiet_NaN());
+  const index_t row_cells = n[1] * n[2];
+  std::vector<float> out(std::size_t((rows.row_end - rows.row_begin) * row_cells),
+                         std::numeric_limits<float>::quiet_NaN());
   index_t largest = 0;  // half-width beyond which a cube would leave the grid on every axis
   for (int d = 0; d < 3; ++d) largest = std::max(largest, n[std::size_t(d)]);
-  for (index_t i = 0; i < n[0]; ++i)
+  for (index_t i = rows.row_begin; i < rows.row_end; ++i)
     for (index_t j = 0; j < n[1]; ++j)
       for (index_t k = 0; k < n[2]; ++k) {
         const std::size_t c = std::size_t((i * n[1] + j) * n[2] + k);
@@ -145,6 +161,10 @@ std::vector<float> averaged_sar(const std::vector<float>& point_sar, const std::
                 (lo[std::size_t(d)] < 0 || hi[std::size_t(d)] >= n[std::size_t(d)]))
               inside = false;
           }
+          if ((lo[0] < 0 && rows.open_low) || (hi[0] >= n[0] && rows.open_high)) {
+            incomplete = true;  // the map goes on past the window: the answer is not here
+            break;
+          }
           if (!inside) break;  // no valid centred cube reaches the mass
           const double cube_mass = mass_sums.sum(lo, hi), cube_power = power_sums.sum(lo, hi);
           const double cells_in_cube = double(2 * m + 1) * double(2 * m + 1) * double(2 * m + 1);
@@ -154,7 +174,8 @@ std::vector<float> averaged_sar(const std::vector<float>& point_sar, const std::
             const double shell_mass = cube_mass - inner_mass;
             const double fraction = shell_mass > 0 ? (target_mass - inner_mass) / shell_mass : 0;
             const double p = inner_power + fraction * (cube_power - inner_power);
-            out[c] = float(p / target_mass);
+            out[std::size_t((i - rows.row_begin) * row_cells + j * n[2] + k)] =
+                float(p / target_mass);
             break;
           }
           inner_mass = cube_mass;

@@ -60,6 +60,21 @@ std::vector<float> averaged_sar(const std::vector<float>& point_sar, const std::
                                 std::array<index_t, 3> cells, double cell_size, double target_mass,
                                 std::array<bool, 3> periodic);
 
+// The same for the cells of rows [row_begin, row_end) along x of a window
+// of a larger map (point_sar and rho over the window's `cells`, x not
+// periodic). An open side is one where the map goes on past the window: a
+// cube that reaches past it sets `incomplete` (the row needs a wider window)
+// instead of counting as leaving the grid. Returns the rows' values.
+struct SarRows {
+  index_t row_begin = 0, row_end = 0;
+  bool open_low = false, open_high = false;
+};
+std::vector<float> averaged_sar_rows(const std::vector<float>& point_sar,
+                                     const std::vector<float>& rho, std::array<index_t, 3> cells,
+                                     double cell_size, double target_mass,
+                                     std::array<bool, 3> periodic, const SarRows& rows,
+                                     bool& incomplete);
+
 SarMaps compute_sar(const SarInput& input);
 
 // VTK ImageData (.vti, point data at the cell centres, origin = centre of
