@@ -202,7 +202,8 @@ case $part in
     # Nsight Compute counters of the kernel each workload's goal rests on (one
     # launch each, clocks left as they are): FEM factored-atomic at 64^3, SEM
     # cuda/stored, cuda/trilinear and cuda/trilinear-wmma at N = 7 on nekBench's 32,768
-    # elements, FDTD cuda/split-x1 interior and shell kernels at 512^3 and the
+    # elements, FDTD cuda/split-x1 interior and shell kernels and the cuda/blocked-k2
+    # pass at 512^3 and the
     # duration of every kernel of a 768^3 run. Reports in $OUT/profile/.
     export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
     mkdir -p "$OUT/profile"
@@ -219,6 +220,9 @@ case $part in
     ncu_run sem_stored 'axhelm_columns_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/stored/'
     PPKIT_FDTD_BENCH_SIZES=512 PPKIT_FDTD_BENCH_STEPS=4 ncu_run fdtd_split_x1 'interior_(e|h)_kernel' ppkit_bench_fdtd '512\^3/cuda/split-x1/'
     PPKIT_FDTD_BENCH_SIZES=512 PPKIT_FDTD_BENCH_STEPS=4 ncu_run fdtd_shell_h 'shell_h_kernel' ppkit_bench_fdtd '512\^3/cuda/split-x1/'
+    # The temporally blocked pass (docs/fdtd.md, "Temporal blocking"): registers
+    # and occupancy against the halo's extra work as what holds it at 4x split-x1.
+    PPKIT_FDTD_BENCH_SIZES=512 PPKIT_FDTD_BENCH_STEPS=4 ncu_run fdtd_blocked_k2 'pass_kernel' ppkit_bench_fdtd '512\^3/cuda/blocked-k2/'
     ncu_run sem_trilinear 'axhelm_columns_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/trilinear/'
     ncu_run sem_wmma 'axhelm_mma_kernel' ppkit_bench_sem 'N=7/E=32768/cuda/trilinear-wmma/'
     # Where one FDTD step's time goes: the duration of every kernel of one
