@@ -1,7 +1,7 @@
-// libFuzzer target: the FDTD JSON case reader (problem_from_json) on arbitrary
-// bytes. Text that is not JSON is rejected by the parser; JSON that is not a
-// valid case must end in ppkit::Error, never in a crash, a leak, undefined
-// behaviour or another exception type (nlohmann's type errors included).
+// libFuzzer target: the FDTD JSON case reader (problem_from_json and the
+// "sar" section's case_sar_from_json) on arbitrary bytes. Text that is not JSON is rejected by the
+// parser; JSON that is not a valid case must end in ppkit::Error, never in a crash, a leak,
+// undefined behaviour or another exception type (nlohmann's type errors included).
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -24,6 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const ppkit::FdtdStep::Problem p = ppkit::fdtd::problem_from_json(j, "fuzz.json");
     ppkit::fdtd::validate(p);  // what every variant does first must accept what the reader made
+    (void)ppkit::fdtd::case_sar_from_json(j, p, "fuzz.json");
   } catch (const ppkit::Error&) {
   }
   return 0;

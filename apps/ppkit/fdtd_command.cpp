@@ -495,37 +495,18 @@ void add_fdtd_command(CLI::App& app) {
   run->add_option("--case", case_args->first, "Case file (JSON)")->required();
   add_run_options(run, case_args->second);
   run->callback([case_args] {
-    std::ifstream f(case_args->first);
-    if (!f) throw Error("cannot read case file '" + case_args->first + "'", "a readable JSON file");
-    nlohmann::json j;
-    try {
-      f >> j;
-    } catch (const std::exception& e) {
-      throw Error("'" + case_args->first + "' is not valid JSON: " + e.what());
-    }
-    const auto p = problem_from_json(j, case_args->first);
+    const CaseFile c = read_case_file(case_args->first);
+    const FdtdStep::Problem& p = c.problem;
     RunOptions o = case_args->second;
-    std::string energy_path;
-    const nlohmann::json outputs = j.value("outputs", nlohmann::json::object());
-    for (const char* key : {"probes", "energy"})
-      if (outputs.contains(key) && !outputs[key].is_string())
-        throw Error(
-            std::string("outputs.") + key + " in " + case_args->first + " must be a file name",
-            "\"out.csv\"");
-    if (o.probes_csv_path.empty() && outputs.contains("probes"))
-      o.probes_csv_path = outputs["probes"].get<std::string>();
-    if (outputs.contains("energy")) energy_path = outputs["energy"].get<std::string>();
-    if (!energy_path.empty()) require_writable_file(energy_path, "outputs.energy");
+    if (o.probes_csv_path.empty()) o.probes_csv_path = c.probes_path;
     const auto report = run_and_report(p, o);
     const auto& r = report.result;
-    if (!energy_path.empty() && !r.energy.empty()) {
-      std::string csv = "step,time,energy\n";
-      for (std::size_t n = 0; n < r.energy.size(); ++n)
-        csv += fmt::format("{},{:.9e},{:.9e}\n", r.energy_steps[n] + 1,
-                           double(r.energy_steps[n] + 1) * p.grid.dt, r.energy[n]);
-      write_text_file(energy_path, csv);
-      std::cout << "energy written to " << energy_path << "\n";
+    if (!c.energy_path.empty() && !r.energy.empty()) {
+      write_text_file(c.energy_path, energy_csv(p, r));
+      std::cout << "energy written to " << c.energy_path << "\n";
     }
+    if (c.sar)
+      write_case_sar(*c.sar, compute_sar(case_sar_input(p, *c.sar, &r.phasors)), std::cout);
     if (report.failed) std::exit(cli::kVerificationFailed);
   });
   add_halfspace_subcommand(fdtd);

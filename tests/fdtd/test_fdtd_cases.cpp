@@ -127,6 +127,110 @@ TEST(FdtdCaseFile, RejectsOtherMistakes) {
   EXPECT_NE(error_of(j).find("missing key 'steps'"), std::string::npos);
 }
 
+json sar_case() {
+  json j = valid_case();
+  j["materials"][0]["density"] = 2500;
+  j["sar"] = json::parse(R"({"frequency": 3e10, "box_min": [10, 2, 2], "box_max": [18, 12, 10],
+                              "summary": "sar.csv"})");
+  return j;
+}
+
+// problem_from_json, then case_sar_from_json: the first error, or "".
+std::string sar_error_of(const json& j) {
+  try {
+    const auto p = problem_from_json(j, "case.json");
+    (void)case_sar_from_json(j, p, "case.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(FdtdCaseFile, ReadsASarSection) {
+  const json j = sar_case();
+  const auto p = problem_from_json(j, "case.json");
+  ASSERT_EQ(p.phasors.frequencies, std::vector<double>{3e10});
+  EXPECT_EQ(p.phasors.box.lo, (std::array<index_t, 3>{10, 2, 2}));
+  EXPECT_EQ(p.phasors.box.hi, (std::array<index_t, 3>{18, 12, 10}));
+  const auto sar = case_sar_from_json(j, p, "case.json");
+  ASSERT_TRUE(sar.has_value());
+  EXPECT_EQ(sar->density, (std::vector<double>{0, 2500, 0}));  // vacuum, glass, metal
+  EXPECT_EQ(sar->summary, "sar.csv");
+  EXPECT_TRUE(sar->vtk.empty() && sar->png.empty());
+  // Glass fills nodes [12, 16) x [2, 10) x [2, 8): cells [12, 15) x [2, 9)
+  // x [2, 7) have glass on all eight corners, the box's cells 2..4 along x.
+  const SarInput in = case_sar_input(p, *sar, nullptr);
+  ASSERT_EQ(in.rho.size(), std::size_t(7 * 9 * 7));
+  auto rho = [&](int x, int y, int z) { return in.rho[std::size_t((x * 9 + y) * 7 + z)]; };
+  auto sigma = [&](int x, int y, int z) { return in.sigma[std::size_t((x * 9 + y) * 7 + z)]; };
+  EXPECT_EQ(rho(2, 0, 0), 2500.0f);
+  EXPECT_EQ(rho(4, 6, 4), 2500.0f);
+  EXPECT_EQ(rho(5, 0, 0), 0.0f);  // corners on nodes 15 (glass) and 16 (vacuum)
+  EXPECT_EQ(rho(4, 7, 0), 0.0f);
+  EXPECT_EQ(rho(4, 6, 5), 0.0f);
+  EXPECT_EQ(rho(1, 0, 0), 0.0f);
+  EXPECT_EQ(sigma(5, 0, 0), 0.0f);
+  EXPECT_NEAR(in.amplitude_scale * std::abs(source_spectrum(p, 3e10)), 1.0, 1e-12);
+  EXPECT_FALSE(case_sar_from_json(valid_case(), p, "case.json").has_value());
+}
+
+TEST(FdtdCaseFile, RejectsSarSectionsThatCannotBeComputed) {
+  auto expect = [](const json& j, const std::string& fragment) {
+    const std::string error = sar_error_of(j);
+    EXPECT_NE(error.find(fragment), std::string::npos)
+        << "expected '" << fragment << "', got '" << error << "'";
+  };
+  EXPECT_EQ(sar_error_of(sar_case()), "");
+  auto j = sar_case();
+  j["sar"]["freq"] = 1e9;
+  expect(j, "unknown key 'freq' in case.json sar");
+  j = sar_case();
+  j["sar"].erase("box_max");
+  expect(j, "only one of box_min and box_max");
+  j = sar_case();
+  j["sar"]["box_max"] = json::array({11, 12, 10});
+  expect(j, "hold no whole cell");
+  j = sar_case();
+  j["sar"]["box_max"] = json::array({30, 12, 10});
+  expect(j, "case.json sar:");
+  j = sar_case();
+  j["materials"][0]["density"] = -1;
+  expect(j, "a finite density >= 0");
+  j = sar_case();
+  j["materials"][1]["density"] = 1000;
+  expect(j, "not PEC");
+  j = sar_case();
+  j["materials"][0].erase("density");
+  expect(j, "holds tissue");
+  j = sar_case();
+  j["grid"]["size"] = json::array({0.02, 0.016, 0.024});
+  expect(j, "cubic cells");
+  j = sar_case();
+  j["sources"][0]["type"] = "hard";
+  expect(j, "is a hard source");
+  j = sar_case();
+  j["sources"].push_back(j["sources"][0]);
+  j["sources"][1]["delay"] = 1e-11;
+  expect(j, "sources[1] differs from sources[0]");
+  j = sar_case();
+  j["sources"].clear();
+  expect(j, "needs a source");
+  j = sar_case();
+  j["sources"][0]["delay"] = 1.0;
+  expect(j, "lies outside the 30 steps of the run");
+  j = sar_case();
+  j["sources"][0]["frequency"] = 1e3;
+  j["steps"] = 20'000'000;
+  expect(j, "pulse spans 20000000 steps");
+  j = sar_case();
+  j["sar"]["frequency"] = 5e12;
+  expect(j, "above the Nyquist frequency");
+  j = sar_case();
+  j["steps"] = 200;
+  j["sar"]["frequency"] = 2.5e11;  // far above the 30 GHz pulse's band
+  expect(j, "carries almost nothing at the SAR frequency");
+}
+
 TEST(FdtdCases, ProbeCsvHasTimeAndOneColumnPerProbe) {
   auto p = make_cavity_problem({0.1, 0.08, 0.06}, {10, 8, 6}, 5);
   const auto r = reference_step(p);

@@ -162,7 +162,8 @@ int main(int argc, char** argv) {
     const double summary = std::max({std::abs(gathered.tissue_mass / serial.tissue_mass - 1),
                                      std::abs(gathered.absorbed_power / serial.absorbed_power - 1),
                                      std::abs(gathered.peak_1g / serial.peak_1g - 1),
-                                     std::abs(gathered.peak_10g / serial.peak_10g - 1)});
+                                     std::abs(gathered.peak_10g / serial.peak_10g - 1),
+                                     std::abs(gathered.peak_point / serial.peak_point - 1)});
     check(summary < 1e-12 && gathered.cells == serial.cells && gathered.origin == serial.origin,
           "mass, power, peaks and map geometry", summary);
     check(any_bad == 0, "every rank's own rows (maps not gathered)", double(any_bad));

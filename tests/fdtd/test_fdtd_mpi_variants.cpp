@@ -225,7 +225,8 @@ int main(int argc, char** argv) {
             std::max({std::abs(spread.absorbed_power / serial.absorbed_power - 1),
                       std::abs(spread.tissue_mass / serial.tissue_mass - 1),
                       std::abs(spread.peak_1g / serial.peak_1g - 1),
-                      std::abs(spread.peak_10g / serial.peak_10g - 1)});
+                      std::abs(spread.peak_10g / serial.peak_10g - 1),
+                      std::abs(spread.peak_point / serial.peak_point - 1)});
         check(summary < 1e-5, "distributed SAR power, mass and peaks vs one process", summary);
       }
     }

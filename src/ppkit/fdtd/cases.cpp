@@ -1,8 +1,13 @@
 #include "ppkit/fdtd/cases.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <limits>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -10,6 +15,7 @@
 
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/memory_check.hpp"
+#include "ppkit/core/output_path.hpp"
 
 namespace ppkit::fdtd {
 
@@ -122,6 +128,13 @@ FdtdStep::Problem make_benchmark_problem(index_t n, int thickness, std::int64_t 
 namespace {
 using nlohmann::json;
 
+// A double in the fewest digits that tell it (%g), for messages.
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return text;
+}
+
 void check_keys(const json& obj, const std::set<std::string>& allowed, const std::string& where) {
   if (!obj.is_object()) throw Error(where + " must be a JSON object");
   std::string valid;
@@ -206,7 +219,7 @@ std::array<index_t, 3> node_of(const json& obj, const YeeGrid& g, const std::str
 FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
   check_keys(j,
              {"grid", "steps", "energy_interval", "materials", "boxes", "cpml", "sources", "probes",
-              "outputs", "snapshots", "plane_wave", "precision"},
+              "outputs", "snapshots", "plane_wave", "precision", "sar"},
              where);
   FdtdStep::Problem p;
   if (j.contains("precision")) {
@@ -241,12 +254,18 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
   if (j.contains("materials")) {
     for (const auto& m : j.at("materials")) {
       const std::string mw = where + " materials[" + std::to_string(names.size() - 1) + "]";
-      check_keys(m, {"name", "eps_r", "mu_r", "sigma", "pec"}, mw);
+      check_keys(m, {"name", "eps_r", "mu_r", "sigma", "pec", "density"}, mw);
       Material mat;
       mat.eps_r = get_or<double>(m, "eps_r", 1.0, mw);
       mat.mu_r = get_or<double>(m, "mu_r", 1.0, mw);
       mat.sigma = get_or<double>(m, "sigma", 0.0, mw);
       mat.pec = get_or<bool>(m, "pec", false, mw);
+      // The density only enters the SAR (case_sar_from_json); checked here so
+      // that a case without a "sar" section does not carry a wrong one silently.
+      const double density = get_or<double>(m, "density", 0.0, mw);
+      require(std::isfinite(density) && density >= 0 && !(mat.pec && density > 0),
+              "density " + number(density) + " kg/m^3 in " + mw,
+              "a finite density >= 0 (kg/m^3) on a material that is not PEC");
       const auto name = get<std::string>(m, "name", mw);
       for (const auto& n : names)
         if (n == name) throw Error("material name '" + name + "' in " + mw + " is used twice");
@@ -396,9 +415,256 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
     w.delay = get_or<double>(pw, "delay", 0.0, ww);
     p.plane_waves.push_back(w);
   }
+  if (j.contains("sar")) {
+    // The phasors the SAR is computed from; the rest of the section is read
+    // by case_sar_from_json.
+    const std::string sw = where + " sar";
+    const json& s = j.at("sar");
+    check_keys(s, {"frequency", "box_min", "box_max", "interval", "summary", "vtk", "png"}, sw);
+    p.phasors.frequencies = {get<double>(s, "frequency", sw)};
+    if (s.contains("box_min") != s.contains("box_max"))
+      throw Error("only one of box_min and box_max in " + sw,
+                  "both (a node box [box_min, box_max)) or neither (the whole grid)");
+    if (s.contains("box_min")) {
+      const auto lo = triple<std::int64_t>(s, "box_min", sw),
+                 hi = triple<std::int64_t>(s, "box_max", sw);
+      p.phasors.box.lo = {lo[0], lo[1], lo[2]};
+      p.phasors.box.hi = {hi[0], hi[1], hi[2]};
+      for (int u = 0; u < 3; ++u)
+        require(hi[std::size_t(u)] - lo[std::size_t(u)] >= 2,
+                "box_min " + std::to_string(lo[std::size_t(u)]) + ", box_max " +
+                    std::to_string(hi[std::size_t(u)]) + " along axis " + std::to_string(u) +
+                    " in " + sw + " hold no whole cell",
+                "box_max >= box_min + 2 on every axis (the SAR is taken per cell)");
+    }
+    p.phasors.interval = get_or<std::int64_t>(s, "interval", 1, sw);
+    try {
+      (void)resolve_box(p.phasors, p.grid);
+    } catch (const Error& e) {
+      throw Error(sw + ": " + e.problem(), e.valid());
+    }
+    // Samples every interval steps resolve frequencies below their Nyquist frequency.
+    const double nyquist = 0.5 / (double(p.phasors.interval) * p.grid.dt);
+    require(p.phasors.frequencies[0] < nyquist,
+            "SAR frequency " + number(p.phasors.frequencies[0]) + " Hz in " + sw +
+                " at or above the Nyquist frequency of samples every " +
+                std::to_string(p.phasors.interval) + " steps of " + number(p.grid.dt) + " s",
+            "a frequency below " + number(nyquist) + " Hz (or a smaller interval)");
+  }
   if (j.contains("outputs")) check_keys(j.at("outputs"), {"probes", "energy"}, where + " outputs");
   validate(p);
   return p;
+}
+
+namespace {
+// The steps [first, end) of a run whose J times (n + 1/2) dt fall where the
+// source's waveform is not zero to double precision: every waveform
+// (sources.hpp) is below 1e-40 before delay - 15/f and after delay + 20/f.
+std::pair<std::int64_t, std::int64_t> pulse_steps(const FdtdStep::Problem& p,
+                                                  const PointSource& s) {
+  const double dt = p.grid.dt;
+  const double first = std::max(0.0, std::floor((s.delay - 15 / s.frequency) / dt - 0.5));
+  const double end = std::min(double(p.steps), std::ceil((s.delay + 20 / s.frequency) / dt));
+  return first >= end ? std::pair<std::int64_t, std::int64_t>{0, 0}
+                      : std::pair{std::int64_t(first), std::int64_t(end)};
+}
+// A SAR case's pulse is summed step by step (source_spectrum) before the
+// run starts; this many steps take about 0.1 s.
+constexpr std::int64_t max_pulse_steps = 10'000'000;
+}  // namespace
+
+std::complex<double> source_spectrum(const FdtdStep::Problem& p, double frequency) {
+  require(!p.sources.empty(), "no point source", "at least one soft source");
+  const PointSource& s = p.sources.front();
+  std::complex<double> sum = 0;
+  const double dt = p.grid.dt, w = 2 * 3.14159265358979323846 * frequency;
+  const auto [first, end] = pulse_steps(p, s);
+  for (std::int64_t n = first; n < end; ++n) {
+    const double t = (double(n) + 0.5) * dt;
+    sum += dt * waveform_value(s.waveform, s.frequency, t - s.delay) *
+           std::exp(std::complex<double>(0, -w * t));
+  }
+  return sum;
+}
+
+std::optional<CaseSar> case_sar_from_json(const json& j, const FdtdStep::Problem& p,
+                                          const std::string& where) {
+  if (!j.contains("sar")) return std::nullopt;
+  const std::string sw = where + " sar";
+  const json& s = j.at("sar");
+  CaseSar sar;
+  sar.frequency = get<double>(s, "frequency", sw);
+  sar.summary = get_or<std::string>(s, "summary", "", sw);
+  sar.vtk = get_or<std::string>(s, "vtk", "", sw);
+  sar.png = get_or<std::string>(s, "png", "", sw);
+  const YeeGrid& g = p.grid;
+  const double h = g.dx;
+  require(std::abs(g.dy - h) <= 0.01 * h && std::abs(g.dz - h) <= 0.01 * h,
+          "cells of " + number(g.dx) + " x " + number(g.dy) + " x " + number(g.dz) +
+              " m for the SAR in " + sw,
+          "cubic cells (dx = dy = dz to 1 %): the 1 g and 10 g averages take cubes of cells");
+  // The continuous-wave scaling divides E by the sources' common spectrum.
+  require(!p.sources.empty(), "the SAR in " + sw + " needs a source",
+          "one or more soft point sources");
+  const PointSource& first = p.sources.front();
+  for (std::size_t n = 0; n < p.sources.size(); ++n) {
+    const PointSource& src = p.sources[n];
+    require(!src.hard, where + " sources[" + std::to_string(n) + "] is a hard source",
+            "soft sources only with a \"sar\" section (the SAR is scaled to their current "
+            "moments I dl running as sinusoids)");
+    require(src.waveform == first.waveform && src.frequency == first.frequency &&
+                src.delay == first.delay,
+            where + " sources[" + std::to_string(n) +
+                "] differs from sources[0] in waveform, frequency or delay",
+            "sources with one waveform, frequency and delay (their amplitudes may differ) with "
+            "a \"sar\" section");
+  }
+  // W(f) against its bound sum |dt w|: a frequency far outside the pulse's
+  // band would divide noise by almost nothing.
+  const auto [pulse_first, pulse_end] = pulse_steps(p, first);
+  require(pulse_end - pulse_first <= max_pulse_steps,
+          "the sources' pulse spans " + std::to_string(pulse_end - pulse_first) +
+              " steps of the run (35 / (f dt) with f = " + number(first.frequency) + " Hz) in " +
+              sw,
+          "a pulse of at most " + std::to_string(max_pulse_steps) +
+              " steps: a higher source frequency or larger cells");
+  double bound = 0;
+  for (std::int64_t n = pulse_first; n < pulse_end; ++n)
+    bound += g.dt * std::abs(waveform_value(first.waveform, first.frequency,
+                                            (double(n) + 0.5) * g.dt - first.delay));
+  require(bound > 0,
+          "the sources' pulse (delay " + number(first.delay) + " s) lies outside the " +
+              std::to_string(p.steps) + " steps of the run in " + sw,
+          "a delay that puts the pulse inside the run");
+  const double spectrum = std::abs(source_spectrum(p, sar.frequency));
+  require(spectrum > 1e-3 * bound,
+          "the sources' " + std::string(to_string(first.waveform)) + " at " +
+              number(first.frequency) +
+              " Hz carries almost nothing at the SAR "
+              "frequency " +
+              number(sar.frequency) + " Hz in " + sw,
+          "a source frequency near the SAR frequency (|W(f)| is " + number(spectrum / bound) +
+              " of its bound; at least 1e-3)");
+  sar.density.assign(p.materials.size(), 0.0);  // id 0 is vacuum, case materials from 1
+  if (j.contains("materials")) {
+    std::size_t id = 1;
+    for (const auto& m : j.at("materials"))
+      sar.density[id++] = get_or<double>(m, "density", 0.0, where + " materials");
+  }
+  const NodeBox box = resolve_box(p.phasors, g);
+  memory::require_fits("the conductivity and density of the SAR box's cells (8 bytes each)",
+                       8.0 * double(box.hi[0] - box.lo[0] - 1) * double(box.hi[1] - box.lo[1] - 1) *
+                           double(box.hi[2] - box.lo[2] - 1),
+                       "host");
+  const SarInput cells = case_sar_input(p, sar, nullptr);
+  require(std::any_of(cells.rho.begin(), cells.rho.end(), [](float r) { return r > 0; }),
+          "no cell of the SAR box in " + sw + " holds tissue",
+          "a material with \"density\" (kg/m^3) on all eight corners of some cell of the box");
+  return sar;
+}
+
+namespace {
+// The material of a cell for the SAR: the tissue on most of its eight
+// corner nodes (the first corner's on a tie, corners in (i, j, k) order), or
+// background (-1) when any corner has no density: the node materials put
+// the tissue surface on the last tissue node plane, so a cell with a
+// background corner lies outside it.
+int cell_material(const FdtdStep::Problem& p, const std::vector<double>& density, index_t i,
+                  index_t j, index_t k) {
+  const YeeGrid& g = p.grid;
+  std::uint32_t ids[8];
+  for (int c = 0; c < 8; ++c) {
+    ids[c] =
+        p.material_id.empty()
+            ? 0
+            : p.material_id[std::size_t(g.index(i + (c >> 2), j + ((c >> 1) & 1), k + (c & 1)))];
+    if (density[ids[c]] <= 0) return -1;
+  }
+  int best = 0, best_count = 0;
+  for (int c = 0; c < 8; ++c) {
+    const int count = int(std::count(ids, ids + 8, ids[c]));
+    if (count > best_count) best = c, best_count = count;
+  }
+  return int(ids[best]);
+}
+}  // namespace
+
+SarInput case_sar_input(const FdtdStep::Problem& p, const CaseSar& sar, const PhasorSet* phasors) {
+  const YeeGrid& g = p.grid;
+  const NodeBox box = resolve_box(p.phasors, g);
+  SarInput in;
+  in.phasors = phasors;
+  in.amplitude_scale = 1 / std::abs(source_spectrum(p, sar.frequency));
+  in.dx = g.dx, in.dy = g.dy, in.dz = g.dz;
+  in.periodic = p.periodic;
+  for (index_t i = box.lo[0]; i + 1 < box.hi[0]; ++i)
+    for (index_t j = box.lo[1]; j + 1 < box.hi[1]; ++j)
+      for (index_t k = box.lo[2]; k + 1 < box.hi[2]; ++k) {
+        const int id = cell_material(p, sar.density, i, j, k);
+        in.sigma.push_back(id < 0 ? 0.0f : float(p.materials[std::size_t(id)].sigma));
+        in.rho.push_back(id < 0 ? 0.0f : float(sar.density[std::size_t(id)]));
+      }
+  return in;
+}
+
+CaseFile read_case_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw Error("cannot read case file '" + path + "'", "a readable JSON file");
+  json j;
+  try {
+    f >> j;
+  } catch (const std::exception& e) {
+    throw Error("'" + path + "' is not valid JSON: " + e.what());
+  }
+  CaseFile c;
+  c.problem = problem_from_json(j, path);
+  const json outputs = j.value("outputs", json::object());
+  for (const char* key : {"probes", "energy"})
+    if (outputs.contains(key) && !outputs[key].is_string())
+      throw Error(std::string("outputs.") + key + " in " + path + " must be a file name",
+                  "\"out.csv\"");
+  c.probes_path = outputs.value("probes", "");
+  c.energy_path = outputs.value("energy", "");
+  if (!c.energy_path.empty()) require_writable_file(c.energy_path, "outputs.energy");
+  c.sar = case_sar_from_json(j, c.problem, path);
+  if (c.sar)
+    for (const auto& [file, key] : {std::pair{c.sar->summary, "sar.summary"},
+                                    {c.sar->vtk, "sar.vtk"},
+                                    {c.sar->png, "sar.png"}})
+      if (!file.empty()) require_writable_file(file, key);
+  return c;
+}
+
+std::string energy_csv(const FdtdStep::Problem& p, const FdtdStep::Result& r) {
+  std::ostringstream out;
+  out.precision(9);
+  out << std::scientific << "step,time,energy\n";
+  for (std::size_t n = 0; n < r.energy.size(); ++n)
+    out << r.energy_steps[n] + 1 << ',' << double(r.energy_steps[n] + 1) * p.grid.dt << ','
+        << r.energy[n] << '\n';
+  return out.str();
+}
+
+void write_case_sar(const CaseSar& sar, const SarMaps& maps, std::ostream& out) {
+  out << "SAR at " << sar.frequency << " Hz (sources as sinusoids of their amplitudes): whole-body "
+      << maps.whole_body_sar << " W/kg over " << maps.tissue_mass << " kg, absorbed "
+      << maps.absorbed_power << " W; peak point " << maps.peak_point << " W/kg, 1 g "
+      << maps.peak_1g << " W/kg, 10 g " << maps.peak_10g << " W/kg\n";
+  if (!sar.summary.empty()) {
+    write_sar_summary(sar.summary, maps, sar.frequency);
+    out << "SAR summary written to " << sar.summary << "\n";
+  }
+  const double h = maps.cell_size;
+  if (!sar.vtk.empty()) {
+    write_sar_vti(sar.vtk, maps, h,
+                  {(double(maps.origin[0]) + 0.5) * h, (double(maps.origin[1]) + 0.5) * h,
+                   (double(maps.origin[2]) + 0.5) * h});
+    out << "SAR maps written to " << sar.vtk << "\n";
+  }
+  if (!sar.png.empty()) {
+    write_sar_png(sar.png, maps);
+    out << "SAR slice written to " << sar.png << "\n";
+  }
 }
 
 std::string probes_csv(const FdtdStep::Problem& p, const FdtdStep::Result& r) {

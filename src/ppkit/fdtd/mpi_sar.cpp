@@ -228,6 +228,7 @@ SarMaps compute_sar_slabs(MPI_Comm comm, const PhasorSet& local,
   MPI_Allreduce(peaks, global_peaks, 3, MPI_DOUBLE, MPI_MAX, comm);
   maps.peak_1g = global_peaks[0];
   maps.peak_10g = global_peaks[1];
+  maps.peak_point = global_peaks[2];
   if (!gather_maps) return maps;
 
   // Every rank's rows to rank 0, in row order (rows are contiguous in a map).

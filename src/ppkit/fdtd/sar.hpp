@@ -45,6 +45,7 @@ struct SarMaps {
   double tissue_mass = 0;                  // kg
   double absorbed_power = 0;               // W
   double whole_body_sar = 0;               // W/kg
+  double peak_point = 0;                   // W/kg, the largest point SAR
   double peak_1g = 0, peak_10g = 0;        // W/kg (0 when no valid cube)
   double cell_size = 0;                    // m (cubic cells)
   double frequency = 0;                    // Hz
