@@ -4,10 +4,15 @@
 // Run under `mpirun -np R ppkit sem nekbone-mpi ...`. --scaling strong|weak
 // repeats the solve on sub-communicators of 1, 2, 4, ... and R ranks of the
 // same launch (as `ppkit fdtd scaling`): strong scaling keeps the box, weak
-// scaling gives every rank EX element columns (box R*EX x EY x EZ).
+// scaling gives every rank EX element columns (box R*EX x EY x EZ). A study
+// also times, on rank 0, every available single-process sem.nekbone variant
+// on the one-rank box, each verified against the manufactured solution, and
+// reports the efficiency against the fastest as well ("eff. best"):
+// rate(R) / (R rate_best), rates in global nodes x CG iterations per second.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -15,11 +20,15 @@
 #include "ppkit/core/output_path.hpp"
 #include "ppkit/core/error.hpp"
 #include "ppkit/core/results.hpp"
+#include "ppkit/core/compare.hpp"
+#include "ppkit/core/registry.hpp"
 #include "ppkit/sem/box_mesh.hpp"
 #include "ppkit/sem/nekbone.hpp"
+#include "ppkit/sem/sem_cases.hpp"
 #include "ppkit/sem/slab_partition.hpp"
 #if defined(PPKIT_HAVE_MPI)
 #include "mpi_scaling.hpp"
+#include "ppkit/mpi/idle_barrier.hpp"
 #include "ppkit/mpi/mpi_runtime.hpp"
 #include "ppkit/sem/nekbone_mpi.hpp"
 #endif
@@ -99,8 +108,64 @@ struct Row {
   int iterations = 0;
   double initial = 0, residual = 0, error = 0;
   double seconds = 0, gflops = 0, exchange_s = 0, reduction_s = 0, exchange_mb = 0;
-  double efficiency = -1;
+  double efficiency = -1, efficiency_best = -1;
+  // Global nodes x CG iterations per second: the same work whatever the variant.
+  double rate() const { return seconds > 0 ? double(nodes) * iterations / seconds : 0; }
 };
+
+// The fastest single-process sem.nekbone variant on one box.
+struct BestSingle {
+  std::string name;
+  double rate = 0, seconds_per_iteration = 0;
+  std::vector<std::pair<std::string, double>> all;  // variant, seconds per iteration
+};
+
+// Every available sem.nekbone variant on one process (rank 0 of the launch),
+// the median of `repeats` solves after an untimed one; a variant counts only
+// when its solution is within nekbone_verification's tolerance of the
+// manufactured solution, as in `ppkit sem nekbone`.
+BestSingle best_single_process(const MpiArgs& a, const BoxMeshSpec& spec) {
+  const BoxMesh mesh = make_box_mesh(spec);
+  const NekboneProblem problem = make_nekbone_problem(mesh, settings_of(a));
+  const auto verification = nekbone_verification(problem);
+  BestSingle best;
+  for (const auto& v : Registry<SemNekbone>::all()) {
+    if (!v.prepare || !v.availability().available) continue;
+    try {
+      auto run = v.prepare(problem);
+      run->run();
+      std::vector<double> times;
+      for (int k = 0; k < a.repeats; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        run->run();
+        times.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+      std::sort(times.begin(), times.end());
+      const NekboneResult r = run->result();
+      CompareRow row;
+      const double error = verification.check(v, r, row);
+      if (!verification.passes(error) || r.iterations < 1) {
+        std::cout << fmt::format(
+            "single-process baseline: {} left out: error {:.3g} against the manufactured "
+            "solution (tolerance {:.3g}), {} iterations\n",
+            v.name, error, verification.tolerance, r.iterations);
+        continue;
+      }
+      const double per_iteration = times[times.size() / 2] / r.iterations;
+      best.all.emplace_back(v.name, per_iteration);
+      const double rate = double(mesh.global_count) / per_iteration;
+      if (rate > best.rate) {
+        best.name = v.name;
+        best.rate = rate;
+        best.seconds_per_iteration = per_iteration;
+      }
+    } catch (const std::exception& e) {
+      std::cout << fmt::format("single-process baseline: {} left out: {}\n", v.name, e.what());
+    }
+  }
+  return best;
+}
 
 // One configuration on the first `ranks` ranks of the world (the row is
 // meaningful on world rank 0): median of the repeats by the slowest rank's time.
@@ -172,18 +237,46 @@ void run_nekbone_mpi(const MpiArgs& a) {
     (void)slab_columns(spec_of(a).ex, *std::max_element(counts.begin(), counts.end()));
 
   nlohmann::json j = mpi_scaling::describe_ranks(runtime.device_name());
+  BestSingle best;
+  if (a.scaling != "none") {
+    if (rank == 0) {
+      const BoxMeshSpec one = spec_of(a);
+      best = best_single_process(a, one);
+      std::string line;
+      for (const auto& [name, seconds] : best.all)
+        line += fmt::format("{}{} {:.3f}", line.empty() ? "" : ", ", name, 1e3 * seconds);
+      if (best.rate > 0) {
+        std::cout << fmt::format(
+            "fastest single-process sem.nekbone variant on {}x{}x{}: {} ({:.3f} ms/iteration)\n"
+            "  single-process ms/iteration: {}\n",
+            one.ex, one.ey, one.ez, best.name, 1e3 * best.seconds_per_iteration, line);
+        nlohmann::json timed;
+        for (const auto& [name, seconds] : best.all) timed[name] = seconds;
+        j["single_process_best"] = {{"elements", {one.ex, one.ey, one.ez}},
+                                    {"variant", best.name},
+                                    {"node_iterations_per_second", best.rate},
+                                    {"seconds_per_iteration", best.seconds_per_iteration},
+                                    {"seconds_per_iteration_by_variant", timed}};
+      } else {
+        std::cout << "no single-process sem.nekbone variant ran here: no eff. best\n";
+      }
+    }
+    mpi::idle_barrier(MPI_COMM_WORLD);  // the other ranks wait without spinning
+  }
   if (rank == 0) {
     std::cout << fmt::format(
         "order {}, {} deformation, {}, geometry {}, axhelm {}, tol {:.1e}, median of {} solves; "
-        "times: slowest rank; exchange: packing, MPI and adding the interface planes; "
+        "times: slowest rank; eff.: against the 1-rank run; eff. best: against the fastest "
+        "single-process variant; exchange: packing, MPI and adding the interface planes; "
         "allreduce: the inner products\n\n",
         a.order, a.deform, a.equation, a.geometry,
         a.axhelm_variant.empty() ? std::string("built-in") : a.axhelm_variant, a.tol, a.repeats);
     std::cout << fmt::format(
-        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11}{:>11}{:>10}{:>9}{:>7}{:>13}{:>14}"
+        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11}{:>11}{:>10}{:>9}{:>7}{:>10}{:>13}{:>14}"
         "{:>10}  {:<12}{}\n",
         "study", "ranks", "elements", "nodes", "iters", "residual", "max error", "time s",
-        "GFLOP/s", "eff.", "exchange ms", "allreduce ms", "MB sent", "exchange", "overlap");
+        "GFLOP/s", "eff.", "eff. best", "exchange ms", "allreduce ms", "MB sent", "exchange",
+        "overlap");
   }
   double one_rank_rate = 0;
   mpi_scaling::sweep(counts, a.overlap, [&](int ranks, bool overlap) {
@@ -194,16 +287,17 @@ void run_nekbone_mpi(const MpiArgs& a) {
     // (weak scaling does R times the work per iteration; iteration counts may differ).
     if (a.scaling != "none" && one_rank_rate > 0)
       row.efficiency = row.gflops / (double(ranks) * one_rank_rate);
+    if (best.rate > 0) row.efficiency_best = row.rate() / (double(ranks) * best.rate);
+    auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
     const std::string elements =
         fmt::format("{}x{}x{}", row.elements[0], row.elements[1], row.elements[2]);
     std::cout << fmt::format(
-        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>13.3f}{:>14.3f}"
-        "{:>10.2f}  {:<12}{}\n",
+        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>10}{:>13.3f}"
+        "{:>14.3f}{:>10.2f}  {:<12}{}\n",
         a.scaling == "none" ? "-" : a.scaling, row.ranks, elements, row.nodes, row.iterations,
-        row.residual, row.error, row.seconds, row.gflops,
-        row.efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", row.efficiency),
-        1e3 * row.exchange_s, 1e3 * row.reduction_s, row.exchange_mb, row.path,
-        mpi_scaling::overlap_label(ranks, row.overlap));
+        row.residual, row.error, row.seconds, row.gflops, eff(row.efficiency),
+        eff(row.efficiency_best), 1e3 * row.exchange_s, 1e3 * row.reduction_s, row.exchange_mb,
+        row.path, mpi_scaling::overlap_label(ranks, row.overlap));
     std::cout.flush();
     nlohmann::json r;
     r["study"] = a.scaling;
@@ -218,6 +312,7 @@ void run_nekbone_mpi(const MpiArgs& a) {
     r["seconds"] = row.seconds;
     r["gflops"] = row.gflops;
     r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
+    r["efficiency_vs_best_single_process"] = mpi_scaling::efficiency_json(row.efficiency_best);
     r["exchange_seconds_max"] = row.exchange_s;
     r["allreduce_seconds_max"] = row.reduction_s;
     r["exchange_mb_sent_rank0"] = row.exchange_mb;
