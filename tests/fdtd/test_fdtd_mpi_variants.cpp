@@ -10,6 +10,8 @@
 //               (MpiSlabSolver::sar) against compute_sar on the single-rank
 //               phasors, with 1 g and 10 g cubes wider than a slab;
 //   periodic  - periodic y (the transverse axis) with CPML on x and z.
+// Each case runs with the halo exchange overlapped (for variants whose traits
+// say slab_overlap) and without, which must agree bit for bit.
 // Fields, probes, energies and phasors to 1e-6 relative (fp32); the single-rank
 // run is the same variant on the whole grid, on rank 0. Then a setup that
 // fails on one rank only must make every rank throw, naming it. Exit status
@@ -158,6 +160,11 @@ int main(int argc, char** argv) {
       MpiSlabSolver solver(problem, MPI_COMM_WORLD, options);
       solver.advance(problem.steps);
       const auto slabs = solver.result(true);
+      // The same without overlap: the whole step, then the exchange.
+      options.overlap = false;
+      MpiSlabSolver serial_halo(problem, MPI_COMM_WORLD, options);
+      serial_halo.advance(problem.steps);
+      const auto unoverlapped = serial_halo.result(true);
       // The SAR where the phasor planes are (no rank holds the whole box).
       const SarInput tissue = random_tissue(problem, seed);
       SarMaps spread;
@@ -172,6 +179,18 @@ int main(int argc, char** argv) {
         std::printf("%s %s: %g (%s)\n", ok ? "PASS" : "FAIL", what, value, config.c_str());
         failures += ok ? 0 : 1;
       };
+      // Variants that update the edge planes first overlap the exchange and
+      // leave the fields, probes and energies of the unoverlapped run.
+      const bool overlaps =
+          ranks > 1 && ppkit::Registry<FdtdStep>::find(solver.variant()).traits.slab_overlap;
+      check(solver.overlap() == overlaps && !serial_halo.overlap(),
+            overlaps ? "overlap reported on (slab_overlap variant)" : "overlap reported off",
+            double(solver.overlap()));
+      const bool same =
+          slabs.fields == unoverlapped.fields && slabs.probe_values == unoverlapped.probe_values &&
+          slabs.energy == unoverlapped.energy && slabs.phasors.re == unoverlapped.phasors.re &&
+          slabs.phasors.im == unoverlapped.phasors.im;
+      check(same, "overlap on equals overlap off bit for bit", same ? 0 : 1);
       const double fields = fields_relative_error(slabs.fields, single.fields);
       check(fields < 1e-6, "fields vs single rank", fields);
       // Per probe: the largest difference over its series relative to its largest value.

@@ -296,6 +296,61 @@ TEST_P(FdtdSolverTest, SlabPlanesCopyBothWays) {
   EXPECT_THROW(applier->copy_planes(0, g.nx, 2, two.data(), false, g), Error) << GetParam();
 }
 
+// StepApplier::begin_step / finish_step (the overlapped halo of MPI slabs):
+// on the variants whose traits say slab_overlap, steps split at edge planes
+// (the planes of the soft and the hard source among them, the grid's faces,
+// none) leave the fields, probes and phasors of advance() bit for bit; the
+// other slab variants refuse them.
+TEST_P(FdtdSolverTest, EdgePlanesFirstEqualsAdvance) {
+  const auto& variant = Registry<FdtdStep>::find(GetParam());
+  if (!variant.traits.slab) GTEST_SKIP() << GetParam() << " does not step slabs";
+  const auto problem = random_case(test_seed(), 2, 6);
+  auto whole = variant.prepare(problem);
+  auto* a = dynamic_cast<StepApplier*>(whole.get());
+  ASSERT_NE(a, nullptr);
+  a->restart();
+  if (!variant.traits.slab_overlap) {
+    EXPECT_THROW(a->begin_step({1}), Error) << GetParam();
+    return;
+  }
+  a->advance(problem.steps, nullptr);
+  const YeeGrid& g = problem.grid;
+  for (const std::vector<index_t>& edges :
+       {std::vector<index_t>{5}, {6, 2}, {0, g.nx}, {}, {5, 6}}) {
+    auto split = variant.prepare(problem);
+    auto* b = dynamic_cast<StepApplier*>(split.get());
+    b->restart();
+    for (std::int64_t s = 0; s < problem.steps; ++s) {
+      b->begin_step(edges);
+      b->finish_step();
+    }
+    EXPECT_EQ(b->step(), problem.steps);
+    for (int c = 0; c < 6; ++c) {
+      std::vector<float> x(std::size_t(g.nodes())), y(x.size());
+      a->copy_field(c, x.data(), true, false, nullptr);
+      b->copy_field(c, y.data(), true, false, nullptr);
+      EXPECT_EQ(x, y) << GetParam() << " field " << c << ", " << edges.size() << " edges";
+    }
+    EXPECT_EQ(a->probe_record(), b->probe_record()) << GetParam();
+    const PhasorSet pa = a->phasor_sums(), pb = b->phasor_sums();
+    EXPECT_TRUE(pa.re == pb.re && pa.im == pb.im) << GetParam();
+  }
+  auto run = variant.prepare(problem);
+  auto* c = dynamic_cast<StepApplier*>(run.get());
+  c->restart();
+  EXPECT_THROW(c->finish_step(), Error) << GetParam();
+  c->begin_step({3});
+  EXPECT_THROW(c->advance(1, nullptr), Error) << GetParam();
+  EXPECT_THROW(c->begin_step({3}), Error) << GetParam();
+  EXPECT_THROW(
+      {
+        c->finish_step();
+        c->begin_step({g.nx + 1});
+      },
+      Error)
+      << GetParam();
+}
+
 PPKIT_INSTANTIATE_VARIANT_TESTS(FdtdSolverTest, FdtdStep);
 
 // Problem::slab: a window of a larger grid takes the global x CPML profiles

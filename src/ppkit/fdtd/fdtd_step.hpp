@@ -126,6 +126,10 @@ struct FdtdStep {
     // Time steps advanced per pass over the grid (1: one sweep per step);
     // step_bytes(problem, steps_per_pass) is the traffic its roofline counts.
     int steps_per_pass = 1;
+    // A slab variant whose prepared run can update the E field of a slab's
+    // edge planes before the rest of a step (StepApplier::begin_step /
+    // finish_step), so MPI slabs send the halo while the rest is updated.
+    bool slab_overlap = false;
     TraitFields fields() const {
       return {{"plane_wave", plane_wave},
               {"periodic", periodic},
@@ -134,7 +138,8 @@ struct FdtdStep {
               {"phasors", phasors},
               {"snapshots", snapshots},
               {"far_field", far_field},
-              {"steps_per_pass", std::to_string(steps_per_pass)}};
+              {"steps_per_pass", std::to_string(steps_per_pass)},
+              {"slab_overlap", slab_overlap}};
     }
   };
 };

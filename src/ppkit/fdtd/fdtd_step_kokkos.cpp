@@ -231,6 +231,7 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
     if (ntff_.samples > 0) Kokkos::deep_copy(Exec(), ntff_dft_, 0.0);
     next_energy_ = next_frame_ = 0;
     step_ = 0;
+    in_step_ = false;
     if (phasors_) phasors_->reset(PhasorSet{});
   }
 
@@ -388,46 +389,115 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
 
   // Steps step_ .. end - 1, as run() does them.
   void steps_until(std::int64_t end) {
-    Real* fields[6] = {args_.ex, args_.ey, args_.ez, args_.hx, args_.hy, args_.hz};
-    const std::int64_t sy = sy_;
-    const bool narrow = lookup32_.ids == nullptr;
-    for (; step_ < end; ++step_) {
-      const std::int64_t step = step_;
-      if (!split_)
-        update_h<Exec>(args_, whole_grid(args_));
-      else if (narrow)
-        split::update_h_split<Exec>(args_, lookup8_, interior_[0], shell_[0], sy);
-      else
-        split::update_h_split<Exec>(args_, lookup32_, interior_[0], shell_[0], sy);
-      if constexpr (fp32)
-        if (incident_.size() > 0) tfsf(fields, 3, step);
-      periodic_copy<Exec>(args_, whole_grid(args_), false, sy);
-      if (!split_)
-        update_e<Exec>(args_, whole_grid(args_));
-      else if (narrow)
-        split::update_e_split<Exec>(args_, lookup8_, interior_[1], shell_[1], sy);
-      else
-        split::update_e_split<Exec>(args_, lookup32_, interior_[1], shell_[1], sy);
-      if constexpr (fp32)
-        if (incident_.size() > 0) tfsf(fields, 0, step);
-      apply_sources<Exec>(args_, io_, step);
-      periodic_copy<Exec>(args_, whole_grid(args_), true, sy);
-      record_probes<Exec>(args_, io_, step);
-      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
-      for (; next_frame_ < setup_.snapshot_schedule.size() &&
-             setup_.snapshot_schedule[next_frame_].first == step;
-           ++next_frame_)
-        take_frame(fields, setup_.snapshot_schedule[next_frame_].second, step);
-      if (ntff_.samples > 0)
-        ntff_accumulate<Exec>(ntff_, ntff_factors_.data() + step * ntff_.frequencies * 4);
-      if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
-        const double e = !split_  ? field_energy<Exec>(args_, whole_grid(args_))
-                         : narrow ? split::field_energy_split<Exec>(args_, lookup8_, sy)
-                                  : split::field_energy_split<Exec>(args_, lookup32_, sy);
-        energy_.push_back(e * setup_.cell_volume);
-        ++next_energy_;
-      }
+    require(!in_step_, "advance() between begin_step() and finish_step()", "finish_step() first");
+    while (step_ < end) {
+      h_half_step();
+      e_planes(0, args_.nx + 1);
+      after_e_update();
     }
+  }
+
+  // The first part of a step: H everywhere, then E on the edge planes.
+  void begin_step(const std::vector<index_t>& edges) override {
+    require(!in_step_, "begin_step() twice", "finish_step() after each begin_step()");
+    require(step_ < problem_.steps,
+            "begin_step() after the problem's " + std::to_string(problem_.steps) + " steps",
+            "at most problem.steps steps");
+    require(incident_.size() == 0 && ntff_.samples == 0 && setup_.snapshot_schedule.empty(),
+            "begin_step() on a problem with a plane wave, the NTFF or snapshots",
+            "advance() for those (MPI slabs refuse them)");
+    edges_.assign(edges.begin(), edges.end());
+    std::sort(edges_.begin(), edges_.end());
+    edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
+    for (index_t e : edges_)
+      require(e >= 0 && e <= args_.nx, "edge plane " + std::to_string(e),
+              "a plane 0.." + std::to_string(args_.nx));
+    h_half_step();
+    for (index_t e : edges_) e_planes(e, e + 1);
+    in_step_ = true;
+  }
+
+  // The rest: E on the other planes, then what follows the E update.
+  void finish_step() override {
+    require(in_step_, "finish_step() without begin_step()", "begin_step(edges) first");
+    std::int64_t from = 0;
+    for (index_t e : edges_) {
+      e_planes(from, e);
+      from = e + 1;
+    }
+    e_planes(from, args_.nx + 1);
+    in_step_ = false;
+    after_e_update();
+  }
+
+  Real** field_pointers() {
+    fields_now_[0] = args_.ex, fields_now_[1] = args_.ey, fields_now_[2] = args_.ez;
+    fields_now_[3] = args_.hx, fields_now_[4] = args_.hy, fields_now_[5] = args_.hz;
+    return fields_now_;
+  }
+
+  // H^{n+1/2} on every plane, the plane wave's H correction and the periodic H copy.
+  void h_half_step() {
+    const bool narrow = lookup32_.ids == nullptr;
+    if (!split_)
+      update_h<Exec>(args_, whole_grid(args_));
+    else if (narrow)
+      split::update_h_split<Exec>(args_, lookup8_, interior_[0], shell_[0], sy_);
+    else
+      split::update_h_split<Exec>(args_, lookup32_, interior_[0], shell_[0], sy_);
+    if constexpr (fp32)
+      if (incident_.size() > 0) tfsf(field_pointers(), 3, step_);
+    periodic_copy<Exec>(args_, whole_grid(args_), false, sy_);
+  }
+
+  // E^{n+1} on the planes [i0, i1) with the sources there and their periodic
+  // E copy; on every plane also the plane wave's E correction (before the
+  // sources, as on one sweep).
+  void e_planes(std::int64_t i0, std::int64_t i1) {
+    if (i1 <= i0) return;
+    const bool whole = i0 == 0 && i1 == args_.nx + 1, narrow = lookup32_.ids == nullptr;
+    const SlabRange range{i0, i1, 0};
+    if (!split_) {
+      update_e<Exec>(args_, range);
+    } else {
+      split::InteriorT<Real> in = interior_[1];
+      const split::Shell shell = whole ? shell_[1] : split::clip_x(shell_[1], i0, i1);
+      in.box = split::clip_x(in.box, i0, i1);
+      if (narrow)
+        split::update_e_split<Exec>(args_, lookup8_, in, shell, sy_);
+      else
+        split::update_e_split<Exec>(args_, lookup32_, in, shell, sy_);
+    }
+    if constexpr (fp32)
+      if (whole && incident_.size() > 0) tfsf(field_pointers(), 0, step_);
+    const std::int64_t plane = (args_.ny + 1) * sy_;
+    if (whole)
+      apply_sources<Exec>(args_, io_, step_);
+    else
+      apply_sources<Exec>(args_, io_, step_, i0 * plane, i1 * plane);
+    periodic_copy<Exec>(args_, range, true, sy_);
+  }
+
+  // Probes, phasors, frames, the NTFF and the energy of step_, then step_ + 1.
+  void after_e_update() {
+    const std::int64_t step = step_, sy = sy_;
+    const bool narrow = lookup32_.ids == nullptr;
+    record_probes<Exec>(args_, io_, step);
+    if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
+    for (; next_frame_ < setup_.snapshot_schedule.size() &&
+           setup_.snapshot_schedule[next_frame_].first == step;
+         ++next_frame_)
+      take_frame(field_pointers(), setup_.snapshot_schedule[next_frame_].second, step);
+    if (ntff_.samples > 0)
+      ntff_accumulate<Exec>(ntff_, ntff_factors_.data() + step * ntff_.frequencies * 4);
+    if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
+      const double e = !split_  ? field_energy<Exec>(args_, whole_grid(args_))
+                       : narrow ? split::field_energy_split<Exec>(args_, lookup8_, sy)
+                                : split::field_energy_split<Exec>(args_, lookup32_, sy);
+      energy_.push_back(e * setup_.cell_volume);
+      ++next_energy_;
+    }
+    ++step_;
   }
 
   template <class T>
@@ -478,6 +548,9 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
   std::unique_ptr<KokkosPhasors<Exec>> phasors_;
   std::int64_t step_ = 0;  // steps done since restart()
   std::size_t next_energy_ = 0, next_frame_ = 0;
+  std::vector<index_t> edges_;  // of the step begun by begin_step()
+  bool in_step_ = false;        // between begin_step() and finish_step()
+  Real* fields_now_[6] = {};
   StreamInstance<Exec> streams_;
 };
 
@@ -489,11 +562,13 @@ void register_fdtd_kokkos_variants() {
   for_each_kokkos_space([](auto space) {
     using Exec = typename decltype(space)::execution_space;
     // Both variants run every feature, in fp32 and fp64 (step_features.hpp),
-    // and step slabs of MPI runs (copy_planes above).
+    // and step slabs of MPI runs (copy_planes above) with the edge planes
+    // first (begin_step/finish_step above).
     // Ranks 6 and 7: on a device space above OpenCL's 4 and 5 (same tier),
     // below every CUDA variant (native tier). plain is the baseline of the
     // comparison (Taflove's update as written).
-    const FdtdStep::Traits every_feature{true, true, true, true};
+    FdtdStep::Traits every_feature{true, true, true, true};
+    every_feature.slab_overlap = true;
     auto v = kokkos_variant<FdtdStep>(space, "plain", 6);
     v.role = VariantRole::baseline;
     v.traits = every_feature;

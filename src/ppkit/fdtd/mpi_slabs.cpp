@@ -136,8 +136,11 @@ struct MpiSlabSolver::VariantImpl {
   double cell_volume = 0;
   PhasorConfig phasors;
   MpiSlabStats stats;
+  bool overlap = false;  // edge planes first, halo sent while the rest is updated
+  MPI_Request requests[4];
 
-  VariantImpl(const FdtdStep::Problem& p, MPI_Comm c, const std::string& variant);
+  VariantImpl(const FdtdStep::Problem& p, MPI_Comm c, const std::string& variant,
+              bool overlap_requested);
   index_t owned_local(index_t i) const { return i - local_first; }
   // Plane `local` of each field in `components` to (into_field) or from
   // consecutive planes of `buffer`.
@@ -147,7 +150,8 @@ struct MpiSlabSolver::VariantImpl {
     for (std::size_t q = 0; q < components.size(); ++q)
       applier->copy_planes(components[q], local, 1, buffer.data() + q * n, into_field, local_grid);
   }
-  void exchange();
+  void post_halo();
+  void complete_halo();
   void step(std::int64_t n);
   // The owned x range of the phasor box on rank r: [first, end) global planes.
   std::pair<index_t, index_t> phasor_planes(const NodeBox& box, int r) const {
@@ -160,7 +164,7 @@ struct MpiSlabSolver::VariantImpl {
 };
 
 MpiSlabSolver::VariantImpl::VariantImpl(const FdtdStep::Problem& p, MPI_Comm c,
-                                        const std::string& variant)
+                                        const std::string& variant, bool overlap_requested)
     : comm(c), grid(p.grid), total_steps(p.steps), n_probes(p.probes.size()) {
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &ranks);
@@ -249,31 +253,37 @@ MpiSlabSolver::VariantImpl::VariantImpl(const FdtdStep::Problem& p, MPI_Comm c,
           "a variant whose prepared run implements StepApplier: " + slab_variant_names());
   applier->restart();
   applier->wait(nullptr);
+  overlap = overlap_requested && v.traits.slab_overlap && ranks > 1;
   send_left.resize(std::size_t(2 * plane));
   receive_right.resize(std::size_t(2 * plane));
   send_right.resize(std::size_t(3 * plane));
   receive_left.resize(std::size_t(3 * plane));
 }
 
-// The halo after a whole step (the variant's prepared run cannot update the
-// halo planes first, so nothing overlaps the exchange): Ey, Ez of the first
-// owned plane to the left neighbour's last plane, and Ex, Ey, Ez of the last
-// owned plane to the right neighbour's plane 0. That is all the owned planes'
-// next updates need (yee_grid.hpp stencils): H at plane i reads Ey, Ez at
-// i + 1; E at i reads Hy, Hz at i - 1, and Hy, Hz of the halo plane i_begin - 1
-// are updated here from its E (Ex in-plane, Ey, Ez across), their own
-// history and CPML memory, all of which equal the neighbour's; only Ex there
-// can carry a source this rank does not apply, so it travels too.
-void MpiSlabSolver::VariantImpl::exchange() {
+// The halo of a step: Ey, Ez of the first owned plane to the left
+// neighbour's last plane, and Ex, Ey, Ez of the last owned plane to the
+// right neighbour's plane 0. That is all the owned planes' next updates need
+// (yee_grid.hpp stencils): H at plane i reads Ey, Ez at i + 1; E at i reads
+// Hy, Hz at i - 1, and Hy, Hz of the halo plane i_begin - 1 are updated here
+// from its E (Ex in-plane, Ey, Ez across), their own history and CPML memory,
+// all of which equal the neighbour's; only Ex there can carry a source this
+// rank does not apply, so it travels too. post_halo() copies the owned edge
+// planes out (after the queued updates of this step's E there) and posts the
+// messages; complete_halo() waits and writes the halo planes (after the
+// queued updates of the rest of the step, which also wrote them).
+void MpiSlabSolver::VariantImpl::post_halo() {
   static const std::vector<int> to_left{1, 2}, to_right{0, 1, 2};
   if (left != MPI_PROC_NULL) copy(to_left, owned_local(i_begin), send_left, false);
   if (right != MPI_PROC_NULL) copy(to_right, owned_local(i_end - 1), send_right, false);
-  MPI_Request requests[4];
   MPI_Irecv(receive_left.data(), int(receive_left.size()), MPI_FLOAT, left, 31, comm, &requests[0]);
   MPI_Irecv(receive_right.data(), int(receive_right.size()), MPI_FLOAT, right, 32, comm,
             &requests[1]);
   MPI_Isend(send_left.data(), int(send_left.size()), MPI_FLOAT, left, 32, comm, &requests[2]);
   MPI_Isend(send_right.data(), int(send_right.size()), MPI_FLOAT, right, 31, comm, &requests[3]);
+}
+
+void MpiSlabSolver::VariantImpl::complete_halo() {
+  static const std::vector<int> to_left{1, 2}, to_right{0, 1, 2};
   MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
   if (left != MPI_PROC_NULL) {
     copy(to_right, 0, receive_left, true);
@@ -285,11 +295,31 @@ void MpiSlabSolver::VariantImpl::exchange() {
   }
 }
 
+// With overlap, the owned edge planes' E is updated first (begin_step), sent,
+// and the rest of the step runs while it travels (finish_step); otherwise the
+// whole step, then the exchange. Both leave the same fields bit for bit.
 void MpiSlabSolver::VariantImpl::step(std::int64_t n) {
-  applier->advance(1, nullptr);
-  const auto t0 = std::chrono::steady_clock::now();
-  if (ranks > 1) exchange();
-  stats.halo_seconds += seconds_since(t0);
+  if (overlap) {
+    std::vector<index_t> edges;
+    if (left != MPI_PROC_NULL) edges.push_back(owned_local(i_begin));
+    if (right != MPI_PROC_NULL) edges.push_back(owned_local(i_end - 1));
+    applier->begin_step(edges);
+    auto t0 = std::chrono::steady_clock::now();
+    post_halo();
+    stats.halo_seconds += seconds_since(t0);
+    applier->finish_step();
+    t0 = std::chrono::steady_clock::now();
+    complete_halo();
+    stats.halo_seconds += seconds_since(t0);
+  } else {
+    applier->advance(1, nullptr);
+    const auto t0 = std::chrono::steady_clock::now();
+    if (ranks > 1) {
+      post_halo();
+      complete_halo();
+    }
+    stats.halo_seconds += seconds_since(t0);
+  }
   if (next_energy < energy_steps.size() && energy_steps[next_energy] == n) {
     // 1/2 sum(eps E^2 + mu H^2) dV over the owned nodes, in double as the reference.
     const std::size_t nodes = eps.size();
@@ -782,8 +812,9 @@ MpiSlabSolver::MpiSlabSolver(const FdtdStep::Problem& problem, MPI_Comm comm,
     impl_ = make_on_every_rank<Impl>(
         comm, [&] { return std::make_unique<Impl>(problem, comm, options); });
   else
-    variant_ = make_on_every_rank<VariantImpl>(
-        comm, [&] { return std::make_unique<VariantImpl>(problem, comm, options.variant); });
+    variant_ = make_on_every_rank<VariantImpl>(comm, [&] {
+      return std::make_unique<VariantImpl>(problem, comm, options.variant, options.overlap);
+    });
 }
 
 MpiSlabSolver::~MpiSlabSolver() = default;
@@ -917,7 +948,9 @@ void MpiSlabSolver::reset_stats() { (variant_ ? variant_->stats : impl_->stats) 
 std::string MpiSlabSolver::halo_path() const {
   return variant_ ? std::string("staged") : impl_->path_name;
 }
-bool MpiSlabSolver::overlap() const { return variant_ ? false : impl_->options.overlap; }
+bool MpiSlabSolver::overlap() const {
+  return variant_ ? variant_->overlap : impl_->options.overlap;
+}
 index_t MpiSlabSolver::first_plane() const {
   return variant_ ? variant_->i_begin : impl_->range.i_begin;
 }

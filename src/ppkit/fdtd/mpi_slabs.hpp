@@ -20,12 +20,15 @@
 // variant whose traits say slab (step_features.hpp: kokkos-*/plain and
 // /split, opencl/plain and /float4, cuda/split-x*) steps each rank's slab as
 // a problem of its own (Problem::slab: the x CPML of the global grid) with
-// one halo plane per side that is not a global face. Its prepared run
-// (StepApplier) advances whole steps, so the halo planes cannot be updated
-// before the interior: after every step the rank sends Ey, Ez of its first
-// owned plane to the left neighbour and Ex, Ey, Ez of its last one to the
-// right neighbour (what the owned planes' next updates need, mpi_slabs.cpp)
-// through copy_planes() and host buffers, with no overlap. These runs also
+// one halo plane per side that is not a global face. Each step the rank
+// sends Ey, Ez of its first owned plane to the left neighbour and Ex, Ey, Ez
+// of its last one to the right neighbour (what the owned planes' next
+// updates need, mpi_slabs.cpp) through copy_planes() and host buffers. With
+// MpiSlabOptions::overlap and a variant whose traits say slab_overlap
+// (kokkos-*/plain and /split), the step updates E on those edge planes
+// first (StepApplier::begin_step), posts them, and updates the rest while
+// they travel (finish_step); other variants advance whole steps and then
+// exchange, with no overlap (the same fields either way). These runs also
 // take phasors (each rank accumulates its planes of the box; result()
 // gathers them on rank 0; sar() computes the SAR where the planes are) and
 // periodic y (within each plane). Energy is summed over the owned planes on the host
@@ -43,6 +46,7 @@
 namespace ppkit::fdtd {
 
 struct MpiSlabOptions {
+  // Kokkos slab kernels, and variants whose traits say slab_overlap.
   bool overlap = true;
   mpi::HaloPath halo = mpi::HaloPath::automatic;
   // Empty: the Kokkos slab kernels above (overlap, no phasors or periodic
@@ -98,6 +102,8 @@ class MpiSlabSolver {
   // "cuda-aware" (device pointers to MPI), "host-direct" (fields in host
   // memory, no copies) or "staged" (pinned host buffers).
   std::string halo_path() const;
+  // Whether this run overlaps the halo exchange (options.overlap, the
+  // variant's slab_overlap trait, and more than one rank for a variant).
   bool overlap() const;
   // Global node planes [first, end) this rank owns.
   index_t first_plane() const;

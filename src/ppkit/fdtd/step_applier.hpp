@@ -55,6 +55,17 @@ class StepApplier {
   // (correct, but it moves the grid): variants with device buffers override it.
   virtual void copy_planes(int c, index_t first, index_t count, float* host, bool into_field,
                            const YeeGrid& grid);
+  // One step in two parts around a halo exchange (Traits::slab_overlap; the
+  // MPI slabs of mpi_slabs.hpp): begin_step(edges) updates H on every plane,
+  // then E on the local x-planes `edges` only (at most two), with their
+  // sources and periodic copy; finish_step() updates E on the other planes
+  // with their sources and periodic copy, records the probes, phasors and
+  // energy of the step and advances step(). Together they leave the fields
+  // advance(1) leaves, bit for bit. An fp32 run of a problem without plane
+  // waves, snapshots or the NTFF (what MPI slabs run); queued as advance()
+  // on the variant's own queue. Variants without the trait refuse both.
+  virtual void begin_step(const std::vector<index_t>& edges);
+  virtual void finish_step();
   // The running DFT sums so far (empty set without phasors).
   virtual PhasorSet phasor_sums() = 0;
   // Blocks until the work queued on the variant's queue (and on stream) is done.

@@ -153,13 +153,15 @@ void periodic_copy(const YeeKernelArgsT<Real> a, const SlabRange r, bool electri
 }
 
 template <class Exec, class Real>
-void apply_sources(const YeeKernelArgsT<Real> a, const SourceProbeArgsT<Real> s,
-                   std::int64_t step) {
+void apply_sources(const YeeKernelArgsT<Real> a, const SourceProbeArgsT<Real> s, std::int64_t step,
+                   std::int64_t node_begin = 0, std::int64_t node_end = INT64_MAX) {
   if (s.n_sources > 0)
     Kokkos::parallel_for(
         "fdtd.sources", Kokkos::RangePolicy<Exec>(0, 1), KOKKOS_LAMBDA(int) {
           // Serial over sources: two sources on one node must both apply.
+          // Only those at nodes [node_begin, node_end) (a range of planes).
           for (std::int64_t q = 0; q < s.n_sources; ++q) {
+            if (s.source_index[q] < node_begin || s.source_index[q] >= node_end) continue;
             Real* e = s.source_component[q] == 0 ? a.ex : s.source_component[q] == 1 ? a.ey : a.ez;
             const Real value = s.source_values[q * s.steps + step];
             e[s.source_index[q]] = s.source_hard[q] ? value : e[s.source_index[q]] + value;

@@ -20,6 +20,7 @@
 // Rows may be pitched: node (i, j, k) at i * sx + j * sy + k with sy >= nz + 1
 // and sx = (ny + 1) * sy; x and y psi arrays use the same z pitch (see
 // yee_kernel_args.hpp with sy in place of nz + 1).
+#include <algorithm>
 #include <cstdint>
 
 #include "ppkit/fdtd/yee_kernel_args.hpp"
@@ -48,6 +49,13 @@ struct InteriorT {
   Real inv_d[3];  // 1/dx, 1/dy, 1/dz as stored in the CPML profiles outside the layers
 };
 using Interior = InteriorT<float>;
+
+// The part of b on the x-planes [i0, i1) (empty: hi[0] = lo[0]).
+inline Box clip_x(Box b, std::int64_t i0, std::int64_t i1) {
+  b.lo[0] = std::max(b.lo[0], i0);
+  b.hi[0] = std::max(b.lo[0], std::min(b.hi[0], i1));
+  return b;
+}
 
 // The nodes [0, n + 1)^3 outside the interior box as up to six slabs:
 // x-low, x-high (whole planes), y-low, y-high (within the interior x range),
@@ -96,6 +104,17 @@ inline Shell shell_around(const YeeKernelArgsT<Real>& a, const Box& in) {
   s.first[0] = 0;
   for (int q = 0; q < 6; ++q) s.first[q + 1] = s.first[q] + box_nodes(s.slab[q]);
   return s;
+}
+
+// The part of a shell on the x-planes [i0, i1).
+inline Shell clip_x(const Shell& s, std::int64_t i0, std::int64_t i1) {
+  Shell c{};
+  c.first[0] = 0;
+  for (int q = 0; q < 6; ++q) {
+    c.slab[q] = clip_x(s.slab[q], i0, i1);
+    c.first[q + 1] = c.first[q] + box_nodes(c.slab[q]);
+  }
+  return c;
 }
 
 // Node (i, j, k) of the shell's flat index q in [0, first[6]), z fastest in each slab.
