@@ -499,6 +499,14 @@ void add_fdtd_command(CLI::App& app) {
     const FdtdStep::Problem& p = c.problem;
     RunOptions o = case_args->second;
     if (o.probes_csv_path.empty()) o.probes_csv_path = c.probes_path;
+    if (c.sar) {
+      require(o.precision != "fp64" && p.precision == Precision::fp32,
+              "fp64 with the \"sar\" section of " + case_args->first,
+              "fp32: phasors, and so the SAR, are accumulated in fp32 runs only");
+      require(o.checkpoints.checkpoint_file.empty() && o.checkpoints.restart_file.empty(),
+              "--checkpoint/--restart with the \"sar\" section of " + case_args->first,
+              "a run without checkpoints: the checkpointed stepper carries no phasors");
+    }
     const auto report = run_and_report(p, o);
     const auto& r = report.result;
     if (!c.energy_path.empty() && !r.energy.empty()) {

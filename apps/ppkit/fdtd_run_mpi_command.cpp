@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
+#include <cstdint>
 #include <iostream>
 #include <optional>
 
@@ -35,7 +37,8 @@ struct RunMpiArgs {
   bool quiet = false;
 };
 
-// The plan, checked before any rank allocates: the steps against --max-steps.
+#if defined(PPKIT_HAVE_MPI)
+// The plan, checked before the first step: the steps against --max-steps.
 void check_steps(const FdtdStep::Problem& p, std::int64_t max_steps) {
   require(max_steps >= 1, "--max-steps " + std::to_string(max_steps), ">= 1");
   if (p.steps > max_steps)
@@ -45,14 +48,26 @@ void check_steps(const FdtdStep::Problem& p, std::int64_t max_steps) {
         fmt::format("--max-steps {} or more to run it anyway, or a coarser problem", p.steps));
 }
 
-#if defined(PPKIT_HAVE_MPI)
 void run_case(const RunMpiArgs& a, const mpi::MpiKokkosRuntime& runtime) {
   const int rank = runtime.rank();
-  const CaseFile c = read_case_file(a.case_path);
+  // Rank 0 reads the file and every rank parses its text, so all of them
+  // run the same case (copies on different hosts could differ).
+  std::string text = rank == 0 ? read_case_text(a.case_path) : std::string();
+  std::uint64_t length = text.size();
+  MPI_Bcast(&length, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  require(length < std::uint64_t(INT_MAX),
+          "case file '" + a.case_path + "' of " + std::to_string(length) + " bytes",
+          "a case file under 2 GiB");
+  text.resize(std::size_t(length));
+  MPI_Bcast(text.data(), int(length), MPI_CHAR, 0, MPI_COMM_WORLD);
+  const CaseFile c = case_from_text(text, a.case_path);
   const FdtdStep::Problem& p = c.problem;
   check_steps(p, a.max_steps);
   const std::string probes_path = a.probes_csv.empty() ? c.probes_path : a.probes_csv;
-  if (!probes_path.empty()) require_writable_file(probes_path, "--probes");
+  if (rank == 0) {
+    check_case_outputs(c);
+    if (!a.probes_csv.empty()) require_writable_file(a.probes_csv, "--probes");
+  }
   MpiSlabOptions options;
   options.variant = a.variant;
   MpiSlabSolver solver(p, MPI_COMM_WORLD, options);
@@ -77,7 +92,7 @@ void run_case(const RunMpiArgs& a, const mpi::MpiKokkosRuntime& runtime) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   progress.finish();
-  const FdtdStep::Result r = solver.result(/*gather_fields=*/false);
+  const FdtdStep::Result r = solver.result(/*gather_fields=*/false, /*gather_phasors=*/false);
   std::optional<SarMaps> sar;
   if (c.sar)
     sar = solver.sar(case_sar_input(p, *c.sar, nullptr),
@@ -132,12 +147,11 @@ void add_fdtd_run_mpi_command(CLI::App& app) {
   cmd->add_option("--max-steps", args->max_steps,
                   "Refuse a case planned with more time steps than this (raise it for long runs)")
       ->capture_default_str();
-  cmd->add_flag("--quiet", args->quiet, "No progress line and no measured estimate");
+  cmd->add_flag("--quiet", args->quiet, "No progress line");
   cmd->callback([args] {
 #if defined(PPKIT_HAVE_MPI)
     run_case_mpi(*args);
 #else
-    check_steps(read_case_file(args->case_path).problem, args->max_steps);
     throw Error("this ppkit was built without MPI",
                 "configure with -DPPKIT_ENABLE_MPI=ON and run under mpirun, or `ppkit fdtd run` "
                 "for one process");

@@ -129,6 +129,7 @@ TEST(FdtdCaseFile, RejectsOtherMistakes) {
 
 json sar_case() {
   json j = valid_case();
+  j["steps"] = 200;  // the 30 GHz pulse is over after about 62 steps
   j["materials"][0]["density"] = 2500;
   j["sar"] = json::parse(R"({"frequency": 3e10, "box_min": [10, 2, 2], "box_max": [18, 12, 10],
                               "summary": "sar.csv"})");
@@ -174,6 +175,32 @@ TEST(FdtdCaseFile, ReadsASarSection) {
   EXPECT_FALSE(case_sar_from_json(valid_case(), p, "case.json").has_value());
 }
 
+// source_spectrum (summed over the pulse's steps only) against the running
+// DFT over every step of the run, for each waveform, pulses cut at the start
+// (negative delay) and at the end of the run, and frequencies off the peak.
+TEST(FdtdCaseFile, SourceSpectrumIsTheRunningDftOverEveryStep) {
+  auto p = problem_from_json(valid_case(), "case.json");
+  const double dt = p.grid.dt, f = 3e10;
+  for (Waveform w : {Waveform::gaussian, Waveform::ricker, Waveform::modulated_gaussian})
+    for (double delay : {-2 / f, 0.0, 3 / f, 40 / f})
+      for (std::int64_t steps : {std::int64_t(60), std::int64_t(400)})
+        for (double at : {0.5 * f, f, 2.2 * f}) {
+          p.sources[0].waveform = w;
+          p.sources[0].delay = delay;
+          p.steps = steps;
+          std::complex<double> sum = 0;
+          for (std::int64_t n = 0; n < steps; ++n) {
+            const double t = (double(n) + 0.5) * dt;
+            const double v = dt * waveform_value(w, f, t - delay);
+            sum += v * std::exp(std::complex<double>(0, -2 * 3.14159265358979323846 * at * t));
+          }
+          const std::complex<double> windowed = source_spectrum(p, at);
+          // |w| <= 1: every sum is at most dt steps.
+          EXPECT_LE(std::abs(windowed - sum), 1e-12 * dt * double(steps))
+              << to_string(w) << ", delay " << delay << ", " << steps << " steps, " << at << " Hz";
+        }
+}
+
 TEST(FdtdCaseFile, RejectsSarSectionsThatCannotBeComputed) {
   auto expect = [](const json& j, const std::string& fragment) {
     const std::string error = sar_error_of(j);
@@ -217,16 +244,27 @@ TEST(FdtdCaseFile, RejectsSarSectionsThatCannotBeComputed) {
   expect(j, "needs a source");
   j = sar_case();
   j["sources"][0]["delay"] = 1.0;
-  expect(j, "lies outside the 30 steps of the run");
+  expect(j, "lies outside the 200 steps of the run");
   j = sar_case();
   j["sources"][0]["frequency"] = 1e3;
   j["steps"] = 20'000'000;
   expect(j, "pulse spans 20000000 steps");
   j = sar_case();
+  j["plane_wave"] = json::parse(R"({"box_min": [6, 6, 6], "box_max": [14, 10, 7],
+      "direction": "+z", "polarisation": [1, 0, 0], "frequency": 3e10})");
+  expect(j, "a plane wave in case.json with a \"sar\" section");
+  j = sar_case();
+  j["steps"] = 20;  // the 30 GHz Ricker peaks at 47 ps, step 27
+  expect(j, "ends before the sources' pulse is over");
+  j = sar_case();
+  j["sar"]["interval"] = 8;  // folds 1/(8 dt) - f = 42 GHz, inside the pulse's band
+  expect(j, "interval 8 in case.json sar folds");
+  j["sar"]["interval"] = 2;  // folds 258 GHz and more: nothing there
+  EXPECT_EQ(sar_error_of(j), "");
+  j = sar_case();
   j["sar"]["frequency"] = 5e12;
   expect(j, "above the Nyquist frequency");
   j = sar_case();
-  j["steps"] = 200;
   j["sar"]["frequency"] = 2.5e11;  // far above the 30 GHz pulse's band
   expect(j, "carries almost nothing at the SAR frequency");
 }

@@ -430,19 +430,20 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
                  hi = triple<std::int64_t>(s, "box_max", sw);
       p.phasors.box.lo = {lo[0], lo[1], lo[2]};
       p.phasors.box.hi = {hi[0], hi[1], hi[2]};
-      for (int u = 0; u < 3; ++u)
-        require(hi[std::size_t(u)] - lo[std::size_t(u)] >= 2,
-                "box_min " + std::to_string(lo[std::size_t(u)]) + ", box_max " +
-                    std::to_string(hi[std::size_t(u)]) + " along axis " + std::to_string(u) +
-                    " in " + sw + " hold no whole cell",
-                "box_max >= box_min + 2 on every axis (the SAR is taken per cell)");
     }
     p.phasors.interval = get_or<std::int64_t>(s, "interval", 1, sw);
+    NodeBox box;
     try {
-      (void)resolve_box(p.phasors, p.grid);
+      box = resolve_box(p.phasors, p.grid);  // inside the grid: the differences below fit
     } catch (const Error& e) {
       throw Error(sw + ": " + e.problem(), e.valid());
     }
+    for (int u = 0; u < 3; ++u)
+      require(box.hi[std::size_t(u)] - box.lo[std::size_t(u)] >= 2,
+              "box_min " + std::to_string(box.lo[std::size_t(u)]) + ", box_max " +
+                  std::to_string(box.hi[std::size_t(u)]) + " along axis " + std::to_string(u) +
+                  " in " + sw + " hold no whole cell",
+              "box_max >= box_min + 2 on every axis (the SAR is taken per cell)");
     // Samples every interval steps resolve frequencies below their Nyquist frequency.
     const double nyquist = 0.5 / (double(p.phasors.interval) * p.grid.dt);
     require(p.phasors.frequencies[0] < nyquist,
@@ -457,6 +458,10 @@ FdtdStep::Problem problem_from_json(const json& j, const std::string& where) {
 }
 
 namespace {
+// A SAR case's pulse is summed step by step (source_spectrum) before the
+// run starts; this many steps take about 0.1 s.
+constexpr std::int64_t max_pulse_steps = 10'000'000;
+
 // The steps [first, end) of a run whose J times (n + 1/2) dt fall where the
 // source's waveform is not zero to double precision: every waveform
 // (sources.hpp) is below 1e-40 before delay - 15/f and after delay + 20/f.
@@ -464,13 +469,13 @@ std::pair<std::int64_t, std::int64_t> pulse_steps(const FdtdStep::Problem& p,
                                                   const PointSource& s) {
   const double dt = p.grid.dt;
   const double first = std::max(0.0, std::floor((s.delay - 15 / s.frequency) / dt - 0.5));
-  const double end = std::min(double(p.steps), std::ceil((s.delay + 20 / s.frequency) / dt));
-  return first >= end ? std::pair<std::int64_t, std::int64_t>{0, 0}
-                      : std::pair{std::int64_t(first), std::int64_t(end)};
+  // A span past max_pulse_steps is refused by case_sar_from_json; capping it
+  // (and both ends below 2^63) keeps the conversions below in range.
+  const double end = std::min({double(p.steps), std::ceil((s.delay + 20 / s.frequency) / dt),
+                               first + 2.0 * double(max_pulse_steps), 9.0e18});
+  if (first >= end) return {0, 0};
+  return {std::int64_t(first), std::int64_t(end)};
 }
-// A SAR case's pulse is summed step by step (source_spectrum) before the
-// run starts; this many steps take about 0.1 s.
-constexpr std::int64_t max_pulse_steps = 10'000'000;
 }  // namespace
 
 std::complex<double> source_spectrum(const FdtdStep::Problem& p, double frequency) {
@@ -506,6 +511,9 @@ std::optional<CaseSar> case_sar_from_json(const json& j, const FdtdStep::Problem
   // The continuous-wave scaling divides E by the sources' common spectrum.
   require(!p.sources.empty(), "the SAR in " + sw + " needs a source",
           "one or more soft point sources");
+  require(p.plane_waves.empty(), "a plane wave in " + where + " with a \"sar\" section",
+          "soft point sources only: the SAR is scaled by their spectrum, which a plane wave "
+          "does not share");
   const PointSource& first = p.sources.front();
   for (std::size_t n = 0; n < p.sources.size(); ++n) {
     const PointSource& src = p.sources[n];
@@ -536,6 +544,21 @@ std::optional<CaseSar> case_sar_from_json(const json& j, const FdtdStep::Problem
           "the sources' pulse (delay " + number(first.delay) + " s) lies outside the " +
               std::to_string(p.steps) + " steps of the run in " + sw,
           "a delay that puts the pulse inside the run");
+  // The pulse must be over before the run ends (and the fields rung down,
+  // which only a longer run can show): W and E are cut at the last step.
+  double peak = 0;
+  for (std::int64_t n = pulse_first; n < pulse_end; ++n)
+    peak = std::max(peak, std::abs(waveform_value(first.waveform, first.frequency,
+                                                  (double(n) + 0.5) * g.dt - first.delay)));
+  const double pulse_over = first.delay + 20 / first.frequency;
+  for (std::int64_t n = p.steps; double(n) * g.dt < pulse_over && n - p.steps < max_pulse_steps;
+       ++n)
+    require(std::abs(waveform_value(first.waveform, first.frequency,
+                                    (double(n) + 0.5) * g.dt - first.delay)) <= 1e-4 * peak,
+            "the run of " + std::to_string(p.steps) + " steps in " + where +
+                " ends before the sources' pulse is over (at step " + std::to_string(n) +
+                " it is still above 1e-4 of its peak)",
+            "more steps with a \"sar\" section: the pulse and then the fields' ring-down");
   const double spectrum = std::abs(source_spectrum(p, sar.frequency));
   require(spectrum > 1e-3 * bound,
           "the sources' " + std::string(to_string(first.waveform)) + " at " +
@@ -545,6 +568,23 @@ std::optional<CaseSar> case_sar_from_json(const json& j, const FdtdStep::Problem
               number(sar.frequency) + " Hz in " + sw,
           "a source frequency near the SAR frequency (|W(f)| is " + number(spectrum / bound) +
               " of its bound; at least 1e-3)");
+  // Samples every `interval` steps fold the frequencies k / (interval dt) +- f
+  // below the grid's own Nyquist frequency 1 / (2 dt) onto f: the pulse must
+  // carry next to nothing there. The first eight folds are checked; the
+  // waveforms' spectra fall off above their peak, so higher ones carry less.
+  const std::int64_t interval = p.phasors.interval;
+  const double fold = 1 / (double(interval) * g.dt), grid_nyquist = 0.5 / g.dt;
+  for (int k = 1; interval > 1 && k <= 8 && k * fold - sar.frequency < grid_nyquist; ++k)
+    for (const double alias : {k * fold - sar.frequency, k * fold + sar.frequency}) {
+      if (alias >= grid_nyquist) continue;
+      const double folded = std::abs(source_spectrum(p, alias));
+      require(folded <= 1e-3 * spectrum,
+              "interval " + std::to_string(interval) + " in " + sw + " folds " + number(alias) +
+                  " Hz, where the pulse carries " + number(folded / spectrum) +
+                  " of its spectrum at the SAR frequency, onto it",
+              "a smaller interval (the pulse's spectrum below 1e-3 of |W(f)| at k / (interval "
+              "dt) +- f), or interval 1");
+    }
   sar.density.assign(p.materials.size(), 0.0);  // id 0 is vacuum, case materials from 1
   if (j.contains("materials")) {
     std::size_t id = 1;
@@ -607,31 +647,49 @@ SarInput case_sar_input(const FdtdStep::Problem& p, const CaseSar& sar, const Ph
   return in;
 }
 
-CaseFile read_case_file(const std::string& path) {
+std::string read_case_text(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw Error("cannot read case file '" + path + "'", "a readable JSON file");
+  std::ostringstream text;
+  text << f.rdbuf();
+  return text.str();
+}
+
+CaseFile case_from_text(const std::string& text, const std::string& where) {
   json j;
   try {
-    f >> j;
+    j = json::parse(text);
   } catch (const std::exception& e) {
-    throw Error("'" + path + "' is not valid JSON: " + e.what());
+    throw Error("'" + where + "' is not valid JSON: " + e.what());
   }
   CaseFile c;
-  c.problem = problem_from_json(j, path);
+  c.problem = problem_from_json(j, where);
   const json outputs = j.value("outputs", json::object());
   for (const char* key : {"probes", "energy"})
     if (outputs.contains(key) && !outputs[key].is_string())
-      throw Error(std::string("outputs.") + key + " in " + path + " must be a file name",
+      throw Error(std::string("outputs.") + key + " in " + where + " must be a file name",
                   "\"out.csv\"");
   c.probes_path = outputs.value("probes", "");
   c.energy_path = outputs.value("energy", "");
-  if (!c.energy_path.empty()) require_writable_file(c.energy_path, "outputs.energy");
-  c.sar = case_sar_from_json(j, c.problem, path);
+  c.sar = case_sar_from_json(j, c.problem, where);
+  return c;
+}
+
+void check_case_outputs(const CaseFile& c) {
+  std::vector<std::pair<std::string, const char*>> files{{c.probes_path, "outputs.probes"},
+                                                         {c.energy_path, "outputs.energy"}};
   if (c.sar)
-    for (const auto& [file, key] : {std::pair{c.sar->summary, "sar.summary"},
-                                    {c.sar->vtk, "sar.vtk"},
-                                    {c.sar->png, "sar.png"}})
-      if (!file.empty()) require_writable_file(file, key);
+    for (const auto& file : {std::pair{c.sar->summary, "sar.summary"},
+                             {c.sar->vtk, "sar.vtk"},
+                             {c.sar->png, "sar.png"}})
+      files.push_back(file);
+  for (const auto& [file, key] : files)
+    if (!file.empty()) require_writable_file(file, key);
+}
+
+CaseFile read_case_file(const std::string& path) {
+  CaseFile c = case_from_text(read_case_text(path), path);
+  check_case_outputs(c);
   return c;
 }
 

@@ -90,6 +90,12 @@ struct CaseFile {
   std::optional<CaseSar> sar;
 };
 CaseFile read_case_file(const std::string& path);
+// The pieces of read_case_file: the file's text (or an error naming it), the
+// case parsed and checked from a text (no file access; `where` names it in
+// messages), and the outputs' check.
+std::string read_case_text(const std::string& path);
+CaseFile case_from_text(const std::string& text, const std::string& where);
+void check_case_outputs(const CaseFile& c);
 
 // CSV: header "step,time,energy", a row per energy sample (E time).
 std::string energy_csv(const FdtdStep::Problem& problem, const FdtdStep::Result& result);

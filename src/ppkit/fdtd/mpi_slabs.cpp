@@ -159,7 +159,7 @@ struct MpiSlabSolver::VariantImpl {
     const index_t b = planes * r / ranks, e = planes * (r + 1) / ranks;
     return {std::max(b, box.lo[0]), std::min(e, box.hi[0])};
   }
-  FdtdStep::Result result(bool gather_fields);
+  FdtdStep::Result result(bool gather_fields, bool gather_phasors);
   SarMaps sar(const SarInput& input, bool gather_maps);
 };
 
@@ -338,7 +338,7 @@ void MpiSlabSolver::VariantImpl::step(std::int64_t n) {
   }
 }
 
-FdtdStep::Result MpiSlabSolver::VariantImpl::result(bool gather_fields) {
+FdtdStep::Result MpiSlabSolver::VariantImpl::result(bool gather_fields, bool gather_phasors) {
   FdtdStep::Result r;
   r.energy_steps = energy_taken;
   r.energy = energy;
@@ -355,7 +355,7 @@ FdtdStep::Result MpiSlabSolver::VariantImpl::result(bool gather_fields) {
   if (!mine.empty())
     MPI_Allreduce(mine.data(), r.probe_values.data(), int(mine.size()), MPI_FLOAT, MPI_SUM, comm);
 
-  if (phasors.enabled()) {
+  if (phasors.enabled() && gather_phasors) {
     // Each rank's planes of the box are one block per frequency and component.
     const NodeBox box = resolve_box(phasors, grid);
     const PhasorSet local = applier->phasor_sums();
@@ -875,8 +875,8 @@ SarMaps MpiSlabSolver::sar(const SarInput& input, bool gather_maps) const {
   return variant_->sar(input, gather_maps);
 }
 
-FdtdStep::Result MpiSlabSolver::result(bool gather_fields) const {
-  if (variant_) return variant_->result(gather_fields);
+FdtdStep::Result MpiSlabSolver::result(bool gather_fields, bool gather_phasors) const {
+  if (variant_) return variant_->result(gather_fields, gather_phasors);
   const Impl& s = *impl_;
   FdtdStep::Result r;
   r.energy_steps = s.energy_taken;

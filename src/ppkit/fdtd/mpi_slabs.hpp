@@ -78,7 +78,9 @@ class MpiSlabSolver {
   void advance(std::int64_t steps);
   // Collective: rank 0 gets the fields (when gather_fields), every rank the
   // probes and the energies taken so far.
-  FdtdStep::Result result(bool gather_fields = true) const;
+  // gather_phasors: rank 0 also gets the whole phasor box (runs with
+  // options.variant and phasors); without it no rank holds more than its planes.
+  FdtdStep::Result result(bool gather_fields = true, bool gather_phasors = true) const;
   // Collective (runs with options.variant and phasors): the SAR of the
   // phasor box computed where its planes are, no rank holding the whole box
   // (mpi_sar.hpp). input as for compute_sar (sar.hpp) without `phasors`:
