@@ -11,12 +11,14 @@
 #endif
 
 // One work-item: sources in order, so two on one node both apply.
+// The sources at nodes [node_begin, node_end) (a range of x-planes), in order.
 __kernel void apply_sources(long n_sources, long step, long steps, __global const long* index,
                             __global const int* component, __global const int* hard,
                             __global const float* values, __global float* ex, __global float* ey,
-                            __global float* ez) {
+                            __global float* ez, long node_begin, long node_end) {
   if (get_global_id(0) != 0) return;
   for (long q = 0; q < n_sources; ++q) {
+    if (index[q] < node_begin || index[q] >= node_end) continue;
     __global float* e = component[q] == 0 ? ex : component[q] == 1 ? ey : ez;
     const float value = values[q * steps + step];
     e[index[q]] = hard[q] ? value : e[index[q]] + value;

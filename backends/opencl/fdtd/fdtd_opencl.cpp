@@ -7,6 +7,7 @@
 // chunks); their cl_mem buffers are not addressable, so fields are read and
 // written through host arrays only.
 #include <algorithm>
+#include <map>
 #include <cmath>
 
 #include "backends/opencl/core/opencl_context.hpp"
@@ -242,6 +243,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
     }
     next_energy_ = next_frame_ = 0;
     step_ = 0;
+    in_step_ = false;
     if (phasors_) phasors_->reset(PhasorSet{});
   }
   void advance(std::int64_t n, void* stream) override {
@@ -287,75 +289,152 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
 
   // Steps step_ .. end - 1, as run() does them.
   void steps_until(std::int64_t end) {
+    require(!in_step_, "advance() between begin_step() and finish_step()", "finish_step() first");
+    while (step_ < end) {
+      h_half_step();
+      e_planes(0, nx_ + 1);
+      after_e_update();
+    }
+  }
+
+  // The first part of a step: H everywhere, then E on the edge planes
+  // (step_applier.hpp).
+  void begin_step(const std::vector<index_t>& edges) override {
+    require(!in_step_, "begin_step() twice", "finish_step() after each begin_step()");
+    require(step_ < problem_.steps,
+            "begin_step() after the problem's " + std::to_string(problem_.steps) + " steps",
+            "at most problem.steps steps");
+    require(setup_.tfsf.row == 0 && ntff_samples_ == 0 && setup_.snapshot_schedule.empty() &&
+                !problem_.periodic[0],
+            "begin_step() on a problem with a plane wave, the NTFF, snapshots or periodic x",
+            "advance() for those (MPI slabs refuse them)");
+    edges_.assign(edges.begin(), edges.end());
+    std::sort(edges_.begin(), edges_.end());
+    edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
+    for (index_t e : edges_)
+      require(e >= 0 && e <= nx_, "edge plane " + std::to_string(e),
+              "a plane 0.." + std::to_string(nx_));
+    h_half_step();
+    for (index_t e : edges_) e_planes(e, e + 1);
+    in_step_ = true;
+  }
+
+  // The rest: E on the other planes, then what follows the E update.
+  void finish_step() override {
+    require(in_step_, "finish_step() without begin_step()", "begin_step(edges) first");
+    index_t from = 0;
+    for (index_t e : edges_) {
+      e_planes(from, e);
+      from = e + 1;
+    }
+    e_planes(from, nx_ + 1);
+    in_step_ = false;
+    after_e_update();
+  }
+
+  // H^{n+1/2} on every plane, the plane wave's H correction and the periodic H copy.
+  void h_half_step() {
     cl_command_queue queue = opencl::Context::get().queue();
-    std::size_t global[3], local[3] = {float4_quads, float4_rows, 1};
     if (vectorized_) {
-      global[0] = round_up(std::size_t(pz_ / 4), float4_quads);
-      global[1] = round_up(std::size_t(ny_ + 1), float4_rows);
+      if (interior_global_[0][2] > 0)
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *interior_h_, 3, nullptr, interior_global_[0],
+                                              float4_local, 0, nullptr, nullptr));
+      if (shell_global_[0] > 0)
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 1, nullptr, &shell_global_[0],
+                                              nullptr, 0, nullptr, nullptr));
     } else {
-      global[0] = std::size_t(nz_ + 1);
-      global[1] = std::size_t(ny_ + 1);
+      const std::size_t global[3] = {std::size_t(nz_ + 1), std::size_t(ny_ + 1),
+                                     std::size_t(nx_ + 1)};
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, nullptr, 0,
+                                            nullptr, nullptr));
     }
-    global[2] = std::size_t(nx_ + 1);
-    const std::size_t* local_size = vectorized_ ? local : nullptr;
-    const cl_long n_sources = cl_long(problem_.sources.size()),
-                  n_probes = cl_long(problem_.probes.size());
-    const cl_long steps = problem_.steps;
-    for (; step_ < end; ++step_) {
-      const cl_long step = step_;
-      if (vectorized_) {
-        for (int half = 0; half < 2; ++half) {
-          if (interior_global_[half][2] > 0)
-            PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, half ? *interior_e_ : *interior_h_, 3,
-                                                  nullptr, interior_global_[half], local, 0,
-                                                  nullptr, nullptr));
-          if (shell_global_[half] > 0)
-            PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, half ? *update_e_ : *update_h_, 1, nullptr,
-                                                  &shell_global_[half], nullptr, 0, nullptr,
-                                                  nullptr));
-          if (half == 0) {
-            if (setup_.tfsf.row > 0) tfsf(3, step);
-            periodic_copy(false);
-          }
-        }
-      } else {
-        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_h_, 3, nullptr, global, local_size, 0,
-                                              nullptr, nullptr));
-        if (setup_.tfsf.row > 0) tfsf(3, step);
-        periodic_copy(false);
-        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, nullptr, global, local_size, 0,
-                                              nullptr, nullptr));
+    if (setup_.tfsf.row > 0) tfsf(3, step_);
+    periodic_copy(false);
+  }
+
+  // E^{n+1} on the planes [i0, i1), on every plane also the plane wave's E
+  // correction, then the sources there and the periodic E copy (of every
+  // plane: planes not yet updated already hold equal face values, so copying
+  // them again changes nothing).
+  void e_planes(index_t i0, index_t i1) {
+    if (i1 <= i0) return;
+    cl_command_queue queue = opencl::Context::get().queue();
+    const bool whole = i0 == 0 && i1 == nx_ + 1;
+    if (vectorized_) {
+      const index_t lo0 = interior_box_[1].lo[0], hi0 = interior_box_[1].hi[0];
+      const index_t first = std::max(i0, lo0), last = std::min(i1, hi0);
+      if (interior_global_[1][2] > 0 && last > first) {
+        const std::size_t offset[3] = {0, 0, std::size_t(first - lo0)};
+        const std::size_t global[3] = {interior_global_[1][0], interior_global_[1][1],
+                                       std::size_t(last - first)};
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *interior_e_, 3, offset, global, float4_local,
+                                              0, nullptr, nullptr));
       }
-      if (setup_.tfsf.row > 0) tfsf(0, step);
-      if (n_sources > 0) {
-        opencl::set_args(*sources_, n_sources, step, steps, source_index_.mem(),
-                         source_component_.mem(), source_hard_.mem(), source_values_.mem(),
-                         fields_[0].mem(), fields_[1].mem(), fields_[2].mem());
-        const std::size_t one = 1;
-        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *sources_, 1, nullptr, &one, nullptr, 0,
+      const Buffer<cl_long>& shell = whole ? shell_[1] : clipped_shell(i0, i1);
+      const std::size_t items = whole ? shell_global_[1] : clipped_shell_items_[{i0, i1}];
+      if (items > 0) {
+        const cl_mem mem = shell.mem();
+        PPKIT_CL_CHECK(clSetKernelArg(*update_e_, 5, sizeof(cl_mem), &mem));
+        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 1, nullptr, &items, nullptr, 0,
                                               nullptr, nullptr));
       }
-      periodic_copy(true);
-      if (n_probes > 0) {
-        opencl::set_args(*probes_, n_probes, step, steps, probe_index_.mem(),
-                         probe_component_.mem(), fields_[0].mem(), fields_[1].mem(),
-                         fields_[2].mem(), fields_[3].mem(), fields_[4].mem(), fields_[5].mem(),
-                         probe_values_.mem());
-        const std::size_t count = std::size_t(n_probes);
-        PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *probes_, 1, nullptr, &count, nullptr, 0,
-                                              nullptr, nullptr));
-      }
-      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
-      for (; next_frame_ < setup_.snapshot_schedule.size() &&
-             setup_.snapshot_schedule[next_frame_].first == step;
-           ++next_frame_)
-        take_frame(setup_.snapshot_schedule[next_frame_].second, step);
-      if (ntff_samples_ > 0) ntff_accumulate(step);
-      if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
-        energy_values_.push_back(total_energy() * setup_.cell_volume);
-        ++next_energy_;
-      }
+    } else {
+      const std::size_t offset[3] = {0, 0, std::size_t(i0)};
+      const std::size_t global[3] = {std::size_t(nz_ + 1), std::size_t(ny_ + 1),
+                                     std::size_t(i1 - i0)};
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *update_e_, 3, offset, global, nullptr, 0,
+                                            nullptr, nullptr));
     }
+    if (whole && setup_.tfsf.row > 0) tfsf(0, step_);
+    const cl_long n_sources = cl_long(problem_.sources.size());
+    if (n_sources > 0) {
+      const cl_long plane = (ny_ + 1) * pz_, node_begin = i0 * plane, node_end = i1 * plane;
+      opencl::set_args(*sources_, n_sources, cl_long(step_), cl_long(problem_.steps),
+                       source_index_.mem(), source_component_.mem(), source_hard_.mem(),
+                       source_values_.mem(), fields_[0].mem(), fields_[1].mem(), fields_[2].mem(),
+                       node_begin, node_end);
+      const std::size_t one = 1;
+      PPKIT_CL_CHECK(
+          clEnqueueNDRangeKernel(queue, *sources_, 1, nullptr, &one, nullptr, 0, nullptr, nullptr));
+    }
+    periodic_copy(true);
+  }
+
+  // The packed E shell of opencl/float4 clipped to the planes [i0, i1),
+  // uploaded once per range (MPI slabs use the same two edges every step).
+  const Buffer<cl_long>& clipped_shell(index_t i0, index_t i1) {
+    auto found = clipped_shells_.find({i0, i1});
+    if (found != clipped_shells_.end()) return found->second;
+    const split::Shell shell = split::clip_x(shell_e_, i0, i1);
+    clipped_shells_[{i0, i1}] = device_copy(pack_shell(shell));
+    clipped_shell_items_[{i0, i1}] = round_up(std::size_t(shell.first[6]), 256);
+    return clipped_shells_[{i0, i1}];
+  }
+
+  // Probes, phasors, frames, the NTFF and the energy of step_, then step_ + 1.
+  void after_e_update() {
+    cl_command_queue queue = opencl::Context::get().queue();
+    const cl_long step = step_, steps = problem_.steps;
+    const cl_long n_probes = cl_long(problem_.probes.size());
+    if (n_probes > 0) {
+      opencl::set_args(*probes_, n_probes, step, steps, probe_index_.mem(), probe_component_.mem(),
+                       fields_[0].mem(), fields_[1].mem(), fields_[2].mem(), fields_[3].mem(),
+                       fields_[4].mem(), fields_[5].mem(), probe_values_.mem());
+      const std::size_t count = std::size_t(n_probes);
+      PPKIT_CL_CHECK(clEnqueueNDRangeKernel(queue, *probes_, 1, nullptr, &count, nullptr, 0,
+                                            nullptr, nullptr));
+    }
+    if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
+    for (; next_frame_ < setup_.snapshot_schedule.size() &&
+           setup_.snapshot_schedule[next_frame_].first == step;
+         ++next_frame_)
+      take_frame(setup_.snapshot_schedule[next_frame_].second, step);
+    if (ntff_samples_ > 0) ntff_accumulate(step);
+    if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
+      energy_values_.push_back(total_energy() * setup_.cell_volume);
+      ++next_energy_;
+    }
+    ++step_;
   }
 
  public:
@@ -459,6 +538,19 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
                                     std::size_t(nz_ + 1), std::size_t(pz_));
   }
 
+  // A shell as the update_*_shell kernels read it: 6 slabs x (lo, hi) x 3
+  // axes, then the 7 prefix counts.
+  static std::vector<cl_long> pack_shell(const split::Shell& shell) {
+    std::vector<cl_long> packed(43);
+    for (int q = 0; q < 6; ++q)
+      for (int d = 0; d < 3; ++d) {
+        packed[std::size_t(6 * q + 2 * d)] = shell.slab[q].lo[d];
+        packed[std::size_t(6 * q + 2 * d + 1)] = shell.slab[q].hi[d];
+      }
+    for (int q = 0; q < 7; ++q) packed[std::size_t(36 + q)] = shell.first[q];
+    return packed;
+  }
+
   // opencl/float4: interior boxes (quad-aligned along z), shells, kernel arguments.
   void prepare_split() {
     YeeKernelArgs a{};
@@ -484,14 +576,9 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
       }
       const bool empty = split::box_empty(box);
       const split::Shell shell = split::shell_around(a, box);
-      std::vector<cl_long> packed(43);
-      for (int q = 0; q < 6; ++q)
-        for (int d = 0; d < 3; ++d) {
-          packed[std::size_t(6 * q + 2 * d)] = shell.slab[q].lo[d];
-          packed[std::size_t(6 * q + 2 * d + 1)] = shell.slab[q].hi[d];
-        }
-      for (int q = 0; q < 7; ++q) packed[std::size_t(36 + q)] = shell.first[q];
-      shell_[half] = device_copy(packed);
+      interior_box_[half] = box;
+      if (electric) shell_e_ = shell;
+      shell_[half] = device_copy(pack_shell(shell));
       const std::size_t group = 256;
       shell_global_[half] = round_up(std::size_t(shell.first[6]), group);
       interior_global_[half][0] =
@@ -574,7 +661,15 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
   cl_program program_ = nullptr;  // owned by the context's program cache
   std::unique_ptr<opencl::Kernel> update_h_, update_e_, sources_, probes_, energy_, reduce_,
       interior_h_, interior_e_, tfsf_, periodic_;
-  Buffer<cl_long> shell_[2];                // opencl/float4: packed shell slabs (H, E)
+  Buffer<cl_long> shell_[2];      // opencl/float4: packed shell slabs (H, E)
+  split::Box interior_box_[2]{};  // opencl/float4: the interiors (H, E)
+  split::Shell shell_e_{};        // opencl/float4: the E shell
+  // opencl/float4: the E shell clipped to plane ranges (begin_step/finish_step).
+  std::map<std::pair<index_t, index_t>, Buffer<cl_long>> clipped_shells_;
+  std::map<std::pair<index_t, index_t>, std::size_t> clipped_shell_items_;
+  std::vector<index_t> edges_;  // of the step begun by begin_step()
+  bool in_step_ = false;        // between begin_step() and finish_step()
+  static constexpr std::size_t float4_local[3] = {float4_quads, float4_rows, 1};
   std::size_t shell_global_[2] = {0, 0};    // shell work-items, rounded up to 256
   std::size_t interior_global_[2][3] = {};  // interior NDRange (quads, rows, planes)
   std::unique_ptr<OpenClPhasors> phasors_;
@@ -613,6 +708,7 @@ void register_fdtd_opencl_variants() {
     auto v = opencl::opencl_variant<FdtdStep>(vectorized ? "float4" : "plain", vectorized ? 5 : 4);
     v.traits.plane_wave = v.traits.periodic = true;  // fp32 only: require_fp32 below
     v.traits.slab = true;                            // copy_planes above
+    v.traits.slab_overlap = true;                    // begin_step/finish_step above
     if (!vectorized) v.role = VariantRole::baseline;
     v.prepare = [vectorized](const FdtdStep::Problem& p) {
       fdtd::require_fp32(p, vectorized ? "opencl/float4" : "opencl/plain");
