@@ -172,7 +172,10 @@ void renumber_by_cell(const CellGrid& g, ParticleArrays<typename Space::memory_s
 }
 
 // Unsorted neighbour structure: a linked list per cell built with atomic
-// exchange (head(c) is the last particle inserted, next(i) the one before).
+// exchange, then each chain put in descending particle index (the order one
+// thread inserting 0..n-1 leaves): threads insert in any order, and the
+// neighbour sums must not depend on it, so runs are reproducible and equal
+// on every execution space.
 template <class Space>
 void build_linked_list(const CellGrid& g, const ParticleArrays<typename Space::memory_space>& p,
                        CellLists<typename Space::memory_space>& lists) {
@@ -192,6 +195,25 @@ void build_linked_list(const CellGrid& g, const ParticleArrays<typename Space::m
         const int c = cell(i);
         next(i) = c == escaped_cell ? -1 : Kokkos::atomic_exchange(&head(c), i);
         if (kind(i) == kFluid) Kokkos::atomic_increment(&fluid(c));
+      });
+  // Insertion sort of each cell's few particles, relinking the chain.
+  Kokkos::parallel_for(
+      "sph.sort_chains", Kokkos::RangePolicy<Space>(0, escaped_cell), KOKKOS_LAMBDA(int c) {
+        int sorted = -1;
+        for (int i = head(c); i >= 0;) {
+          const int following = next(i);
+          if (sorted < 0 || i > sorted) {
+            next(i) = sorted;
+            sorted = i;
+          } else {
+            int before = sorted;
+            while (next(before) > i) before = next(before);
+            next(i) = next(before);
+            next(before) = i;
+          }
+          i = following;
+        }
+        head(c) = sorted;
       });
 }
 
