@@ -244,7 +244,8 @@ case $part in
     # correctness run, not a scaling one): FDTD slabs over cuda/split-x1 and
     # kokkos-cuda/split against the same variant on one rank, Nekbone on 1-3
     # ranks (the rank-local A p also through the registered CUDA axhelm), and
-    # the scaling commands with the CUDA variants. Needs the targets
+    # the scaling commands with the CUDA variants, and the SAR example case on
+    # one process and 3 ranks (tests/fdtd/case_sar_cli.py). Needs the targets
     # ppkit_cli ppkit_fdtd_mpi_variants_test ppkit_sem_mpi_test in the build part.
     export LD_LIBRARY_PATH="$bundle/lib:${LD_LIBRARY_PATH:-}"
     mpi="mpirun --allow-run-as-root --oversubscribe"
@@ -257,6 +258,13 @@ case $part in
     for ranks in 1 2 3; do
       timeout 120 $mpi -np $ranks "$bundle/bin/ppkit_sem_mpi_test" > "$OUT/sem_mpi_$ranks.txt" 2>&1
       echo "Nekbone on $ranks ranks on one GPU: exit $?"; grep -E "axhelm variant|^FAIL" "$OUT/sem_mpi_$ranks.txt" | head -n 6
+    done
+    # kokkos-cuda/split slabs overlap their halo (slab_overlap), cuda/split-x1 ones do not.
+    for v in kokkos-cuda/split cuda/split-x1; do
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 200 python3 \
+        tests/fdtd/case_sar_cli.py "$ppkit" examples/fdtd/dipole_near_tissue.json $v mpirun 1e-5 \
+        > "$OUT/case_sar_$(echo $v | tr / _).txt" 2>&1
+      echo "SAR case on 1 process and 3 ranks over $v: exit $?"; tail -n 2 "$OUT/case_sar_$(echo $v | tr / _).txt"
     done
     timeout 120 $mpi -np 2 "$ppkit" sem nekbone-mpi --elements 16,8,8 --order 7 --repeats 3 \
       --scaling strong --axhelm-variant cuda/trilinear-wmma-m16 --geometry trilinear \

@@ -1,11 +1,14 @@
 """examples/fdtd/dipole_near_tissue.json through the command line: `ppkit fdtd
 run` on one process and, with --mpiexec, `ppkit fdtd run-mpi` on 3 ranks with
 the same rank-local variant. The distributed run must write the same SAR
-summary (1e-6), probe series and energy (bitwise on the Kokkos variants, 1e-6
-allowed) and the SAR maps, which the one-process run checks for sense: tissue
-mass of the phantom's cells, 10 g <= 1 g <= peak point SAR.
+summary, probe series and energy (bitwise on the CPU's Kokkos variants;
+within TOLERANCE, 1e-6 by default, of each summary value and of each CSV
+file's largest value: GPU kernels contract multiply-adds differently on a
+slab and on the whole grid) and the SAR
+maps, which the one-process run checks for sense: tissue mass of the
+phantom's cells, 10 g <= 1 g <= peak point SAR.
 
-Usage: case_sar_cli.py PPKIT CASE VARIANT [MPIEXEC]
+Usage: case_sar_cli.py PPKIT CASE VARIANT [MPIEXEC [TOLERANCE]]
 """
 import csv
 import os
@@ -35,6 +38,7 @@ def read_table(path):
 def main():
     ppkit, case, variant = sys.argv[1:4]
     mpiexec = sys.argv[4] if len(sys.argv) > 4 else None
+    tolerance = float(sys.argv[5]) if len(sys.argv) > 5 else 1e-6
     failures = []
     with tempfile.TemporaryDirectory() as one, tempfile.TemporaryDirectory() as three:
         out = run([ppkit, "fdtd", "run", "--case", case, "--variant", variant, "--quiet"], one)
@@ -57,7 +61,7 @@ def main():
             print(out)
             d = read_summary(three)
             for key, value in s.items():
-                if abs(d[key] - value) > 1e-6 * abs(value):
+                if abs(d[key] - value) > tolerance * abs(value):
                     failures.append(f"{key}: {d[key]} on 3 ranks, {value} on one process")
             for name in ("dipole_probes.csv", "dipole_energy.csv"):
                 head_one, rows_one = read_table(os.path.join(one, name))
@@ -65,7 +69,8 @@ def main():
                 scale = max(abs(v) for row in rows_one for v in row[1:]) or 1
                 worst = max(abs(a - b) for r1, r3 in zip(rows_one, rows_three)
                             for a, b in zip(r1, r3))
-                if head_one != head_three or len(rows_one) != len(rows_three) or worst > 1e-6 * scale:
+                if (head_one != head_three or len(rows_one) != len(rows_three)
+                        or worst > tolerance * scale):
                     failures.append(f"{name} differs on 3 ranks (worst {worst:.3g} of {scale:.3g})")
             if os.path.getsize(os.path.join(three, "dipole_sar.vti")) != os.path.getsize(
                     os.path.join(one, "dipole_sar.vti")):
