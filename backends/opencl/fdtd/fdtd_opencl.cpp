@@ -243,7 +243,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
     }
     next_energy_ = next_frame_ = 0;
     step_ = 0;
-    in_step_ = false;
+    edge_steps_.reset();
     if (phasors_) phasors_->reset(PhasorSet{});
   }
   void advance(std::int64_t n, void* stream) override {
@@ -289,7 +289,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
 
   // Steps step_ .. end - 1, as run() does them.
   void steps_until(std::int64_t end) {
-    require(!in_step_, "advance() between begin_step() and finish_step()", "finish_step() first");
+    edge_steps_.require_between_steps();
     while (step_ < end) {
       h_half_step();
       e_planes(0, nx_ + 1);
@@ -300,35 +300,17 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
   // The first part of a step: H everywhere, then E on the edge planes
   // (step_applier.hpp).
   void begin_step(const std::vector<index_t>& edges) override {
-    require(!in_step_, "begin_step() twice", "finish_step() after each begin_step()");
-    require(step_ < problem_.steps,
-            "begin_step() after the problem's " + std::to_string(problem_.steps) + " steps",
-            "at most problem.steps steps");
-    require(setup_.tfsf.row == 0 && ntff_samples_ == 0 && setup_.snapshot_schedule.empty() &&
-                !problem_.periodic[0],
-            "begin_step() on a problem with a plane wave, the NTFF, snapshots or periodic x",
-            "advance() for those (MPI slabs refuse them)");
-    edges_.assign(edges.begin(), edges.end());
-    std::sort(edges_.begin(), edges_.end());
-    edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
-    for (index_t e : edges_)
-      require(e >= 0 && e <= nx_, "edge plane " + std::to_string(e),
-              "a plane 0.." + std::to_string(nx_));
+    edge_steps_.begin(edges, nx_ + 1, step_, problem_.steps,
+                      setup_.tfsf.row == 0 && ntff_samples_ == 0 &&
+                          setup_.snapshot_schedule.empty() && !problem_.periodic[0],
+                      "a plane wave, the NTFF, snapshots or periodic x");
     h_half_step();
-    for (index_t e : edges_) e_planes(e, e + 1);
-    in_step_ = true;
+    for (index_t e : edge_steps_.edges()) e_planes(e, e + 1);
   }
 
   // The rest: E on the other planes, then what follows the E update.
   void finish_step() override {
-    require(in_step_, "finish_step() without begin_step()", "begin_step(edges) first");
-    index_t from = 0;
-    for (index_t e : edges_) {
-      e_planes(from, e);
-      from = e + 1;
-    }
-    e_planes(from, nx_ + 1);
-    in_step_ = false;
+    for (const auto& [first, end] : edge_steps_.finish()) e_planes(first, end);
     after_e_update();
   }
 
@@ -667,8 +649,7 @@ class OpenClStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
   // opencl/float4: the E shell clipped to plane ranges (begin_step/finish_step).
   std::map<std::pair<index_t, index_t>, Buffer<cl_long>> clipped_shells_;
   std::map<std::pair<index_t, index_t>, std::size_t> clipped_shell_items_;
-  std::vector<index_t> edges_;  // of the step begun by begin_step()
-  bool in_step_ = false;        // between begin_step() and finish_step()
+  EdgePlaneSteps edge_steps_;
   static constexpr std::size_t float4_local[3] = {float4_quads, float4_rows, 1};
   std::size_t shell_global_[2] = {0, 0};    // shell work-items, rounded up to 256
   std::size_t interior_global_[2][3] = {};  // interior NDRange (quads, rows, planes)

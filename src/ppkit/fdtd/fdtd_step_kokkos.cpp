@@ -231,7 +231,7 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
     if (ntff_.samples > 0) Kokkos::deep_copy(Exec(), ntff_dft_, 0.0);
     next_energy_ = next_frame_ = 0;
     step_ = 0;
-    in_step_ = false;
+    edge_steps_.reset();
     if (phasors_) phasors_->reset(PhasorSet{});
   }
 
@@ -389,7 +389,7 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
 
   // Steps step_ .. end - 1, as run() does them.
   void steps_until(std::int64_t end) {
-    require(!in_step_, "advance() between begin_step() and finish_step()", "finish_step() first");
+    edge_steps_.require_between_steps();
     while (step_ < end) {
       h_half_step();
       e_planes(0, args_.nx + 1);
@@ -399,34 +399,17 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
 
   // The first part of a step: H everywhere, then E on the edge planes.
   void begin_step(const std::vector<index_t>& edges) override {
-    require(!in_step_, "begin_step() twice", "finish_step() after each begin_step()");
-    require(step_ < problem_.steps,
-            "begin_step() after the problem's " + std::to_string(problem_.steps) + " steps",
-            "at most problem.steps steps");
-    require(incident_.size() == 0 && ntff_.samples == 0 && setup_.snapshot_schedule.empty(),
-            "begin_step() on a problem with a plane wave, the NTFF or snapshots",
-            "advance() for those (MPI slabs refuse them)");
-    edges_.assign(edges.begin(), edges.end());
-    std::sort(edges_.begin(), edges_.end());
-    edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
-    for (index_t e : edges_)
-      require(e >= 0 && e <= args_.nx, "edge plane " + std::to_string(e),
-              "a plane 0.." + std::to_string(args_.nx));
+    edge_steps_.begin(
+        edges, args_.nx + 1, step_, problem_.steps,
+        incident_.size() == 0 && ntff_.samples == 0 && setup_.snapshot_schedule.empty(),
+        "a plane wave, the NTFF or snapshots");
     h_half_step();
-    for (index_t e : edges_) e_planes(e, e + 1);
-    in_step_ = true;
+    for (index_t e : edge_steps_.edges()) e_planes(e, e + 1);
   }
 
   // The rest: E on the other planes, then what follows the E update.
   void finish_step() override {
-    require(in_step_, "finish_step() without begin_step()", "begin_step(edges) first");
-    std::int64_t from = 0;
-    for (index_t e : edges_) {
-      e_planes(from, e);
-      from = e + 1;
-    }
-    e_planes(from, args_.nx + 1);
-    in_step_ = false;
+    for (const auto& [first, end] : edge_steps_.finish()) e_planes(first, end);
     after_e_update();
   }
 
@@ -548,8 +531,7 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
   std::unique_ptr<KokkosPhasors<Exec>> phasors_;
   std::int64_t step_ = 0;  // steps done since restart()
   std::size_t next_energy_ = 0, next_frame_ = 0;
-  std::vector<index_t> edges_;  // of the step begun by begin_step()
-  bool in_step_ = false;        // between begin_step() and finish_step()
+  EdgePlaneSteps edge_steps_;
   Real* fields_now_[6] = {};
   StreamInstance<Exec> streams_;
 };

@@ -51,4 +51,38 @@ void StepApplier::begin_step(const std::vector<index_t>&) {
 
 void StepApplier::finish_step() { begin_step({}); }
 
+void EdgePlaneSteps::begin(const std::vector<index_t>& edges, index_t planes, std::int64_t step,
+                           std::int64_t steps, bool supported, const std::string& unsupported) {
+  require(!in_step_, "begin_step() twice", "finish_step() after each begin_step()");
+  require(step < steps, "begin_step() after the problem's " + std::to_string(steps) + " steps",
+          "at most problem.steps steps");
+  require(supported, "begin_step() on a problem with " + unsupported,
+          "advance() for those (MPI slabs refuse them)");
+  edges_.assign(edges.begin(), edges.end());
+  std::sort(edges_.begin(), edges_.end());
+  edges_.erase(std::unique(edges_.begin(), edges_.end()), edges_.end());
+  for (index_t e : edges_)
+    require(e >= 0 && e < planes, "edge plane " + std::to_string(e),
+            "a plane 0.." + std::to_string(planes - 1));
+  planes_ = planes;
+  in_step_ = true;
+}
+
+std::vector<std::pair<index_t, index_t>> EdgePlaneSteps::finish() {
+  require(in_step_, "finish_step() without begin_step()", "begin_step(edges) first");
+  std::vector<std::pair<index_t, index_t>> ranges;
+  index_t from = 0;
+  for (index_t e : edges_) {
+    if (e > from) ranges.emplace_back(from, e);
+    from = e + 1;
+  }
+  if (planes_ > from) ranges.emplace_back(from, planes_);
+  in_step_ = false;
+  return ranges;
+}
+
+void EdgePlaneSteps::require_between_steps() const {
+  require(!in_step_, "advance() between begin_step() and finish_step()", "finish_step() first");
+}
+
 }  // namespace ppkit::fdtd

@@ -6,6 +6,8 @@
 // (far-field radiation vectors).
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ppkit/core/data_location.hpp"
@@ -73,6 +75,29 @@ class StepApplier {
   // Where field_address() points and device arrays given to copy_field
   // live; std::nullopt: the buffers are not addressable (OpenCL).
   virtual std::optional<DataLocation> memory() const = 0;
+};
+
+// The bookkeeping of begin_step / finish_step shared by the variants that
+// implement them: the checks, the step's sorted distinct edge planes and the
+// ranges of the other planes.
+class EdgePlaneSteps {
+ public:
+  // Checks begin_step(edges) on a grid of `planes` x-planes at step `step`
+  // of `steps`; `supported`: the problem has none of the features that only
+  // advance() runs (named in `unsupported`).
+  void begin(const std::vector<index_t>& edges, index_t planes, std::int64_t step,
+             std::int64_t steps, bool supported, const std::string& unsupported);
+  const std::vector<index_t>& edges() const { return edges_; }
+  // The ranges [first, end) of the planes that are not edges; ends the step.
+  std::vector<std::pair<index_t, index_t>> finish();
+  // advance() refuses to run between begin and finish.
+  void require_between_steps() const;
+  void reset() { in_step_ = false; }
+
+ private:
+  std::vector<index_t> edges_;
+  index_t planes_ = 0;
+  bool in_step_ = false;
 };
 
 }  // namespace ppkit::fdtd
