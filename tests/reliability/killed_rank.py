@@ -16,8 +16,22 @@ import time
 LIMIT_S = 60  # from the kill to the launcher's exit
 
 
-def rank_pids(rank):
-    """PIDs of ppkit processes whose MPI environment says they are `rank`."""
+def parent_of(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+
+
+def descends_from(pid, ancestor):
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        pid = parent_of(pid)
+    return False
+
+
+def rank_pids(rank, launcher):
+    """PIDs of the ppkit processes under `launcher` whose MPI environment says
+    they are `rank` (other jobs running beside this one are left alone)."""
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -31,8 +45,12 @@ def rank_pids(rank):
                 env = f.read().split(b"\0")
         except OSError:
             continue
-        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env or f"PMI_RANK={rank}".encode() in env:
-            found.append(int(entry))
+        mine = f"OMPI_COMM_WORLD_RANK={rank}".encode() in env or f"PMI_RANK={rank}".encode() in env
+        try:
+            if mine and descends_from(int(entry), launcher):
+                found.append(int(entry))
+        except OSError:
+            continue
     return found
 
 
@@ -46,7 +64,7 @@ def kill_rank_one(command, cwd, started_marker):
         while time.time() < deadline and job.poll() is None:
             out.seek(0)
             if started_marker in out.read():
-                victims = rank_pids(1)
+                victims = rank_pids(1, job.pid)
                 if victims:
                     break
             time.sleep(0.2)
