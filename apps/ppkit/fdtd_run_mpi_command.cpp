@@ -75,9 +75,10 @@ void run_case(const RunMpiArgs& a, const mpi::MpiKokkosRuntime& runtime) {
   if (rank == 0)
     std::cout << fmt::format(
         "grid {}x{}x{} cells of {:.4g} x {:.4g} x {:.4g} m, dt {:.4g} s, {} steps, CPML {} cells "
-        "on {} MPI ranks ({}); rank-local variant {}\n",
+        "on {} MPI ranks ({}); rank-local variant {}, halo {}\n",
         g.nx, g.ny, g.nz, g.dx, g.dy, g.dz, g.dt, p.steps, p.cpml.thickness, runtime.ranks(),
-        runtime.device_name(), solver.variant());
+        runtime.device_name(), solver.variant(),
+        solver.overlap() ? "overlapped with the rest of each step" : "after each step");
   // Collective steps in chunks, so that rank 0 can show progress between them.
   RunProgress progress(double(p.steps), "steps",
                        rank == 0 ? progress_mode(a.quiet, false) : ProgressMode::never);
@@ -141,7 +142,7 @@ void add_fdtd_run_mpi_command(CLI::App& app) {
       ->required();
   cmd->add_option("--variant", args->variant,
                   "Rank-local fdtd.step variant: a name, auto or a strategy among those that step "
-                  "slabs (ppkit list fdtd.step; traits: slab)")
+                  "slabs (ppkit list --workload fdtd.step --json: traits slab)")
       ->capture_default_str();
   cmd->add_option("--probes", args->probes_csv, "Write the probe series to this CSV file");
   cmd->add_option("--max-steps", args->max_steps,
@@ -152,6 +153,7 @@ void add_fdtd_run_mpi_command(CLI::App& app) {
 #if defined(PPKIT_HAVE_MPI)
     run_case_mpi(*args);
 #else
+    (void)args;
     throw Error("this ppkit was built without MPI",
                 "configure with -DPPKIT_ENABLE_MPI=ON and run under mpirun, or `ppkit fdtd run` "
                 "for one process");
