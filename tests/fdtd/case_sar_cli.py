@@ -9,8 +9,12 @@ maps, which the one-process run checks for sense: tissue mass of the
 phantom's cells, 10 g <= 1 g <= peak point SAR.
 
 Usage: case_sar_cli.py PPKIT CASE VARIANT [MPIEXEC [TOLERANCE]]
+VARIANT may be a glob (kokkos-*/split): the last available fdtd.step variant
+it matches runs (the build's Kokkos spaces differ).
 """
 import csv
+import fnmatch
+import json
 import os
 import subprocess
 import sys
@@ -22,6 +26,15 @@ def run(command, cwd):
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     return done.stdout
+
+
+def resolve_variant(ppkit, pattern):
+    listed = json.loads(run([ppkit, "list", "--workload", "fdtd.step", "--json"], None))
+    names = [v["variant"] for v in listed
+             if v["available"] and fnmatch.fnmatchcase(v["variant"], pattern)]
+    if not names:
+        sys.exit(f"no available fdtd.step variant matches {pattern}")
+    return names[-1]
 
 
 def read_summary(folder):
@@ -36,7 +49,8 @@ def read_table(path):
 
 
 def main():
-    ppkit, case, variant = sys.argv[1:4]
+    ppkit, case, pattern = sys.argv[1:4]
+    variant = resolve_variant(ppkit, pattern)
     mpiexec = sys.argv[4] if len(sys.argv) > 4 else None
     tolerance = float(sys.argv[5]) if len(sys.argv) > 5 else 1e-6
     failures = []
