@@ -21,6 +21,7 @@
 #include "ppkit/core/results.hpp"
 #include "ppkit/fdtd/cases.hpp"
 #if defined(PPKIT_HAVE_MPI)
+#include "mpi_scaling.hpp"
 #include "ppkit/fdtd/mpi_slabs.hpp"
 #include "ppkit/mpi/mpi_runtime.hpp"
 #endif
@@ -113,20 +114,9 @@ void run_case(const RunMpiArgs& a, const mpi::MpiKokkosRuntime& runtime) {
   if (sar) write_case_sar(*c.sar, *sar, std::cout);
 }
 
-// A failure on any rank ends the whole job: the rank says who it is and what
-// went wrong, then MPI_Abort stops every rank.
 void run_case_mpi(const RunMpiArgs& a) {
-  int argc = 0;
-  char** argv = nullptr;
-  mpi::MpiKokkosRuntime runtime(argc, argv);
-  try {
-    run_case(a, runtime);
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("ppkit fdtd run-mpi: rank {} of {} failed: {}\n", runtime.rank(),
-                             runtime.ranks(), e.what());
-    std::cerr.flush();
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  ppkit::cli::mpi_scaling::run_on_every_rank(
+      "fdtd run-mpi", [&](mpi::MpiKokkosRuntime& runtime) { run_case(a, runtime); });
 }
 #endif
 

@@ -269,22 +269,10 @@ void run_scaling(const ScalingArgs& a, mpi::MpiKokkosRuntime& runtime) {
   }
 }
 
-// A failure on any rank ends the whole job: the rank says who it is and
-// what went wrong, then MPI_Abort stops every rank (no rank is left waiting
-// in a collective for one that has gone).
 void run_scaling(const ScalingArgs& a) {
   validate(a);
-  int argc = 0;
-  char** argv = nullptr;
-  mpi::MpiKokkosRuntime runtime(argc, argv);
-  try {
-    run_scaling(a, runtime);
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("ppkit fdtd scaling: rank {} of {} failed: {}\n", runtime.rank(),
-                             runtime.ranks(), e.what());
-    std::cerr.flush();
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+  mpi_scaling::run_on_every_rank("fdtd scaling",
+                                 [&](mpi::MpiKokkosRuntime& runtime) { run_scaling(a, runtime); });
 }
 #endif
 

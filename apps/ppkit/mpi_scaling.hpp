@@ -1,7 +1,8 @@
 #pragma once
-// What the MPI scaling commands (`ppkit fdtd scaling`, `ppkit sem nekbone-mpi`)
-// share: the rank counts of a study, where each rank runs, and the sweep over
-// rank counts and overlap settings. Each study runs on sub-communicators of the
+// What the MPI commands (`ppkit fdtd scaling|run-mpi`, `ppkit sem nekbone-mpi`,
+// `ppkit sph scaling|dambreak-mpi`) share: the start-up and failure handling,
+// the rank counts of a study, where each rank runs, and the sweep over rank
+// counts and overlap settings. Each study runs on sub-communicators of the
 // same launch, so parallel efficiency is rate(R) / (R rate(1)) against the
 // one-rank figure of that launch. Include only where PPKIT_HAVE_MPI is defined.
 #include <fmt/format.h>
@@ -17,6 +18,25 @@
 #include "ppkit/mpi/mpi_runtime.hpp"
 
 namespace ppkit::cli::mpi_scaling {
+
+// Starts MPI and Kokkos (one GPU per rank) and runs f(runtime) on every rank.
+// A failure on any rank ends the whole job: the rank prints "ppkit COMMAND:
+// rank R of N failed: ..." and calls MPI_Abort, so no rank is left waiting
+// in a collective for one that has given up.
+template <class F>
+void run_on_every_rank(const char* command, F&& f) {
+  int argc = 0;
+  char** argv = nullptr;
+  mpi::MpiKokkosRuntime runtime(argc, argv);
+  try {
+    f(runtime);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("ppkit {}: rank {} of {} failed: {}\n", command, runtime.rank(),
+                             runtime.ranks(), e.what());
+    std::cerr.flush();
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+}
 
 // The requested rank counts, or 1, 2, 4, ... and the world size.
 inline std::vector<int> rank_counts(const std::vector<int>& requested, int world) {

@@ -226,109 +226,108 @@ Row run_one(const MpiArgs& a, int ranks, bool weak, bool overlap) {
 
 void run_nekbone_mpi(const MpiArgs& a) {
   validate(a);
-  int argc = 0;
-  char** argv = nullptr;
-  mpi::MpiKokkosRuntime runtime(argc, argv);
-  const int rank = runtime.rank(), world = runtime.ranks();
-  const std::vector<int> counts =
-      a.scaling == "none" ? std::vector<int>{world} : mpi_scaling::rank_counts(a.ranks, world);
-  // At least one element column per rank (weak scaling gives each rank EX).
-  if (a.scaling != "weak")
-    (void)slab_columns(spec_of(a).ex, *std::max_element(counts.begin(), counts.end()));
+  mpi_scaling::run_on_every_rank("sem nekbone-mpi", [&](mpi::MpiKokkosRuntime& runtime) {
+    const int rank = runtime.rank(), world = runtime.ranks();
+    const std::vector<int> counts =
+        a.scaling == "none" ? std::vector<int>{world} : mpi_scaling::rank_counts(a.ranks, world);
+    // At least one element column per rank (weak scaling gives each rank EX).
+    if (a.scaling != "weak")
+      (void)slab_columns(spec_of(a).ex, *std::max_element(counts.begin(), counts.end()));
 
-  nlohmann::json j = mpi_scaling::describe_ranks(runtime.device_name());
-  BestSingle best;
-  if (a.scaling != "none") {
-    if (rank == 0) {
-      const BoxMeshSpec one = spec_of(a);
-      best = best_single_process(a, one);
-      std::string line;
-      for (const auto& [name, seconds] : best.all)
-        line += fmt::format("{}{} {:.3f}", line.empty() ? "" : ", ", name, 1e3 * seconds);
-      if (best.rate > 0) {
-        std::cout << fmt::format(
-            "fastest single-process sem.nekbone variant on {}x{}x{}: {} ({:.3f} ms/iteration)\n"
-            "  single-process ms/iteration: {}\n",
-            one.ex, one.ey, one.ez, best.name, 1e3 * best.seconds_per_iteration, line);
-        nlohmann::json timed;
-        for (const auto& [name, seconds] : best.all) timed[name] = seconds;
-        j["single_process_best"] = {{"elements", {one.ex, one.ey, one.ez}},
-                                    {"variant", best.name},
-                                    {"node_iterations_per_second", best.rate},
-                                    {"seconds_per_iteration", best.seconds_per_iteration},
-                                    {"seconds_per_iteration_by_variant", timed}};
-      } else {
-        std::cout << "no single-process sem.nekbone variant ran here: no eff. best\n";
+    nlohmann::json j = mpi_scaling::describe_ranks(runtime.device_name());
+    BestSingle best;
+    if (a.scaling != "none") {
+      if (rank == 0) {
+        const BoxMeshSpec one = spec_of(a);
+        best = best_single_process(a, one);
+        std::string line;
+        for (const auto& [name, seconds] : best.all)
+          line += fmt::format("{}{} {:.3f}", line.empty() ? "" : ", ", name, 1e3 * seconds);
+        if (best.rate > 0) {
+          std::cout << fmt::format(
+              "fastest single-process sem.nekbone variant on {}x{}x{}: {} ({:.3f} ms/iteration)\n"
+              "  single-process ms/iteration: {}\n",
+              one.ex, one.ey, one.ez, best.name, 1e3 * best.seconds_per_iteration, line);
+          nlohmann::json timed;
+          for (const auto& [name, seconds] : best.all) timed[name] = seconds;
+          j["single_process_best"] = {{"elements", {one.ex, one.ey, one.ez}},
+                                      {"variant", best.name},
+                                      {"node_iterations_per_second", best.rate},
+                                      {"seconds_per_iteration", best.seconds_per_iteration},
+                                      {"seconds_per_iteration_by_variant", timed}};
+        } else {
+          std::cout << "no single-process sem.nekbone variant ran here: no eff. best\n";
+        }
       }
+      mpi::idle_barrier(MPI_COMM_WORLD);  // the other ranks wait without spinning
     }
-    mpi::idle_barrier(MPI_COMM_WORLD);  // the other ranks wait without spinning
-  }
-  if (rank == 0) {
-    std::cout << fmt::format(
-        "order {}, {} deformation, {}, geometry {}, axhelm {}, tol {:.1e}, median of {} solves; "
-        "times: slowest rank; eff.: against the 1-rank run; eff. best: against the fastest "
-        "single-process variant; exchange: packing, MPI and adding the interface planes; "
-        "allreduce: the inner products\n\n",
-        a.order, a.deform, a.equation, a.geometry,
-        a.axhelm_variant.empty() ? std::string("built-in") : a.axhelm_variant, a.tol, a.repeats);
-    std::cout << fmt::format(
-        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11}{:>11}{:>10}{:>9}{:>7}{:>10}{:>13}{:>14}"
-        "{:>10}  {:<12}{}\n",
-        "study", "ranks", "elements", "nodes", "iters", "residual", "max error", "time s",
-        "GFLOP/s", "eff.", "eff. best", "exchange ms", "allreduce ms", "MB sent", "exchange",
-        "overlap");
-  }
-  double one_rank_rate = 0;
-  mpi_scaling::sweep(counts, a.overlap, [&](int ranks, bool overlap) {
-    Row row = run_one(a, ranks, a.scaling == "weak", overlap);
-    if (rank != 0) return;
-    if (ranks == 1) one_rank_rate = row.gflops;
-    // Strong and weak alike: the flop rate of R ranks over R times that of one
-    // (weak scaling does R times the work per iteration; iteration counts may differ).
-    if (a.scaling != "none" && one_rank_rate > 0)
-      row.efficiency = row.gflops / (double(ranks) * one_rank_rate);
-    if (best.rate > 0) row.efficiency_best = row.rate() / (double(ranks) * best.rate);
-    auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
-    const std::string elements =
-        fmt::format("{}x{}x{}", row.elements[0], row.elements[1], row.elements[2]);
-    std::cout << fmt::format(
-        "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>10}{:>13.3f}"
-        "{:>14.3f}{:>10.2f}  {:<12}{}\n",
-        a.scaling == "none" ? "-" : a.scaling, row.ranks, elements, row.nodes, row.iterations,
-        row.residual, row.error, row.seconds, row.gflops, eff(row.efficiency),
-        eff(row.efficiency_best), 1e3 * row.exchange_s, 1e3 * row.reduction_s, row.exchange_mb,
-        row.path, mpi_scaling::overlap_label(ranks, row.overlap));
-    std::cout.flush();
-    nlohmann::json r;
-    r["study"] = a.scaling;
-    r["ranks"] = row.ranks;
-    r["elements"] = row.elements;
-    r["order"] = a.order;
-    r["global_nodes"] = row.nodes;
-    r["iterations"] = row.iterations;
-    r["initial_residual"] = row.initial;
-    r["final_residual"] = row.residual;
-    r["max_error"] = row.error;
-    r["seconds"] = row.seconds;
-    r["gflops"] = row.gflops;
-    r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
-    r["efficiency_vs_best_single_process"] = mpi_scaling::efficiency_json(row.efficiency_best);
-    r["exchange_seconds_max"] = row.exchange_s;
-    r["allreduce_seconds_max"] = row.reduction_s;
-    r["exchange_mb_sent_rank0"] = row.exchange_mb;
-    r["exchange_path"] = row.path;
-    r["overlap"] = mpi_scaling::overlap_json(ranks, row.overlap);
-    r["geometry"] = a.geometry;
-    r["axhelm_variant"] = row.axhelm;
-    r["equation"] = a.equation;
-    r["deformation"] = a.deform;
-    r["tolerance"] = a.tol;
-    j["runs"].push_back(r);
+    if (rank == 0) {
+      std::cout << fmt::format(
+          "order {}, {} deformation, {}, geometry {}, axhelm {}, tol {:.1e}, median of {} solves; "
+          "times: slowest rank; eff.: against the 1-rank run; eff. best: against the fastest "
+          "single-process variant; exchange: packing, MPI and adding the interface planes; "
+          "allreduce: the inner products\n\n",
+          a.order, a.deform, a.equation, a.geometry,
+          a.axhelm_variant.empty() ? std::string("built-in") : a.axhelm_variant, a.tol, a.repeats);
+      std::cout << fmt::format(
+          "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11}{:>11}{:>10}{:>9}{:>7}{:>10}{:>13}{:>14}"
+          "{:>10}  {:<12}{}\n",
+          "study", "ranks", "elements", "nodes", "iters", "residual", "max error", "time s",
+          "GFLOP/s", "eff.", "eff. best", "exchange ms", "allreduce ms", "MB sent", "exchange",
+          "overlap");
+    }
+    double one_rank_rate = 0;
+    mpi_scaling::sweep(counts, a.overlap, [&](int ranks, bool overlap) {
+      Row row = run_one(a, ranks, a.scaling == "weak", overlap);
+      if (rank != 0) return;
+      if (ranks == 1) one_rank_rate = row.gflops;
+      // Strong and weak alike: the flop rate of R ranks over R times that of one
+      // (weak scaling does R times the work per iteration; iteration counts may differ).
+      if (a.scaling != "none" && one_rank_rate > 0)
+        row.efficiency = row.gflops / (double(ranks) * one_rank_rate);
+      if (best.rate > 0) row.efficiency_best = row.rate() / (double(ranks) * best.rate);
+      auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
+      const std::string elements =
+          fmt::format("{}x{}x{}", row.elements[0], row.elements[1], row.elements[2]);
+      std::cout << fmt::format(
+          "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>10}{:>13.3f}"
+          "{:>14.3f}{:>10.2f}  {:<12}{}\n",
+          a.scaling == "none" ? "-" : a.scaling, row.ranks, elements, row.nodes, row.iterations,
+          row.residual, row.error, row.seconds, row.gflops, eff(row.efficiency),
+          eff(row.efficiency_best), 1e3 * row.exchange_s, 1e3 * row.reduction_s, row.exchange_mb,
+          row.path, mpi_scaling::overlap_label(ranks, row.overlap));
+      std::cout.flush();
+      nlohmann::json r;
+      r["study"] = a.scaling;
+      r["ranks"] = row.ranks;
+      r["elements"] = row.elements;
+      r["order"] = a.order;
+      r["global_nodes"] = row.nodes;
+      r["iterations"] = row.iterations;
+      r["initial_residual"] = row.initial;
+      r["final_residual"] = row.residual;
+      r["max_error"] = row.error;
+      r["seconds"] = row.seconds;
+      r["gflops"] = row.gflops;
+      r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
+      r["efficiency_vs_best_single_process"] = mpi_scaling::efficiency_json(row.efficiency_best);
+      r["exchange_seconds_max"] = row.exchange_s;
+      r["allreduce_seconds_max"] = row.reduction_s;
+      r["exchange_mb_sent_rank0"] = row.exchange_mb;
+      r["exchange_path"] = row.path;
+      r["overlap"] = mpi_scaling::overlap_json(ranks, row.overlap);
+      r["geometry"] = a.geometry;
+      r["axhelm_variant"] = row.axhelm;
+      r["equation"] = a.equation;
+      r["deformation"] = a.deform;
+      r["tolerance"] = a.tol;
+      j["runs"].push_back(r);
+    });
+    if (rank == 0 && !a.json_path.empty()) {
+      write_text_file(a.json_path, j.dump(2) + "\n");
+      std::cout << "results written to " << a.json_path << "\n";
+    }
   });
-  if (rank == 0 && !a.json_path.empty()) {
-    write_text_file(a.json_path, j.dump(2) + "\n");
-    std::cout << "results written to " << a.json_path << "\n";
-  }
 }
 #endif
 

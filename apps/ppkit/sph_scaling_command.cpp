@@ -205,157 +205,158 @@ Row run_one(const Case& c, int ranks, const SphScalingArgs& a, bool write_probes
 void run_scaling(const SphScalingArgs& a) {
   validate(a);
   mpi::parse_halo_path(a.halo);
-  int argc = 0;
-  char** argv = nullptr;
-  mpi::MpiKokkosRuntime runtime(argc, argv);
-  const int rank = runtime.rank(), world = runtime.ranks();
-  const auto counts = mpi_scaling::rank_counts(a.ranks, world);
-  const Case c = make_spheric_dambreak(a.case_options);
-  require(c.particles.count(kFluid) > 0,
-          fmt::format("--dp {:g} leaves no fluid particle in the water column", a.case_options.dp),
-          "a spacing well below the column's size");
-  nlohmann::json j = mpi_scaling::describe_ranks(runtime.device_name());
-  Best best;
-  if (rank == 0) {
-    best = best_single_device(c, a);
-    nlohmann::json timed;
-    std::string line;
-    for (const auto& [name, seconds] : best.all) {
-      timed[name] = seconds;
-      line += fmt::format("{}{} {:.3f}", line.empty() ? "" : ", ", name, 1e3 * seconds);
+  mpi_scaling::run_on_every_rank("sph scaling", [&](mpi::MpiKokkosRuntime& runtime) {
+    const int rank = runtime.rank(), world = runtime.ranks();
+    const auto counts = mpi_scaling::rank_counts(a.ranks, world);
+    const Case c = make_spheric_dambreak(a.case_options);
+    require(
+        c.particles.count(kFluid) > 0,
+        fmt::format("--dp {:g} leaves no fluid particle in the water column", a.case_options.dp),
+        "a spacing well below the column's size");
+    nlohmann::json j = mpi_scaling::describe_ranks(runtime.device_name());
+    Best best;
+    if (rank == 0) {
+      best = best_single_device(c, a);
+      nlohmann::json timed;
+      std::string line;
+      for (const auto& [name, seconds] : best.all) {
+        timed[name] = seconds;
+        line += fmt::format("{}{} {:.3f}", line.empty() ? "" : ", ", name, 1e3 * seconds);
+      }
+      std::cout << fmt::format("fastest single-device variant: {} ({:.3f} ms/step)\n", best.name,
+                               1e3 * best.seconds_per_step);
+      std::cout << fmt::format("  single-device ms/step: {}\n", line);
+      j["single_device_best"] = {{"variant", best.name},
+                                 {"seconds_per_step", best.seconds_per_step},
+                                 {"seconds_per_step_by_variant", timed}};
     }
-    std::cout << fmt::format("fastest single-device variant: {} ({:.3f} ms/step)\n", best.name,
-                             1e3 * best.seconds_per_step);
-    std::cout << fmt::format("  single-device ms/step: {}\n", line);
-    j["single_device_best"] = {{"variant", best.name},
-                               {"seconds_per_step", best.seconds_per_step},
-                               {"seconds_per_step_by_variant", timed}};
-  }
-  mpi::idle_barrier(MPI_COMM_WORLD);  // the other ranks leave the cores to rank 0 meanwhile
-  if (rank == 0) {
-    std::cout << fmt::format(
-        "{}: {} particles ({} fluid), to t = {:g} s; load check every {} steps "
-        "(threshold {:g}%); ms/step: wall time of the slowest rank per step; eff.: against the "
-        "1-rank run; eff. best: against the fastest single-device variant; halo ms/step: "
-        "ghost selection, packing, exchange (waits for the neighbour included) and unpacking (max "
-        "over ranks); H RMS: gauges "
-        "H1..H4 against the 1-rank run\n\n",
-        c.name, c.particles.size(), c.particles.count(kFluid), a.t_end, a.balance_every,
-        100 * a.balance_threshold);
-    std::cout << fmt::format("{:>6}{:>7}{:>10}{:>9}{:>7}{:>10}{:>14}{:>10}{:>10}{:>10}{:>11}  {}\n",
-                             "ranks", "steps", "ms/step", "speedup", "eff.", "eff. best",
-                             "halo ms/step", "halo MB", "migrated", "rebal.", "H RMS mm",
-                             "halo path");
-  }
-  std::vector<ProbeSample> one_rank_probes;
-  double one_rank_seconds = 0;
-  for (int ranks : counts) {
-    Row row = run_one(c, ranks, a, ranks == counts.back() && !a.probes_csv.empty());
-    if (rank != 0) continue;
-    if (ranks == 1) {
-      one_rank_probes = row.probes;
-      one_rank_seconds = row.seconds;
-    }
-    if (one_rank_seconds > 0) {
-      row.speedup = one_rank_seconds / row.seconds;
-      row.efficiency = row.speedup / ranks;
-      row.height_rms = height_rms(row.probes, one_rank_probes);
-    }
-    const double ms = 1e3 * row.seconds / double(std::max<std::int64_t>(1, row.steps));
-    if (best.seconds_per_step > 0 && ms > 0)
-      row.efficiency_best = 1e3 * best.seconds_per_step / (double(ranks) * ms);
-    auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
-    std::cout << fmt::format(
-        "{:>6}{:>7}{:>10.3f}{:>9}{:>7}{:>10}{:>14.3f}{:>10.3f}{:>10}{:>10}{:>11}  {}\n", ranks,
-        row.steps, ms, row.speedup < 0 ? "-" : fmt::format("{:.2f}", row.speedup),
-        eff(row.efficiency), eff(row.efficiency_best), row.halo_ms, row.halo_mb, row.migrated,
-        row.rebalances, row.height_rms < 0 ? "-" : fmt::format("{:.3g}", 1e3 * row.height_rms),
-        row.halo);
-    for (int r = 0; r < ranks; ++r)
+    mpi::idle_barrier(MPI_COMM_WORLD);  // the other ranks leave the cores to rank 0 meanwhile
+    if (rank == 0) {
       std::cout << fmt::format(
-          "{:>13} {}: {} fluid + {} boundary particles, cell columns [{}, {}), kernels {:.3f} "
-          "ms/step\n",
-          "rank", r, row.fluid[std::size_t(r)], row.boundary[std::size_t(r)],
-          row.columns[std::size_t(r)], row.columns[std::size_t(r) + 1],
-          1e3 * row.compute[std::size_t(r)] / double(std::max<std::int64_t>(1, row.steps)));
-    std::cout.flush();
-    nlohmann::json r;
-    r["ranks"] = ranks;
-    r["steps"] = row.steps;
-    r["seconds"] = row.seconds;
-    r["seconds_per_step"] = row.seconds / double(std::max<std::int64_t>(1, row.steps));
-    r["speedup"] = mpi_scaling::efficiency_json(row.speedup);
-    r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
-    r["efficiency_vs_best_single_device"] = mpi_scaling::efficiency_json(row.efficiency_best);
-    r["halo_ms_per_step_max"] = row.halo_ms;
-    r["halo_mb_sent_per_step_max"] = row.halo_mb;
-    r["halo_path"] = row.halo;
-    r["migrated"] = row.migrated;
-    r["rebalances"] = row.rebalances;
-    r["height_rms_vs_one_rank_m"] = mpi_scaling::efficiency_json(row.height_rms);
-    r["fluid_per_rank"] = row.fluid;
-    r["boundary_per_rank"] = row.boundary;
-    r["kernel_seconds_per_rank"] = row.compute;
-    r["slab_columns"] = row.columns;
-    j["runs"].push_back(r);
-  }
-  if (rank == 0 && !a.probes_csv.empty())
-    std::cout << fmt::format("probes of the {}-rank run written to {}\n", counts.back(),
-                             a.probes_csv);
-  if (rank == 0 && !a.json_path.empty()) {
-    write_text_file(a.json_path, j.dump(2) + "\n");
-    std::cout << "results written to " << a.json_path << "\n";
-  }
+          "{}: {} particles ({} fluid), to t = {:g} s; load check every {} steps "
+          "(threshold {:g}%); ms/step: wall time of the slowest rank per step; eff.: against the "
+          "1-rank run; eff. best: against the fastest single-device variant; halo ms/step: "
+          "ghost selection, packing, exchange (waits for the neighbour included) and unpacking "
+          "(max "
+          "over ranks); H RMS: gauges "
+          "H1..H4 against the 1-rank run\n\n",
+          c.name, c.particles.size(), c.particles.count(kFluid), a.t_end, a.balance_every,
+          100 * a.balance_threshold);
+      std::cout << fmt::format(
+          "{:>6}{:>7}{:>10}{:>9}{:>7}{:>10}{:>14}{:>10}{:>10}{:>10}{:>11}  {}\n", "ranks", "steps",
+          "ms/step", "speedup", "eff.", "eff. best", "halo ms/step", "halo MB", "migrated",
+          "rebal.", "H RMS mm", "halo path");
+    }
+    std::vector<ProbeSample> one_rank_probes;
+    double one_rank_seconds = 0;
+    for (int ranks : counts) {
+      Row row = run_one(c, ranks, a, ranks == counts.back() && !a.probes_csv.empty());
+      if (rank != 0) continue;
+      if (ranks == 1) {
+        one_rank_probes = row.probes;
+        one_rank_seconds = row.seconds;
+      }
+      if (one_rank_seconds > 0) {
+        row.speedup = one_rank_seconds / row.seconds;
+        row.efficiency = row.speedup / ranks;
+        row.height_rms = height_rms(row.probes, one_rank_probes);
+      }
+      const double ms = 1e3 * row.seconds / double(std::max<std::int64_t>(1, row.steps));
+      if (best.seconds_per_step > 0 && ms > 0)
+        row.efficiency_best = 1e3 * best.seconds_per_step / (double(ranks) * ms);
+      auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
+      std::cout << fmt::format(
+          "{:>6}{:>7}{:>10.3f}{:>9}{:>7}{:>10}{:>14.3f}{:>10.3f}{:>10}{:>10}{:>11}  {}\n", ranks,
+          row.steps, ms, row.speedup < 0 ? "-" : fmt::format("{:.2f}", row.speedup),
+          eff(row.efficiency), eff(row.efficiency_best), row.halo_ms, row.halo_mb, row.migrated,
+          row.rebalances, row.height_rms < 0 ? "-" : fmt::format("{:.3g}", 1e3 * row.height_rms),
+          row.halo);
+      for (int r = 0; r < ranks; ++r)
+        std::cout << fmt::format(
+            "{:>13} {}: {} fluid + {} boundary particles, cell columns [{}, {}), kernels {:.3f} "
+            "ms/step\n",
+            "rank", r, row.fluid[std::size_t(r)], row.boundary[std::size_t(r)],
+            row.columns[std::size_t(r)], row.columns[std::size_t(r) + 1],
+            1e3 * row.compute[std::size_t(r)] / double(std::max<std::int64_t>(1, row.steps)));
+      std::cout.flush();
+      nlohmann::json r;
+      r["ranks"] = ranks;
+      r["steps"] = row.steps;
+      r["seconds"] = row.seconds;
+      r["seconds_per_step"] = row.seconds / double(std::max<std::int64_t>(1, row.steps));
+      r["speedup"] = mpi_scaling::efficiency_json(row.speedup);
+      r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
+      r["efficiency_vs_best_single_device"] = mpi_scaling::efficiency_json(row.efficiency_best);
+      r["halo_ms_per_step_max"] = row.halo_ms;
+      r["halo_mb_sent_per_step_max"] = row.halo_mb;
+      r["halo_path"] = row.halo;
+      r["migrated"] = row.migrated;
+      r["rebalances"] = row.rebalances;
+      r["height_rms_vs_one_rank_m"] = mpi_scaling::efficiency_json(row.height_rms);
+      r["fluid_per_rank"] = row.fluid;
+      r["boundary_per_rank"] = row.boundary;
+      r["kernel_seconds_per_rank"] = row.compute;
+      r["slab_columns"] = row.columns;
+      j["runs"].push_back(r);
+    }
+    if (rank == 0 && !a.probes_csv.empty())
+      std::cout << fmt::format("probes of the {}-rank run written to {}\n", counts.back(),
+                               a.probes_csv);
+    if (rank == 0 && !a.json_path.empty()) {
+      write_text_file(a.json_path, j.dump(2) + "\n");
+      std::cout << "results written to " << a.json_path << "\n";
+    }
+  });
 }
 
 // `ppkit sph dambreak-mpi`: one run on every rank of the launch.
 void run_dambreak_mpi(const DamBreakMpiArgs& a) {
   validate_dambreak(a);
   mpi::parse_halo_path(a.halo);
-  int argc = 0;
-  char** argv = nullptr;
-  mpi::MpiKokkosRuntime runtime(argc, argv);
-  const int rank = runtime.rank();
-  const Case c = make_spheric_dambreak(a.case_options);
-  require(c.particles.count(kFluid) > 0,
-          fmt::format("--dp {:g} leaves no fluid particle in the water column", a.case_options.dp),
-          "a spacing well below the column's size");
-  MpiSphOptions options;
-  options.halo = mpi::parse_halo_path(a.halo);
-  options.reorder.every = a.reorder_every;
-  options.balance_every = a.balance_every;
-  options.balance_threshold = a.balance_threshold;
-  MpiSphSolver solver(c, MPI_COMM_WORLD, options);
-  if (rank == 0)
-    std::cout << fmt::format("{}: {} particles ({} fluid) on {} MPI ranks ({}), halo path {}\n",
-                             c.name, c.particles.size(), c.particles.count(kFluid), runtime.ranks(),
-                             runtime.device_name(), solver.halo_path());
-  const RunSummary s = run_mpi_simulation(solver, c, spheric_test2_probes(c.params), a.run);
-  const MpiParticleCounts counts = solver.counts();
-  const std::int64_t mine[3] = {counts.fluid, counts.boundary, counts.escaped};
-  std::vector<std::int64_t> all(std::size_t(3 * runtime.ranks()));
-  MPI_Gather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
-  std::int64_t migrated = 0;
-  const std::int64_t mine_migrated = solver.stats().migrated;
-  MPI_Reduce(&mine_migrated, &migrated, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (rank != 0) return;
-  const double per_step = s.wall_seconds / double(std::max<std::int64_t>(1, s.steps));
-  std::cout << fmt::format(
-      "reached t = {:.4f} s in {} steps, {:.1f} s wall ({:.3f} ms/step, slowest rank); {} fluid "
-      "particles escaped; {} migrated; slab boundaries moved {} times\n",
-      s.time, s.steps, s.wall_seconds, 1e3 * per_step, s.escaped, migrated,
-      solver.stats().rebalances);
-  const auto& b = solver.slab_columns();
-  for (int r = 0; r < runtime.ranks(); ++r)
+  mpi_scaling::run_on_every_rank("sph dambreak-mpi", [&](mpi::MpiKokkosRuntime& runtime) {
+    const int rank = runtime.rank();
+    const Case c = make_spheric_dambreak(a.case_options);
+    require(
+        c.particles.count(kFluid) > 0,
+        fmt::format("--dp {:g} leaves no fluid particle in the water column", a.case_options.dp),
+        "a spacing well below the column's size");
+    MpiSphOptions options;
+    options.halo = mpi::parse_halo_path(a.halo);
+    options.reorder.every = a.reorder_every;
+    options.balance_every = a.balance_every;
+    options.balance_threshold = a.balance_threshold;
+    MpiSphSolver solver(c, MPI_COMM_WORLD, options);
+    if (rank == 0)
+      std::cout << fmt::format("{}: {} particles ({} fluid) on {} MPI ranks ({}), halo path {}\n",
+                               c.name, c.particles.size(), c.particles.count(kFluid),
+                               runtime.ranks(), runtime.device_name(), solver.halo_path());
+    const RunSummary s = run_mpi_simulation(solver, c, spheric_test2_probes(c.params), a.run);
+    const MpiParticleCounts counts = solver.counts();
+    const std::int64_t mine[3] = {counts.fluid, counts.boundary, counts.escaped};
+    std::vector<std::int64_t> all(std::size_t(3 * runtime.ranks()));
+    MPI_Gather(mine, 3, MPI_INT64_T, all.data(), 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    std::int64_t migrated = 0;
+    const std::int64_t mine_migrated = solver.stats().migrated;
+    MPI_Reduce(&mine_migrated, &migrated, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (rank != 0) return;
+    const double per_step = s.wall_seconds / double(std::max<std::int64_t>(1, s.steps));
     std::cout << fmt::format(
-        "rank {}: {} fluid + {} boundary particles ({} escaped), cell columns "
-        "[{}, {})\n",
-        r, all[std::size_t(3 * r)], all[std::size_t(3 * r + 1)], all[std::size_t(3 * r + 2)],
-        b[std::size_t(r)], b[std::size_t(r) + 1]);
-  if (!a.run.probes_csv.empty()) std::cout << "probes written to " << a.run.probes_csv << "\n";
-  if (!a.run.checkpoint_file.empty())
-    std::cout << fmt::format("checkpoint written to {}.rank0 .. rank{}\n", a.run.checkpoint_file,
-                             runtime.ranks() - 1);
+        "reached t = {:.4f} s in {} steps, {:.1f} s wall ({:.3f} ms/step, slowest rank); {} fluid "
+        "particles escaped; {} migrated; slab boundaries moved {} times\n",
+        s.time, s.steps, s.wall_seconds, 1e3 * per_step, s.escaped, migrated,
+        solver.stats().rebalances);
+    const auto& b = solver.slab_columns();
+    for (int r = 0; r < runtime.ranks(); ++r)
+      std::cout << fmt::format(
+          "rank {}: {} fluid + {} boundary particles ({} escaped), cell columns "
+          "[{}, {})\n",
+          r, all[std::size_t(3 * r)], all[std::size_t(3 * r + 1)], all[std::size_t(3 * r + 2)],
+          b[std::size_t(r)], b[std::size_t(r) + 1]);
+    if (!a.run.probes_csv.empty()) std::cout << "probes written to " << a.run.probes_csv << "\n";
+    if (!a.run.checkpoint_file.empty())
+      std::cout << fmt::format("checkpoint written to {}.rank0 .. rank{}\n", a.run.checkpoint_file,
+                               runtime.ranks() - 1);
+  });
 }
 #endif
 
