@@ -335,6 +335,13 @@ TEST_P(FdtdSolverTest, EdgePlanesFirstEqualsAdvance) {
     const PhasorSet pa = a->phasor_sums(), pb = b->phasor_sums();
     EXPECT_TRUE(pa.re == pb.re && pa.im == pb.im) << GetParam();
   }
+  // Periodic x copies between the first and the last plane: refused.
+  auto periodic_x = problem;
+  periodic_x.periodic[0] = true;
+  auto wrapped = variant.prepare(periodic_x);
+  auto* w = dynamic_cast<StepApplier*>(wrapped.get());
+  w->restart();
+  EXPECT_THROW(w->begin_step({3}), Error) << GetParam();
   auto run = variant.prepare(problem);
   auto* c = dynamic_cast<StepApplier*>(run.get());
   c->restart();

@@ -399,10 +399,10 @@ class KokkosStep final : public PreparedRun<FdtdStep::Result>, public StepApplie
 
   // The first part of a step: H everywhere, then E on the edge planes.
   void begin_step(const std::vector<index_t>& edges) override {
-    edge_steps_.begin(
-        edges, args_.nx + 1, step_, problem_.steps,
-        incident_.size() == 0 && ntff_.samples == 0 && setup_.snapshot_schedule.empty(),
-        "a plane wave, the NTFF or snapshots");
+    edge_steps_.begin(edges, args_.nx + 1, step_, problem_.steps,
+                      incident_.size() == 0 && ntff_.samples == 0 &&
+                          setup_.snapshot_schedule.empty() && !problem_.periodic[0],
+                      "a plane wave, the NTFF, snapshots or periodic x");
     h_half_step();
     for (index_t e : edge_steps_.edges()) e_planes(e, e + 1);
   }
