@@ -171,7 +171,6 @@ TEST(FdtdCaseFile, ReadsASarSection) {
   EXPECT_EQ(rho(4, 6, 5), 0.0f);
   EXPECT_EQ(rho(1, 0, 0), 0.0f);
   EXPECT_EQ(sigma(5, 0, 0), 0.0f);
-  EXPECT_NEAR(in.amplitude_scale * std::abs(source_spectrum(p, 3e10)), 1.0, 1e-12);
   EXPECT_FALSE(case_sar_from_json(valid_case(), p, "case.json").has_value());
 }
 
