@@ -11,6 +11,8 @@ rm -rf "$out" && mkdir -p "$out/bin" "$out/lib"
 find "$build" -type f -executable \( -name ppkit -o -name 'ppkit_*_tests' -o -name 'ppkit_bench_*' \
      -o -name 'ppkit_example_*' -o -name 'ppkit_*_mpi*_test' \) -exec cp {} "$out/bin/" \;
 cp -a "$build"/libppkit.so* "$out/lib/"
+# The Fortran module's library (the Fortran examples), when the build has it.
+cp -a "$build"/fortran/libppkit_fortran.so* "$out/lib/" 2>/dev/null || true
 [ -n "$kokkos_lib" ] && cp -a "$kokkos_lib"/lib*.so* "$out/lib/"
 # Debian-only shared libraries a GPU node's distribution may lack.
 for exe in "$out"/bin/*; do

@@ -236,37 +236,31 @@ void run_scaling(const ScalingArgs& a, mpi::MpiKokkosRuntime& runtime) {
       if (one_rank_rate > 0) row.efficiency = row.rate / (double(ranks) * one_rank_rate);
       if (best.rate > 0) row.efficiency_best = row.rate / (double(ranks) * best.rate);
       const std::string grid = fmt::format("{}x{}x{}", row.grid[0], row.grid[1], row.grid[2]);
-      auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
       std::cout << fmt::format(
           "{:<7}{:>6}  {:<16}{:>16}{:>8}{:>11}{:>10.3f}{:>14.3f}{:>10.2f}  {:<12}{}\n", row.study,
-          row.ranks, grid, format_rate(row.rate, "cells/s"), eff(row.efficiency),
-          eff(row.efficiency_best), 1e3 * row.seconds, row.halo_ms, row.halo_mb, row.halo,
-          mpi_scaling::overlap_label(ranks, row.overlap));
+          row.ranks, grid, format_rate(row.rate, "cells/s"),
+          mpi_scaling::efficiency_cell(row.efficiency),
+          mpi_scaling::efficiency_cell(row.efficiency_best), 1e3 * row.seconds, row.halo_ms,
+          row.halo_mb, row.halo, mpi_scaling::overlap_label(ranks, row.overlap));
       std::cout.flush();
-      nlohmann::json r;
+      nlohmann::json r =
+          mpi_scaling::study_row(row.ranks, row.efficiency, row.efficiency_best, row.halo);
       r["study"] = row.study;
-      r["ranks"] = row.ranks;
       r["grid"] = row.grid;
       r["cells_per_second"] = row.rate;
-      r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
-      r["efficiency_vs_best_single_rank"] = mpi_scaling::efficiency_json(row.efficiency_best);
       r["single_rank_best_variant"] = best.name;
       r["rank_local_variant"] = row.variant;
       r["seconds_per_step"] = row.seconds;
       r["halo_ms_per_step_max"] = row.halo_ms;
       r["halo_ms_per_step_mean"] = row.halo_ms_mean;
       r["halo_mb_sent_per_step_per_rank"] = row.halo_mb;
-      r["halo_path"] = row.halo;
       r["overlap"] = mpi_scaling::overlap_json(ranks, row.overlap);
       r["steps"] = a.steps;
       r["cpml"] = a.cpml;
       j["runs"].push_back(r);
     });
   }
-  if (rank == 0 && !a.json_path.empty()) {
-    write_text_file(a.json_path, j.dump(2) + "\n");
-    std::cout << "results written to " << a.json_path << "\n";
-  }
+  mpi_scaling::write_report(j, a.json_path, rank);
 }
 
 void run_scaling(const ScalingArgs& a) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ppkit/core/error.hpp"
+#include "ppkit/core/results.hpp"
 #include "ppkit/mpi/mpi_runtime.hpp"
 
 namespace ppkit::cli::mpi_scaling {
@@ -102,6 +103,29 @@ inline nlohmann::json overlap_json(int ranks, bool overlap) {
 // Parallel efficiency as a JSON number, null when not measured (< 0).
 inline nlohmann::json efficiency_json(double efficiency) {
   return efficiency < 0 ? nlohmann::json() : nlohmann::json(efficiency);
+}
+// The same as a table cell, "-" when not measured.
+inline std::string efficiency_cell(double efficiency) {
+  return efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", efficiency);
+}
+
+// The keys every row of the MPI commands' JSON reports starts with: the rank
+// count, the parallel efficiency against the 1-rank run of the launch and
+// against the fastest single-rank variant (null where not measured) and the
+// path the halo took. Each command adds its own measurements.
+inline nlohmann::json study_row(int ranks, double efficiency, double efficiency_best,
+                                const std::string& halo_path) {
+  return {{"ranks", ranks},
+          {"parallel_efficiency", efficiency_json(efficiency)},
+          {"efficiency_vs_best_single_rank", efficiency_json(efficiency_best)},
+          {"halo_path", halo_path}};
+}
+
+// Rank 0 writes the report to `path` when one was asked for (--json).
+inline void write_report(const nlohmann::json& report, const std::string& path, int rank) {
+  if (rank != 0 || path.empty()) return;
+  write_text_file(path, report.dump(2) + "\n");
+  std::cout << "results written to " << path << "\n";
 }
 
 }  // namespace ppkit::cli::mpi_scaling

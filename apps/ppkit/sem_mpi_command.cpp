@@ -286,20 +286,21 @@ void run_nekbone_mpi(const MpiArgs& a) {
       if (a.scaling != "none" && one_rank_rate > 0)
         row.efficiency = row.gflops / (double(ranks) * one_rank_rate);
       if (best.rate > 0) row.efficiency_best = row.rate() / (double(ranks) * best.rate);
-      auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
       const std::string elements =
           fmt::format("{}x{}x{}", row.elements[0], row.elements[1], row.elements[2]);
       std::cout << fmt::format(
           "{:<7}{:>6}  {:<11}{:>12}{:>7}{:>11.2e}{:>11.2e}{:>10.4f}{:>9.2f}{:>7}{:>10}{:>13.3f}"
           "{:>14.3f}{:>10.2f}  {:<12}{}\n",
           a.scaling == "none" ? "-" : a.scaling, row.ranks, elements, row.nodes, row.iterations,
-          row.residual, row.error, row.seconds, row.gflops, eff(row.efficiency),
-          eff(row.efficiency_best), 1e3 * row.exchange_s, 1e3 * row.reduction_s, row.exchange_mb,
-          row.path, mpi_scaling::overlap_label(ranks, row.overlap));
+          row.residual, row.error, row.seconds, row.gflops,
+          mpi_scaling::efficiency_cell(row.efficiency),
+          mpi_scaling::efficiency_cell(row.efficiency_best), 1e3 * row.exchange_s,
+          1e3 * row.reduction_s, row.exchange_mb, row.path,
+          mpi_scaling::overlap_label(ranks, row.overlap));
       std::cout.flush();
-      nlohmann::json r;
+      nlohmann::json r =
+          mpi_scaling::study_row(row.ranks, row.efficiency, row.efficiency_best, row.path);
       r["study"] = a.scaling;
-      r["ranks"] = row.ranks;
       r["elements"] = row.elements;
       r["order"] = a.order;
       r["global_nodes"] = row.nodes;
@@ -309,12 +310,9 @@ void run_nekbone_mpi(const MpiArgs& a) {
       r["max_error"] = row.error;
       r["seconds"] = row.seconds;
       r["gflops"] = row.gflops;
-      r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
-      r["efficiency_vs_best_single_process"] = mpi_scaling::efficiency_json(row.efficiency_best);
       r["exchange_seconds_max"] = row.exchange_s;
       r["allreduce_seconds_max"] = row.reduction_s;
       r["exchange_mb_sent_rank0"] = row.exchange_mb;
-      r["exchange_path"] = row.path;
       r["overlap"] = mpi_scaling::overlap_json(ranks, row.overlap);
       r["geometry"] = a.geometry;
       r["axhelm_variant"] = row.axhelm;
@@ -323,10 +321,7 @@ void run_nekbone_mpi(const MpiArgs& a) {
       r["tolerance"] = a.tol;
       j["runs"].push_back(r);
     });
-    if (rank == 0 && !a.json_path.empty()) {
-      write_text_file(a.json_path, j.dump(2) + "\n");
-      std::cout << "results written to " << a.json_path << "\n";
-    }
+    mpi_scaling::write_report(j, a.json_path, rank);
   });
 }
 #endif

@@ -264,11 +264,11 @@ void run_scaling(const SphScalingArgs& a) {
       const double ms = 1e3 * row.seconds / double(std::max<std::int64_t>(1, row.steps));
       if (best.seconds_per_step > 0 && ms > 0)
         row.efficiency_best = 1e3 * best.seconds_per_step / (double(ranks) * ms);
-      auto eff = [](double e) { return e < 0 ? std::string("-") : fmt::format("{:.3f}", e); };
       std::cout << fmt::format(
           "{:>6}{:>7}{:>10.3f}{:>9}{:>7}{:>10}{:>14.3f}{:>10.3f}{:>10}{:>10}{:>11}  {}\n", ranks,
           row.steps, ms, row.speedup < 0 ? "-" : fmt::format("{:.2f}", row.speedup),
-          eff(row.efficiency), eff(row.efficiency_best), row.halo_ms, row.halo_mb, row.migrated,
+          mpi_scaling::efficiency_cell(row.efficiency),
+          mpi_scaling::efficiency_cell(row.efficiency_best), row.halo_ms, row.halo_mb, row.migrated,
           row.rebalances, row.height_rms < 0 ? "-" : fmt::format("{:.3g}", 1e3 * row.height_rms),
           row.halo);
       for (int r = 0; r < ranks; ++r)
@@ -279,17 +279,14 @@ void run_scaling(const SphScalingArgs& a) {
             row.columns[std::size_t(r)], row.columns[std::size_t(r) + 1],
             1e3 * row.compute[std::size_t(r)] / double(std::max<std::int64_t>(1, row.steps)));
       std::cout.flush();
-      nlohmann::json r;
-      r["ranks"] = ranks;
+      nlohmann::json r =
+          mpi_scaling::study_row(ranks, row.efficiency, row.efficiency_best, row.halo);
       r["steps"] = row.steps;
       r["seconds"] = row.seconds;
       r["seconds_per_step"] = row.seconds / double(std::max<std::int64_t>(1, row.steps));
       r["speedup"] = mpi_scaling::efficiency_json(row.speedup);
-      r["parallel_efficiency"] = mpi_scaling::efficiency_json(row.efficiency);
-      r["efficiency_vs_best_single_device"] = mpi_scaling::efficiency_json(row.efficiency_best);
       r["halo_ms_per_step_max"] = row.halo_ms;
       r["halo_mb_sent_per_step_max"] = row.halo_mb;
-      r["halo_path"] = row.halo;
       r["migrated"] = row.migrated;
       r["rebalances"] = row.rebalances;
       r["height_rms_vs_one_rank_m"] = mpi_scaling::efficiency_json(row.height_rms);
@@ -302,10 +299,7 @@ void run_scaling(const SphScalingArgs& a) {
     if (rank == 0 && !a.probes_csv.empty())
       std::cout << fmt::format("probes of the {}-rank run written to {}\n", counts.back(),
                                a.probes_csv);
-    if (rank == 0 && !a.json_path.empty()) {
-      write_text_file(a.json_path, j.dump(2) + "\n");
-      std::cout << "results written to " << a.json_path << "\n";
-    }
+    mpi_scaling::write_report(j, a.json_path, rank);
   });
 }
 
