@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <random>
 #include <string>
@@ -296,11 +298,25 @@ TEST_P(FdtdSolverTest, SlabPlanesCopyBothWays) {
   EXPECT_THROW(applier->copy_planes(0, g.nx, 2, two.data(), false, g), Error) << GetParam();
 }
 
+// The largest difference between x and y over the largest |x| (0 when equal).
+template <class T>
+double max_norm_difference(const std::vector<T>& x, const std::vector<T>& y) {
+  double largest = 0, difference = x.size() == y.size() ? 0 : 1;
+  for (std::size_t n = 0; n < x.size() && n < y.size(); ++n) {
+    largest = std::max(largest, std::abs(double(x[n])));
+    difference = std::max(difference, std::abs(double(x[n]) - double(y[n])));
+  }
+  return difference == 0 ? 0 : difference / std::max(largest, 1e-30);
+}
+
 // StepApplier::begin_step / finish_step (the overlapped halo of MPI slabs):
 // on the variants whose traits say slab_overlap, steps split at edge planes
 // (the planes of the soft and the hard source among them, the grid's faces,
-// none) leave the fields, probes and phasors of advance() bit for bit; the
-// other slab variants refuse them.
+// none) leave the fields, probes and phasors of advance() bit for bit on the
+// host and OpenCL; on CUDA memory to rounding (1e-5 of each array's largest
+// value: nvcc contracts the single-plane update of an edge plane into other
+// FMAs than the paired or register-blocked one of a whole sweep), which a
+// skipped or doubled source still exceeds. The other slab variants refuse them.
 TEST_P(FdtdSolverTest, EdgePlanesFirstEqualsAdvance) {
   const auto& variant = Registry<FdtdStep>::find(GetParam());
   if (!variant.traits.slab) GTEST_SKIP() << GetParam() << " does not step slabs";
@@ -314,6 +330,7 @@ TEST_P(FdtdSolverTest, EdgePlanesFirstEqualsAdvance) {
     return;
   }
   a->advance(problem.steps, nullptr);
+  const bool exact = !variant.memory || *variant.memory == MemoryKind::host;
   const YeeGrid& g = problem.grid;
   for (const std::vector<index_t>& edges :
        {std::vector<index_t>{5}, {6, 2}, {0, g.nx}, {}, {5, 6}}) {
@@ -329,11 +346,22 @@ TEST_P(FdtdSolverTest, EdgePlanesFirstEqualsAdvance) {
       std::vector<float> x(std::size_t(g.nodes())), y(x.size());
       a->copy_field(c, x.data(), true, false, nullptr);
       b->copy_field(c, y.data(), true, false, nullptr);
-      EXPECT_EQ(x, y) << GetParam() << " field " << c << ", " << edges.size() << " edges";
+      if (exact)
+        EXPECT_EQ(x, y) << GetParam() << " field " << c << ", " << edges.size() << " edges";
+      else
+        EXPECT_LE(max_norm_difference(x, y), 1e-5)
+            << GetParam() << " field " << c << ", " << edges.size() << " edges";
     }
-    EXPECT_EQ(a->probe_record(), b->probe_record()) << GetParam();
+    const std::vector<double> ra = a->probe_record(), rb = b->probe_record();
     const PhasorSet pa = a->phasor_sums(), pb = b->phasor_sums();
-    EXPECT_TRUE(pa.re == pb.re && pa.im == pb.im) << GetParam();
+    if (exact) {
+      EXPECT_EQ(ra, rb) << GetParam();
+      EXPECT_TRUE(pa.re == pb.re && pa.im == pb.im) << GetParam();
+    } else {
+      EXPECT_LE(max_norm_difference(ra, rb), 1e-5) << GetParam();
+      EXPECT_LE(max_norm_difference(pa.re, pb.re), 1e-5) << GetParam();
+      EXPECT_LE(max_norm_difference(pa.im, pb.im), 1e-5) << GetParam();
+    }
   }
   // Periodic x copies between the first and the last plane: refused.
   auto periodic_x = problem;
@@ -418,7 +446,11 @@ TEST(FdtdSolver, KokkosViewsOnTheDefaultSpace) {
               fresh[4].data(), fresh[4].size()));
   solver.set_field(Component::hy, hy);
   const auto view = solver.field_view<float, Mem>(Component::hy);
-  auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  // A padded view crosses memory spaces through a compact one in its own space
+  // (Kokkos copies between spaces only contiguous views).
+  Kokkos::View<float***, Mem> compact("compact", view.extent(0), view.extent(1), view.extent(2));
+  Kokkos::deep_copy(compact, view);
+  auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), compact);
   const YeeGrid& g = problem.grid;
   EXPECT_EQ(mirror(3, 4, 5), fresh[4][std::size_t(g.index(3, 4, 5))]);
   EXPECT_EQ(mirror(g.nx, g.ny, g.nz), fresh[4][std::size_t(g.index(g.nx, g.ny, g.nz))]);

@@ -173,8 +173,12 @@ __global__ void __launch_bounds__(block_z* block_y)
   }
 }
 
-__global__ void sources_kernel(const YeeKernelArgs a, const SourceProbeArgs s, long long step) {
+// Serial over the sources (two on one node must both apply); only those at
+// nodes [node_begin, node_end), a range of x-planes.
+__global__ void sources_kernel(const YeeKernelArgs a, const SourceProbeArgs s, long long step,
+                               long long node_begin, long long node_end) {
   for (long long q = 0; q < s.n_sources; ++q) {
+    if (s.source_index[q] < node_begin || s.source_index[q] >= node_end) continue;
     float* e = s.source_component[q] == 0 ? a.ex : s.source_component[q] == 1 ? a.ey : a.ez;
     const float value = s.source_values[q * s.steps + step];
     e[s.source_index[q]] = s.source_hard[q] ? value : e[s.source_index[q]] + value;
@@ -252,9 +256,18 @@ struct LaunchE {
 void update_h(const YeeKernelArgs& a, MaterialIds ids) { with_ids<LaunchH>(ids, a); }
 void update_e(const YeeKernelArgs& a, MaterialIds ids) { with_ids<LaunchE>(ids, a); }
 
-void sources_and_probes(const YeeKernelArgs& a, const SourceProbeArgs& s, std::int64_t step) {
-  if (s.n_sources > 0) sources_kernel<<<1, 1>>>(a, s, step);
+void sources(const YeeKernelArgs& a, const SourceProbeArgs& s, std::int64_t step,
+             std::int64_t node_begin, std::int64_t node_end) {
+  if (s.n_sources > 0) sources_kernel<<<1, 1>>>(a, s, step, node_begin, node_end);
+}
+
+void probes(const YeeKernelArgs& a, const SourceProbeArgs& s, std::int64_t step) {
   if (s.n_probes > 0) probes_kernel<<<unsigned((s.n_probes + 127) / 128), 128>>>(a, s, step);
+}
+
+void sources_and_probes(const YeeKernelArgs& a, const SourceProbeArgs& s, std::int64_t step) {
+  sources(a, s, step);
+  probes(a, s, step);
 }
 
 void field_energy(const YeeKernelArgs& a, MaterialIds ids, double* device_sum) {

@@ -18,6 +18,11 @@ struct MaterialIds {
 void update_h(const YeeKernelArgs& a, MaterialIds ids);
 void update_e(const YeeKernelArgs& a, MaterialIds ids);
 void sources_and_probes(const YeeKernelArgs& a, const SourceProbeArgs& s, std::int64_t step);
+// The two parts of sources_and_probes; sources() applies only the sources at
+// nodes [node_begin, node_end) (the E update of a range of x-planes).
+void sources(const YeeKernelArgs& a, const SourceProbeArgs& s, std::int64_t step,
+             std::int64_t node_begin = 0, std::int64_t node_end = INT64_MAX);
+void probes(const YeeKernelArgs& a, const SourceProbeArgs& s, std::int64_t step);
 // 1/2 sum(eps E^2 + mu H^2) over the nodes into *device_sum (zeroed here).
 void field_energy(const YeeKernelArgs& a, MaterialIds ids, double* device_sum);
 const char* last_launch_error();  // nullptr when the last launch succeeded

@@ -158,6 +158,7 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result>, public StepApp
     frames_.clear();
     radiation_.clear();
     ntff_.reset();
+    edge_steps_.reset();
     next_energy_ = next_frame_ = 0;
     steps_done_ = 0;
     if (phasors_) phasors_->reset(PhasorSet{});
@@ -190,6 +191,24 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result>, public StepApp
       cuda_buffers::copy_field_rows(fields_[c].data() + first * (g.ny + 1) * pz_, pz_, planes, host,
                                     true, into_field);
   }
+  // One step around a halo exchange (split-x* only; the wavefront variants'
+  // fused launch has no point between the H and the E update): H everywhere
+  // and E on the edge planes, then E on the other planes and the rest.
+  void begin_step(const std::vector<index_t>& edges) override {
+    if (planes_ <= 0) StepApplier::begin_step(edges);  // refuses
+    edge_steps_.begin(edges, problem_.grid.nx + 1, steps_done_, problem_.steps,
+                      problem_.plane_waves.empty() && !ntff_.active() &&
+                          setup_.snapshot_schedule.empty() && !problem_.periodic[0],
+                      "a plane wave, the NTFF, snapshots or periodic x");
+    h_half_step();
+    for (index_t e : edge_steps_.edges()) e_planes(e, e + 1);
+    check_launches();
+  }
+  void finish_step() override {
+    for (const auto& [first, end] : edge_steps_.finish()) e_planes(first, end);
+    after_e_update();
+    check_launches();
+  }
   std::vector<double> probe_record() override { return sources_probes_.probe_record(problem_); }
   PhasorSet phasor_sums() override { return phasors_ ? phasors_->download() : PhasorSet{}; }
   void wait(void* stream) override { cuda_buffers::StreamOrder::wait(stream); }
@@ -207,43 +226,70 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result>, public StepApp
 
   // Steps steps_done_ .. end - 1, as run() does them.
   void steps_until(std::int64_t end) {
-    const bool periodic = step_.a.periodic_x || step_.a.periodic_y;
-    SourceProbeArgs sources_only = io_, probes_only = io_;
-    sources_only.n_probes = 0;
-    probes_only.n_sources = 0;
-    for (; steps_done_ < end; ++steps_done_) {
-      const std::int64_t step = steps_done_;
-      if (planes_ == 0) {
-        cuda_split::wavefront_step(step_, wave_counters_.data());
-      } else if (planes_ < 0) {
-        cuda_split::wavefront_step_l1(step_, wave_counters_.data());
+    edge_steps_.require_between_steps();
+    while (steps_done_ < end) {
+      if (planes_ <= 0) {
+        planes_ == 0 ? cuda_split::wavefront_step(step_, wave_counters_.data())
+                     : cuda_split::wavefront_step_l1(step_, wave_counters_.data());
+        sources_and_e_copy(0, problem_.grid.nx + 1);
       } else {
-        cuda_split::update_h(step_, planes_);
-        tfsf_.correct(step_.a, 3, step);
-        if (periodic) cuda_kernels::periodic_copy(step_.a, false, pz_);
-        cuda_split::update_e(step_, planes_);
-        tfsf_.correct(step_.a, 0, step);
+        h_half_step();
+        e_planes(0, problem_.grid.nx + 1);
       }
-      if (periodic) {  // E of the periodic faces is copied after the sources, before the probes
-        cuda_kernels::sources_and_probes(step_.a, sources_only, step);
-        cuda_kernels::periodic_copy(step_.a, true, pz_);
-        cuda_kernels::sources_and_probes(step_.a, probes_only, step);
-      } else {
-        cuda_kernels::sources_and_probes(step_.a, io_, step);
-      }
-      if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
-      for (; next_frame_ < setup_.snapshot_schedule.size() &&
-             setup_.snapshot_schedule[next_frame_].first == step;
-           ++next_frame_)
-        frames_.push_back(cuda_buffers::download_frame(
-            problem_, pz_, fields_, setup_.snapshot_schedule[next_frame_].second, step));
-      ntff_.accumulate(step);
-      if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
-        cuda_split::field_energy(step_, energy_sum_.data());
-        energy_.push_back(cuda_buffers::download_sum(energy_sum_) * setup_.cell_volume);
-        ++next_energy_;
-      }
+      after_e_update();
     }
+  }
+
+  // H^{n+1/2} on every plane, the plane wave's H correction and the periodic H copy.
+  void h_half_step() {
+    cuda_split::update_h(step_, planes_);
+    tfsf_.correct(step_.a, 3, steps_done_);
+    if (step_.a.periodic_x || step_.a.periodic_y) cuda_kernels::periodic_copy(step_.a, false, pz_);
+  }
+
+  // E^{n+1} on the planes [i0, i1) (the interior box and the shell clipped to
+  // them), then on every plane the plane wave's E correction (a whole step
+  // only), and the sources of [i0, i1) with the periodic E copy.
+  void e_planes(std::int64_t i0, std::int64_t i1) {
+    if (i1 <= i0) return;
+    if (i0 == 0 && i1 == problem_.grid.nx + 1) {
+      cuda_split::update_e(step_, planes_);
+      tfsf_.correct(step_.a, 0, steps_done_);
+    } else {
+      cuda_split::StepArgs part = step_;
+      part.e.interior.box = split::clip_x(step_.e.interior.box, i0, i1);
+      part.e.shell = split::clip_x(step_.e.shell, i0, i1);
+      cuda_split::update_e(part, planes_);
+    }
+    sources_and_e_copy(i0, i1);
+  }
+
+  // The sources at the nodes of planes [i0, i1), then the periodic E copy. The
+  // copy runs over the whole grid: each plane's copy reads only its own nodes,
+  // so a plane copied before its E update is copied again after it.
+  void sources_and_e_copy(std::int64_t i0, std::int64_t i1) {
+    const std::int64_t plane = (problem_.grid.ny + 1) * pz_;
+    cuda_kernels::sources(step_.a, io_, steps_done_, i0 * plane, i1 * plane);
+    if (step_.a.periodic_x || step_.a.periodic_y) cuda_kernels::periodic_copy(step_.a, true, pz_);
+  }
+
+  // The probes, phasors, frames, far-field sums and energy of the step, then the next step.
+  void after_e_update() {
+    const std::int64_t step = steps_done_;
+    cuda_kernels::probes(step_.a, io_, step);
+    if (phasors_) phasors_->accumulate(phasor_sample_after(problem_, step));
+    for (; next_frame_ < setup_.snapshot_schedule.size() &&
+           setup_.snapshot_schedule[next_frame_].first == step;
+         ++next_frame_)
+      frames_.push_back(cuda_buffers::download_frame(
+          problem_, pz_, fields_, setup_.snapshot_schedule[next_frame_].second, step));
+    ntff_.accumulate(step);
+    if (next_energy_ < setup_.energy_steps.size() && setup_.energy_steps[next_energy_] == step) {
+      cuda_split::field_energy(step_, energy_sum_.data());
+      energy_.push_back(cuda_buffers::download_sum(energy_sum_) * setup_.cell_volume);
+      ++next_energy_;
+    }
+    ++steps_done_;
   }
 
  public:
@@ -306,6 +352,7 @@ class CudaSplitStep final : public PreparedRun<FdtdStep::Result>, public StepApp
   std::vector<RadiationVectors> radiation_;
   std::unique_ptr<CudaPhasors> phasors_;
   std::int64_t steps_done_ = 0;  // since restart()
+  EdgePlaneSteps edge_steps_;
   std::size_t next_energy_ = 0, next_frame_ = 0;
   cuda_buffers::StreamOrder order_;
 };
@@ -322,6 +369,7 @@ void register_fdtd_cuda_split_variants() {
     auto v = cuda::cuda_variant<FdtdStep>("split-x" + std::to_string(planes), preference);
     v.traits.plane_wave = v.traits.periodic = true;  // fp32 only: require_fp32 below
     v.traits.slab = true;                            // copy_planes above
+    v.traits.slab_overlap = true;                    // begin_step/finish_step above
     v.prepare = [planes = planes](const FdtdStep::Problem& p) {
       fdtd::require_fp32(p, "cuda/split-x" + std::to_string(planes));
       return std::make_unique<fdtd::CudaSplitStep>(p, planes);

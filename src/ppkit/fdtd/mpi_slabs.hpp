@@ -25,10 +25,10 @@
 // of its last one to the right neighbour (what the owned planes' next
 // updates need, mpi_slabs.cpp) through copy_planes() and host buffers. With
 // MpiSlabOptions::overlap and a variant whose traits say slab_overlap
-// (kokkos-*/plain and /split, opencl/plain and /float4), the step updates
-// E on those edge planes first (StepApplier::begin_step), posts them, and
-// updates the rest while they travel (finish_step); cuda/split-x* advances
-// whole steps and then exchanges (the same fields either way). These runs also
+// (kokkos-*/plain and /split, opencl/plain and /float4, cuda/split-x*), the
+// step updates E on those edge planes first (StepApplier::begin_step), posts
+// them, and updates the rest while they travel (finish_step); other variants
+// advance whole steps and then exchange (the same fields either way). These runs also
 // take phasors (each rank accumulates its planes of the box; result()
 // gathers them on rank 0; sar() computes the SAR where the planes are) and
 // periodic y (within each plane). Energy is summed over the owned planes on the host

@@ -46,7 +46,7 @@ void StepApplier::copy_planes(int c, index_t first, index_t count, float* host, 
 void StepApplier::begin_step(const std::vector<index_t>&) {
   throw Error("this fdtd.step variant cannot update a slab's edge planes first",
               "a variant whose traits say slab_overlap (kokkos-<space>/plain and /split, "
-              "opencl/plain and /float4), or advance()");
+              "opencl/plain and /float4, cuda/split-x*), or advance()");
 }
 
 void StepApplier::finish_step() { begin_step({}); }
