@@ -226,9 +226,9 @@ void run_scaling(const SphScalingArgs& a) {
       std::cout << fmt::format("fastest single-device variant: {} ({:.3f} ms/step)\n", best.name,
                                1e3 * best.seconds_per_step);
       std::cout << fmt::format("  single-device ms/step: {}\n", line);
-      j["single_device_best"] = {{"variant", best.name},
-                                 {"seconds_per_step", best.seconds_per_step},
-                                 {"seconds_per_step_by_variant", timed}};
+      j["single_rank_best"] = {{"variant", best.name},
+                               {"seconds_per_step", best.seconds_per_step},
+                               {"seconds_per_step_by_variant", timed}};
     }
     mpi::idle_barrier(MPI_COMM_WORLD);  // the other ranks leave the cores to rank 0 meanwhile
     if (rank == 0) {
