@@ -50,8 +50,9 @@ def compare(workloads=(), variants="*", size="quick", repeats=3):
 
 def empty(n, memory="host", device=-1):
     """An uninitialised float64 array of n values, in host memory (NumPy) or
-    on the current (or given) GPU (a DLPack array: cupy.from_dlpack /
-    torch.from_dlpack take it without a copy)."""
+    on the current (or given) GPU (an object with __dlpack__ that ppkit's
+    calls take any number of times; cupy.from_dlpack / torch.from_dlpack take
+    it without a copy)."""
     return _ppkit.empty(n, memory, device)
 
 
@@ -61,12 +62,8 @@ def copy(destination, source):
 
 
 def to_host(array):
-    """A NumPy copy of a host or device array."""
-    import numpy as np
-
-    out = np.empty(int(np.prod(getattr(array, "shape", (0,)))), dtype=np.float64)
-    _ppkit.copy(out, array)
-    return out
+    """A flat NumPy copy of a contiguous float64 host or device array."""
+    return _ppkit.to_host(array)
 
 
 def finalize():

@@ -10,6 +10,7 @@
 #include <nanobind/stl/array.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -128,8 +129,10 @@ nb::object empty_in(const ppkit::DataLocation& where, std::size_t n) {
     return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<1>>(data, 1, shape, owner));
   const int device_type =
       where.kind == ppkit::MemoryKind::cuda ? nb::device::cuda::value : nb::device::rocm::value;
-  return nb::cast(nb::ndarray<double, nb::ndim<1>>(data, 1, shape, owner, nullptr,
-                                                   nb::dtype<double>(), device_type, where.device));
+  // An array-API object (__dlpack__, __dlpack_device__): usable any number of
+  // times, unlike a bare DLPack capsule, which its first consumer takes.
+  return nb::cast(nb::ndarray<nb::array_api, double, nb::ndim<1>>(
+      data, 1, shape, owner, nullptr, nb::dtype<double>(), device_type, where.device));
 }
 
 std::tuple<std::string, int> describe(const ppkit::DataLocation& where) {
@@ -430,6 +433,19 @@ NB_MODULE(_ppkit, m) {
         return empty_in(where, n);
       },
       "n"_a, "memory"_a = "host", "device"_a = -1);
+  m.def("to_host", [](const Array& source) {
+    const ppkit::DataLocation src = location_of(source);
+    const std::size_t n = source.size();
+    const double* s = checked_data(source, "array", n, src);
+    auto* out = new double[n];
+    nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+    if (src.kind == ppkit::MemoryKind::host)
+      std::copy(s, s + n, out);
+    else
+      ppkit::copy_from(src, out, s, n * sizeof(double));
+    const std::size_t shape[1] = {n};
+    return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<1>>(out, 1, shape, owner));
+  });
   m.def("copy", [](const Array& destination, const Array& source) {
     const auto dst = location_of(destination), src = location_of(source);
     const std::size_t n = source.size();

@@ -106,20 +106,32 @@ def test_axhelm_applied_many_times_matches_numpy(helmholtz):
         assert np.linalg.norm(y - ref.ravel()) <= 1e-12 * np.linalg.norm(ref)
 
 
+def axhelm_operators(order, vertices):
+    """(name, operator) for every available sem.axhelm variant that runs this
+    problem: variants refuse the orders they do not run (the WMMA kernels
+    run N = 7 only) with "unsupported problem"."""
+    for name in [n for n, ok, _ in ppkit.variants("sem.axhelm") if ok]:
+        try:
+            yield name, ppkit.sem.Axhelm(order, vertices, variant=name)
+        except ValueError as e:
+            if "unsupported problem" not in str(e):
+                raise
+
+
 def test_every_available_variant_agrees():
     rng = np.random.default_rng(SEED + 1)
     vertices, _, _ = box(4, 2, 2, 2, rng)
-    names = [n for n, ok, _ in ppkit.variants("sem.axhelm") if ok]
-    assert names, "no variant can run here"
     x = rng.uniform(-1, 1, len(vertices) * 125)
     ref = reference_axhelm(4, vertices, x.reshape(len(vertices), -1), 1, 1, False).ravel()
-    for name in names:
-        A = ppkit.sem.Axhelm(4, vertices, variant=name)
+    ran = 0
+    for name, A in axhelm_operators(4, vertices):
+        ran += 1
         xd, yd = A.empty(), A.empty()
         ppkit.copy(xd, x)
         A.apply(xd, yd)
         A.wait()
         assert np.linalg.norm(ppkit.to_host(yd) - ref) <= 1e-12 * np.linalg.norm(ref), name
+    assert ran > 0, "no variant can run here"
 
 
 @pytest.mark.parametrize("library", ["cupy", "torch"])
@@ -132,8 +144,7 @@ def test_axhelm_writes_into_cupy_and_torch_device_arrays(library):
     x = rng.uniform(-1, 1, len(vertices) * 125)
     ref = reference_axhelm(4, vertices, x.reshape(len(vertices), -1), 1, 1, False).ravel()
     ran = 0
-    for name in [n for n, ok, _ in ppkit.variants("sem.axhelm") if ok]:
-        A = ppkit.sem.Axhelm(4, vertices, variant=name)
+    for name, A in axhelm_operators(4, vertices):
         kind, device = A.memory
         if kind != "cuda":
             continue
@@ -189,7 +200,10 @@ def test_bad_arrays_are_refused_with_their_reason():
 
 
 def test_compare_returns_rows():
-    report = ppkit.compare(workloads=["sem"], variants="kokkos-serial/*", size="quick", repeats=1)
+    # The host Kokkos rows: Serial where Kokkos has it, else the space it has.
+    names = [n for n, ok, _ in ppkit.variants("sem.axhelm") if ok]
+    host = "kokkos-serial" if any(n.startswith("kokkos-serial/") for n in names) else "kokkos-openmp"
+    report = ppkit.compare(workloads=["sem"], variants=host + "/*", size="quick", repeats=1)
     rows = report["rows"]
     assert rows and all(r["workload"] == "sem" for r in rows)
     assert {r["status"] for r in rows} <= {"PASS", "SKIP"}
