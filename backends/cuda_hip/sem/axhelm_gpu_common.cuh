@@ -12,7 +12,11 @@ namespace ppkit::sem::gpu_common {
 
 // Constant memory is per translation unit (no relocatable device code): each
 // .cu/.hip that includes this header has its own tables, filled by its own
-// copy_constants (static: internal linkage). Failures surface through the
+// copy_constants (static: internal linkage). Kernels that read them must be
+// static too: with external linkage, the same kernel instance compiled into
+// two units of one library (the CUDA and the HIP build on NVIDIA) is merged by
+// the linker, and one unit's launch runs the other's copy, which reads the
+// other unit's tables (all zero when that unit never filled them). Failures surface through the
 // caller's next launch check (cudaGetLastError / hipGetLastError report the
 // last failed runtime call).
 static __constant__ double c_D[kernel_max_nq * kernel_max_nq];

@@ -70,8 +70,10 @@ __device__ inline void load_factors(const double* element_factors, int n, int np
   g[6] = helmholtz ? lambda1 * __ldg(element_factors + 6 * np + n) : 0.0;
 }
 
+// static, as the constant tables it reads (axhelm_gpu_common.cuh): each
+// translation unit launches its own instance.
 template <int NQ, int NCOL, bool RECOMPUTE>
-__global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a) {
+static __global__ void __launch_bounds__(NQ* NQ) axhelm_kernel(const AxhelmKernelArgs a) {
   constexpr int NQ2 = NQ * NQ, NP = NQ2 * NQ;
   __shared__ double s_D[NQ][NQ + 1];
   __shared__ double s_q[NCOL][NQ][NQ];

@@ -5,8 +5,11 @@
 
 namespace ppkit::sem::dshared {
 
+// static like the kernels and the constant tables: a library with both the
+// CUDA and the HIP build of these kernels (HIP on NVIDIA) keeps two sets, and
+// each translation unit launches its own with its own tables.
 template <int NQ, bool RECOMPUTE>
-void launch_nq(const AxhelmKernelArgs& a) {
+static void launch_nq(const AxhelmKernelArgs& a) {
   const dim3 block(NQ, NQ);
   const unsigned grid = unsigned(a.elements);
   if (a.ncol == 3)
@@ -16,7 +19,7 @@ void launch_nq(const AxhelmKernelArgs& a) {
 }
 
 template <bool RECOMPUTE>
-void launch_axhelm_kernel(const AxhelmKernelArgs& a) {
+static void launch_axhelm_kernel(const AxhelmKernelArgs& a) {
   switch (a.nq) {
     case 2:
       launch_nq<2, RECOMPUTE>(a);

@@ -77,8 +77,18 @@ void check_pointer(const void* p, std::size_t count, const DataLocation& expecte
     throw Error(fmt::format("{} is NULL", argument),
                 fmt::format("an array of {} values in {}", count, expected.describe()));
   const auto where = locate_pointer(p);
-  if (!where || where->kind == MemoryKind::managed) return;
-  if (*where != expected)
+  if (!where || where->kind == MemoryKind::managed || *where == expected) return;
+  // Two runtimes may own the same memory (HIP on NVIDIA allocates CUDA
+  // memory): the pointer is valid when any of them places it where expected.
+  std::vector<PointerInspector> list;
+  {
+    std::lock_guard<std::mutex> lock(inspectors_mutex());
+    list = inspectors();
+  }
+  bool claimed = false;
+  for (const auto& inspect : list)
+    if (auto other = inspect(p)) claimed = claimed || *other == expected;
+  if (!claimed)
     throw Error(fmt::format("{} points to {}, but this operator works on {}", argument,
                             where->describe(), expected.describe()),
                 fmt::format("an array in {} (allocate it there, or create the operator with a "
