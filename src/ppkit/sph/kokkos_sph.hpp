@@ -533,4 +533,54 @@ void compute_interaction_team_per_cell(const KernelConstants& k, const CellGrid&
                        policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes())), f);
 }
 
+// The cell-list builders are compiled once, in libppkit (cell_lists_kokkos.cpp),
+// for every enabled execution space; other libraries and executables that
+// include this header (the tests, a host code) call those. A second instance
+// elsewhere carries a second copy of their Kokkos kernels beside libppkit's,
+// and on CUDA libppkit's interaction launches then failed
+// (cudaFuncGetAttributes: invalid resource handle) whenever the test
+// executable had not launched its own copy first.
+#define PPKIT_SPH_CELL_LIST_BUILDERS(EXTERN, SPACE)                                                \
+  EXTERN template void build_linked_list<SPACE>(const CellGrid&,                                   \
+                                                const ParticleArrays<SPACE::memory_space>&,        \
+                                                CellLists<SPACE::memory_space>&);                  \
+  EXTERN template void renumber_by_cell<SPACE>(                                                    \
+      const CellGrid&, ParticleArrays<SPACE::memory_space>&, ParticleArrays<SPACE::memory_space>&, \
+      CellLists<SPACE::memory_space>&);
+// Expands PPKIT_SPH_CELL_LIST_BUILDERS(EXTERN, space) for each enabled space.
+#if defined(KOKKOS_ENABLE_SERIAL)
+#define PPKIT_SPH_CELL_LISTS_SERIAL(EXTERN) PPKIT_SPH_CELL_LIST_BUILDERS(EXTERN, Kokkos::Serial)
+#else
+#define PPKIT_SPH_CELL_LISTS_SERIAL(EXTERN)
+#endif
+#if defined(KOKKOS_ENABLE_OPENMP)
+#define PPKIT_SPH_CELL_LISTS_OPENMP(EXTERN) PPKIT_SPH_CELL_LIST_BUILDERS(EXTERN, Kokkos::OpenMP)
+#else
+#define PPKIT_SPH_CELL_LISTS_OPENMP(EXTERN)
+#endif
+#if defined(KOKKOS_ENABLE_THREADS)
+#define PPKIT_SPH_CELL_LISTS_THREADS(EXTERN) PPKIT_SPH_CELL_LIST_BUILDERS(EXTERN, Kokkos::Threads)
+#else
+#define PPKIT_SPH_CELL_LISTS_THREADS(EXTERN)
+#endif
+#if defined(KOKKOS_ENABLE_CUDA)
+#define PPKIT_SPH_CELL_LISTS_CUDA(EXTERN) PPKIT_SPH_CELL_LIST_BUILDERS(EXTERN, Kokkos::Cuda)
+#else
+#define PPKIT_SPH_CELL_LISTS_CUDA(EXTERN)
+#endif
+#if defined(KOKKOS_ENABLE_HIP) && KOKKOS_VERSION >= 40000
+#define PPKIT_SPH_CELL_LISTS_HIP(EXTERN) PPKIT_SPH_CELL_LIST_BUILDERS(EXTERN, Kokkos::HIP)
+#elif defined(KOKKOS_ENABLE_HIP)
+#define PPKIT_SPH_CELL_LISTS_HIP(EXTERN) \
+  PPKIT_SPH_CELL_LIST_BUILDERS(EXTERN, Kokkos::Experimental::HIP)
+#else
+#define PPKIT_SPH_CELL_LISTS_HIP(EXTERN)
+#endif
+#define PPKIT_SPH_CELL_LISTS_ALL(EXTERN)                                   \
+  PPKIT_SPH_CELL_LISTS_SERIAL(EXTERN)                                      \
+  PPKIT_SPH_CELL_LISTS_OPENMP(EXTERN) PPKIT_SPH_CELL_LISTS_THREADS(EXTERN) \
+      PPKIT_SPH_CELL_LISTS_CUDA(EXTERN) PPKIT_SPH_CELL_LISTS_HIP(EXTERN)
+
+PPKIT_SPH_CELL_LISTS_ALL(extern)
+
 }  // namespace ppkit::sph::kokkos_impl
