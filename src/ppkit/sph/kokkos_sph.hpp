@@ -576,10 +576,15 @@ void compute_interaction_team_per_cell(const KernelConstants& k, const CellGrid&
 #else
 #define PPKIT_SPH_CELL_LISTS_HIP(EXTERN)
 #endif
-#define PPKIT_SPH_CELL_LISTS_ALL(EXTERN)                                   \
-  PPKIT_SPH_CELL_LISTS_SERIAL(EXTERN)                                      \
-  PPKIT_SPH_CELL_LISTS_OPENMP(EXTERN) PPKIT_SPH_CELL_LISTS_THREADS(EXTERN) \
-      PPKIT_SPH_CELL_LISTS_CUDA(EXTERN) PPKIT_SPH_CELL_LISTS_HIP(EXTERN)
+// The formatter does not settle on this macro's layout.
+// clang-format off
+#define PPKIT_SPH_CELL_LISTS_ALL(EXTERN)                                       \
+  PPKIT_SPH_CELL_LISTS_SERIAL(EXTERN)                                          \
+  PPKIT_SPH_CELL_LISTS_OPENMP(EXTERN)                                          \
+  PPKIT_SPH_CELL_LISTS_THREADS(EXTERN)                                         \
+  PPKIT_SPH_CELL_LISTS_CUDA(EXTERN)                                            \
+  PPKIT_SPH_CELL_LISTS_HIP(EXTERN)
+// clang-format on
 
 PPKIT_SPH_CELL_LISTS_ALL(extern)
 
