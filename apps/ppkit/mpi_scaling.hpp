@@ -109,7 +109,7 @@ inline std::string efficiency_cell(double efficiency) {
   return efficiency < 0 ? std::string("-") : fmt::format("{:.3f}", efficiency);
 }
 
-// The keys every row of the MPI commands' JSON reports starts with: the rank
+// The keys every row of the MPI commands' JSON reports holds: the rank
 // count, the parallel efficiency against the 1-rank run of the launch and
 // against the fastest single-rank variant (null where not measured) and the
 // path the halo took. Each command adds its own measurements.
