@@ -87,6 +87,17 @@ void validate_dambreak(const DamBreakMpiArgs& a) {
 }
 
 #if defined(PPKIT_HAVE_MPI)
+// The slab solver's options from `sph scaling` or `sph dambreak-mpi` arguments.
+template <class Args>
+MpiSphOptions mpi_options(const Args& a) {
+  MpiSphOptions options;
+  options.halo = mpi::parse_halo_path(a.halo);
+  options.reorder.every = a.reorder_every;
+  options.balance_every = a.balance_every;
+  options.balance_threshold = a.balance_threshold;
+  return options;
+}
+
 struct Row {
   int ranks = 1;
   std::int64_t steps = 0;
@@ -161,12 +172,7 @@ Row run_one(const Case& c, int ranks, const SphScalingArgs& a, bool write_probes
   Row row;
   row.ranks = ranks;
   if (comm != MPI_COMM_NULL) {
-    MpiSphOptions options;
-    options.halo = mpi::parse_halo_path(a.halo);
-    options.reorder.every = a.reorder_every;
-    options.balance_every = a.balance_every;
-    options.balance_threshold = a.balance_threshold;
-    MpiSphSolver solver(c, comm, options);
+    MpiSphSolver solver(c, comm, mpi_options(a));
     RunOptions run;
     run.t_end = a.t_end;
     run.probe_interval = 0.01;
@@ -314,12 +320,7 @@ void run_dambreak_mpi(const DamBreakMpiArgs& a) {
         c.particles.count(kFluid) > 0,
         fmt::format("--dp {:g} leaves no fluid particle in the water column", a.case_options.dp),
         "a spacing well below the column's size");
-    MpiSphOptions options;
-    options.halo = mpi::parse_halo_path(a.halo);
-    options.reorder.every = a.reorder_every;
-    options.balance_every = a.balance_every;
-    options.balance_threshold = a.balance_threshold;
-    MpiSphSolver solver(c, MPI_COMM_WORLD, options);
+    MpiSphSolver solver(c, MPI_COMM_WORLD, mpi_options(a));
     if (rank == 0)
       std::cout << fmt::format("{}: {} particles ({} fluid) on {} MPI ranks ({}), halo path {}\n",
                                c.name, c.particles.size(), c.particles.count(kFluid),

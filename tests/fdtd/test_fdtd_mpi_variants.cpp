@@ -35,6 +35,7 @@
 namespace {
 using namespace ppkit::fdtd;
 using ppkit::FdtdStep;
+using test_problem::max_relative;
 
 FdtdStep::Problem make_problem(unsigned seed, const std::string& which) {
   std::mt19937 rng(seed);
@@ -130,16 +131,6 @@ std::size_t nan_mismatches(const std::vector<float>& a, const std::vector<float>
   return n;
 }
 
-double max_relative(const std::vector<float>& a, const std::vector<float>& b) {
-  if (a.size() != b.size()) return 1;
-  double scale = 0, worst = 0;
-  for (float v : b) scale = std::max(scale, double(std::abs(v)));
-  for (std::size_t n = 0; n < a.size(); ++n) {
-    if (std::isnan(a[n]) && std::isnan(b[n])) continue;
-    worst = std::max(worst, std::abs(double(a[n]) - b[n]) / (scale > 0 ? scale : 1));
-  }
-  return worst;
-}
 }  // namespace
 
 int main(int argc, char** argv) {

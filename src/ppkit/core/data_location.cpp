@@ -17,6 +17,11 @@ std::mutex& inspectors_mutex() {
   static std::mutex m;
   return m;
 }
+// A copy of the inspectors, so none runs under the lock.
+std::vector<PointerInspector> inspectors_now() {
+  std::lock_guard<std::mutex> lock(inspectors_mutex());
+  return inspectors();
+}
 }  // namespace
 
 const char* to_string(MemoryKind kind) {
@@ -53,13 +58,8 @@ void add_pointer_inspector(PointerInspector inspector) {
 }
 
 std::optional<DataLocation> locate_pointer(const void* p) {
-  std::vector<PointerInspector> list;
-  {
-    std::lock_guard<std::mutex> lock(inspectors_mutex());
-    list = inspectors();
-  }
   std::optional<DataLocation> host_answer;
-  for (const auto& inspect : list)
+  for (const auto& inspect : inspectors_now())
     if (auto where = inspect(p)) {
       // A runtime that does not know the pointer calls it host memory; prefer
       // another runtime's claim of device memory.
@@ -80,13 +80,8 @@ void check_pointer(const void* p, std::size_t count, const DataLocation& expecte
   if (!where || where->kind == MemoryKind::managed || *where == expected) return;
   // Two runtimes may own the same memory (HIP on NVIDIA allocates CUDA
   // memory): the pointer is valid when any of them places it where expected.
-  std::vector<PointerInspector> list;
-  {
-    std::lock_guard<std::mutex> lock(inspectors_mutex());
-    list = inspectors();
-  }
   bool claimed = false;
-  for (const auto& inspect : list)
+  for (const auto& inspect : inspectors_now())
     if (auto other = inspect(p)) claimed = claimed || *other == expected;
   if (!claimed)
     throw Error(fmt::format("{} points to {}, but this operator works on {}", argument,
